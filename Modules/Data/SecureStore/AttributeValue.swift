@@ -1,0 +1,55 @@
+public import Foundation
+
+/// The value of one attribute: text, bytes, an integer or a date.
+public enum AttributeValue: Sendable, Hashable {
+    /// Text; compared byte for byte (no Unicode normalization), as Keychain Services does.
+    case string(String)
+    /// Raw bytes.
+    case bytes([UInt8])
+    /// A signed integer.
+    case integer(Int64)
+    /// A point in time, kept to the millisecond.
+    case date(Date)
+
+    /// The four kinds of attribute value.
+    public enum Kind: Sendable, Hashable {
+        /// Text.
+        case string
+        /// Raw bytes.
+        case bytes
+        /// A signed integer.
+        case integer
+        /// A point in time.
+        case date
+    }
+
+    /// The kind of this value.
+    public var kind: Kind {
+        switch self {
+        case .string: .string
+        case .bytes: .bytes
+        case .integer: .integer
+        case .date: .date
+        }
+    }
+
+    /// The text, when this is a string value.
+    public var stringValue: String? {
+        if case .string(let value) = self { value } else { nil }
+    }
+
+    /// The integer, when this is an integer value.
+    public var integerValue: Int64? {
+        if case .integer(let value) = self { value } else { nil }
+    }
+
+    /// The bytes, when this is a bytes value.
+    public var bytesValue: [UInt8]? {
+        if case .bytes(let value) = self { value } else { nil }
+    }
+
+    /// The date, when this is a date value.
+    public var dateValue: Date? {
+        if case .date(let value) = self { value } else { nil }
+    }
+}

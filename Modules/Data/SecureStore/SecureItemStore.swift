@@ -1,0 +1,14 @@
+/// The port to an encrypted item store with Keychain Services semantics (`SecureItemStore` is what the
+/// Data layer needs; Infrastructure's `SQLiteSecureItemStore` provides it).
+///
+/// A store handle belongs to a client with one or more access groups: it sees and changes only items
+/// in those groups and adds new ones to the first.
+public protocol SecureItemStore: SecureItemTransaction, Sendable {
+    /// The access groups this handle belongs to; new items go to the first.
+    var accessGroups: [String] { get }
+
+    /// Runs `body` in one transaction: its writes commit together when it returns, or not at all when
+    /// it throws. Use the transaction it is given, not the store, inside `body`.
+    /// - Throws: what `body` throws, or ``SecureStoreError`` when the transaction cannot start or commit.
+    func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result
+}

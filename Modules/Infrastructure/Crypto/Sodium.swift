@@ -1,0 +1,174 @@
+internal import CSodium
+import Data
+import Domain
+
+/// Thin, checked calls into libsodium. Sizes are checked before each C call; failures come back as
+/// ``SecureStoreError`` values that keep "wrong key" apart from "damaged".
+enum Sodium {
+    /// XChaCha20-Poly1305 nonce size.
+    static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    /// Poly1305 tag size.
+    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    /// Argon2id salt size.
+    static let saltBytes = Int(crypto_pwhash_SALTBYTES)
+
+    private static let initialized: Bool = sodium_init() >= 0
+
+    /// Initializes libsodium once per process (thread-safe; later calls do nothing).
+    static func ensureInitialized() {
+        precondition(initialized, "libsodium failed to initialize")
+    }
+
+    /// `count` random bytes from the system CSPRNG.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        ensureInitialized()
+        var bytes = [UInt8](repeating: 0, count: count)
+        randombytes_buf(&bytes, count)
+        return bytes
+    }
+
+    /// Encrypts `plaintext` under `key` with a fresh random nonce; returns nonce ‖ ciphertext ‖ tag.
+    static func seal(_ plaintext: UnsafeRawBufferPointer, additionalData: [UInt8], key: SecureKey) throws(SecureStoreError)
+        -> [UInt8]
+    {
+        var output = randomBytes(nonceBytes)
+        output.append(contentsOf: repeatElement(0, count: plaintext.count + tagBytes))
+        try key.withBytes { keyBytes throws(SecureStoreError) in
+            var written: UInt64 = 0
+            let code = output.withUnsafeMutableBufferPointer { out in
+                crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    out.baseAddress! + nonceBytes, &written,
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                    additionalData, UInt64(additionalData.count), nil, out.baseAddress!, keyBytes)
+            }
+            guard code == 0 else { throw .storage(code: code, message: "encryption failed") }
+        }
+        return output
+    }
+
+    /// Encrypts the bytes of `plaintext`; see ``seal(_:additionalData:key:)-pointer``.
+    static func seal(_ plaintext: [UInt8], additionalData: [UInt8], key: SecureKey) throws(SecureStoreError) -> [UInt8] {
+        let result = plaintext.withUnsafeBytes { raw in
+            Result { () throws(SecureStoreError) in try seal(raw, additionalData: additionalData, key: key) }
+        }
+        return try result.get()
+    }
+
+    /// Decrypts nonce ‖ ciphertext ‖ tag into wiped-on-release memory.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` naming `what` when the box is too short or
+    ///   fails authentication.
+    static func open(_ box: [UInt8], additionalData: [UInt8], key: SecureKey, what: String) throws(SecureStoreError)
+        -> SecretBytes
+    {
+        guard box.count >= nonceBytes + tagBytes else { throw .integrityFailure("\(what) is truncated") }
+        let plaintextCount = box.count - nonceBytes - tagBytes
+        return try key.withBytes { keyBytes throws(SecureStoreError) in
+            var failed = false
+            let plaintext = SecretBytes(count: plaintextCount) { out in
+                box.withUnsafeBufferPointer { input in
+                    var written: UInt64 = 0
+                    failed =
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            out.baseAddress?.assumingMemoryBound(to: UInt8.self), &written, nil,
+                            input.baseAddress! + nonceBytes, UInt64(box.count - nonceBytes),
+                            additionalData, UInt64(additionalData.count), input.baseAddress!, keyBytes) != 0
+                }
+            }
+            guard !failed else { throw .integrityFailure("\(what) failed authentication") }
+            return plaintext
+        }
+    }
+
+    /// Like ``open(_:additionalData:key:what:)`` but a failure means the key is wrong, not the data.
+    static func unwrap(_ box: [UInt8], additionalData: [UInt8], key: SecureKey) throws(SecureStoreError) -> SecretBytes {
+        do {
+            return try open(box, additionalData: additionalData, key: key, what: "the wrapped key")
+        } catch .integrityFailure {
+            throw .wrongKey
+        }
+    }
+
+    /// A keyed BLAKE2b hash of `message`, `length` bytes long (16 to 64).
+    static func keyedHash(_ message: [UInt8], key: SecureKey, length: Int) throws(SecureStoreError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: length)
+        try key.withBytes { keyBytes throws(SecureStoreError) in
+            let code = crypto_generichash(
+                &output, length, message, UInt64(message.count), keyBytes, SecureKey.byteCount)
+            guard code == 0 else { throw .storage(code: code, message: "hashing failed") }
+        }
+        return output
+    }
+
+    /// An unkeyed BLAKE2b-256 checksum of `message`.
+    static func checksum(_ message: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        var output = [UInt8](repeating: 0, count: 32)
+        crypto_generichash(&output, 32, message, UInt64(message.count), nil, 0)
+        return output
+    }
+
+    /// Derives subkey number `id` of `master` for the 8-byte `context`.
+    static func deriveSubkey(_ master: SecureKey, id: UInt64, context: StaticString) throws(SecureStoreError)
+        -> SecureKey
+    {
+        precondition(context.utf8CodeUnitCount == Int(crypto_kdf_CONTEXTBYTES))
+        let subkey = try SecureKey()
+        try master.withBytes { masterBytes throws(SecureStoreError) in
+            try subkey.fill { out throws(SecureStoreError) in
+                let code = context.withUTF8Buffer { ctx in
+                    ctx.withMemoryRebound(to: CChar.self) { ctx in
+                        crypto_kdf_derive_from_key(out, SecureKey.byteCount, id, ctx.baseAddress!, masterBytes)
+                    }
+                }
+                guard code == 0 else { throw .storage(code: code, message: "key derivation failed") }
+            }
+        }
+        return subkey
+    }
+
+    /// Stretches `passphrase` into a key with Argon2id.
+    static func argon2id(passphrase: SecretBytes, salt: [UInt8], opsLimit: UInt64, memLimit: UInt64)
+        throws(SecureStoreError) -> SecureKey
+    {
+        guard salt.count == saltBytes else { throw .integrityFailure("the key-derivation salt has the wrong size") }
+        let key = try SecureKey()
+        try key.fill { out throws(SecureStoreError) in
+            let code = passphrase.withUnsafeBytes { raw in
+                crypto_pwhash(
+                    out, UInt64(SecureKey.byteCount), raw.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    UInt64(raw.count), salt, opsLimit, Int(memLimit), crypto_pwhash_ALG_ARGON2ID13)
+            }
+            guard code == 0 else {
+                throw .storage(code: code, message: "Argon2id ran out of memory (it needs \(memLimit >> 20) MiB)")
+            }
+        }
+        return key
+    }
+
+    /// Pads `count` up to the next multiple of `block` after one marker byte (ISO/IEC 7816-4).
+    static func paddedLength(_ count: Int, block: Int) -> Int { (count / block + 1) * block }
+
+    /// Copies `secret` into a padded buffer (ISO/IEC 7816-4, as `sodium_pad`) that wipes itself.
+    static func pad(_ secret: SecretBytes, block: Int) -> SecretBytes {
+        let total = paddedLength(secret.count, block: block)
+        return SecretBytes(count: total) { out in
+            secret.withUnsafeBytes { input in
+                if input.count > 0 { out.baseAddress!.copyMemory(from: input.baseAddress!, byteCount: input.count) }
+            }
+            var paddedCount = 0
+            _ = sodium_pad(&paddedCount, out.baseAddress!.assumingMemoryBound(to: UInt8.self), secret.count, block, total)
+        }
+    }
+
+    /// Removes ISO/IEC 7816-4 padding.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when the padding is malformed.
+    static func unpad(_ padded: SecretBytes, block: Int) throws(SecureStoreError) -> SecretBytes {
+        guard padded.count > 0 else { throw .integrityFailure("an item's padding is malformed") }
+        var count = 0
+        let code = padded.withUnsafeBytes { raw in
+            sodium_unpad(&count, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), raw.count, block)
+        }
+        guard code == 0 else { throw .integrityFailure("an item's padding is malformed") }
+        return padded.withUnsafeBytes { raw in SecretBytes(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
+    }
+}

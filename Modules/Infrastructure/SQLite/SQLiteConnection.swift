@@ -1,0 +1,86 @@
+internal import CSQLite
+import Data
+
+/// One open SQLite database handle and its prepared statements.
+///
+/// Not `Sendable`: a connection is owned by exactly one store and used only under that store's lock.
+/// Statements are prepared once per SQL text and reused; `deinit` finalizes them and closes the handle.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database file at `path`.
+    init(path: String) throws(SecureStoreError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw .storage(code: code, message: "cannot open the database: \(message)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Sets how long a statement waits for another connection's lock before failing with busy.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Runs SQL with no parameters and no result rows (pragmas, DDL, transaction control).
+    func execute(_ sql: String) throws(SecureStoreError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, sql: sql) }
+    }
+
+    /// Runs a pragma or query and returns the first column of its first row as text.
+    func scalarText(_ sql: String) throws(SecureStoreError) -> String? {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
+    /// The cached prepared statement for `sql`, preparing it on first use.
+    func prepared(_ sql: String) throws(SecureStoreError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else { throw error(code, sql: sql) }
+        let statement = SQLiteStatement(raw, connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// The row id of the last insert on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether the connection is inside an open transaction.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Checkpoints the write-ahead log and truncates it to zero bytes.
+    func checkpointTruncate() throws(SecureStoreError) {
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, sql: "wal_checkpoint(TRUNCATE)") }
+    }
+
+    /// Translates a result code into a store error that names the SQL but no bound value.
+    func error(_ code: Int32, sql: String) -> SecureStoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        switch code & 0xff {
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return .integrityFailure("the database file is damaged (\(message))")
+        case SQLITE_CONSTRAINT:
+            return .duplicateItem
+        default:
+            let shown = sql.count > 80 ? String(sql.prefix(80)) + "…" : sql
+            return .storage(code: code, message: "\(message) in `\(shown)`")
+        }
+    }
+}

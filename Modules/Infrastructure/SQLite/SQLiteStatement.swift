@@ -1,0 +1,76 @@
+internal import CSQLite
+import Data
+
+/// A prepared statement, finalized in `deinit`. Bound blobs are copied by SQLite at bind time
+/// (`SQLITE_TRANSIENT`), and column blobs are copied out at once.
+final class SQLiteStatement {
+    private let raw: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    private let sql: String
+
+    init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.raw = raw
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(raw) }
+
+    /// Resets the statement for reuse and clears its bindings, so no secret stays bound.
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    /// Binds an integer to the 1-based parameter `index`.
+    func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(raw, index, value)
+    }
+
+    /// Binds bytes to the 1-based parameter `index`, with an explicit length.
+    func bind(_ bytes: [UInt8], at index: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            // A zero-length blob still needs a non-null pointer to be a blob rather than NULL.
+            let pointer = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+            _ = sqlite3_bind_blob(raw, index, pointer, Int32(buffer.count), SQLITE_TRANSIENT)
+        }
+    }
+
+    /// Steps once: `true` when a row is ready, `false` when done.
+    func step() throws(SecureStoreError) -> Bool {
+        let code = sqlite3_step(raw)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(code, sql: sql)
+            reset()
+            throw error
+        }
+    }
+
+    /// Steps a statement that returns no rows, then resets it.
+    func run() throws(SecureStoreError) {
+        defer { reset() }
+        _ = try step()
+    }
+
+    /// The integer in column `index` of the current row.
+    func int64(at index: Int32) -> Int64 { sqlite3_column_int64(raw, index) }
+
+    /// A copy of the blob in column `index` of the current row.
+    func bytes(at index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(raw, index))
+        guard count > 0, let base = sqlite3_column_blob(raw, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The text in column `index` of the current row.
+    func text(at index: Int32) -> String? {
+        guard let text = sqlite3_column_text(raw, index) else { return nil }
+        return String(cString: text)
+    }
+}
+
+/// SQLite's "copy the bytes now" destructor, which the C macro cannot express in Swift.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

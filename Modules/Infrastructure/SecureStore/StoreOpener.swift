@@ -1,0 +1,139 @@
+import Data
+import Domain
+import Foundation
+
+/// Opening, creating, unlocking and rewrapping: everything that touches the header and master key.
+enum StoreOpener {
+    private static let schema = """
+        CREATE TABLE IF NOT EXISTS meta (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            header BLOB NOT NULL,
+            checksum BLOB NOT NULL,
+            wrapped_key BLOB NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS items (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            class INTEGER NOT NULL,
+            grp BLOB NOT NULL,
+            uniq BLOB NOT NULL UNIQUE,
+            prim BLOB NOT NULL,
+            attrs BLOB NOT NULL,
+            data BLOB NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS items_prim ON items (prim);
+        """
+
+    /// Opens the file, configures the connection, creates the store if it is new, and unlocks it.
+    static func open(path: String, keySource: KeySource, groups: [String], options: StoreOptions)
+        throws(SecureStoreError) -> StoreEngine
+    {
+        try FileSecurity.prepareDirectory(FileSecurity.parentDirectory(of: path))
+        try FileSecurity.prepareStoreFile(path)
+        let connection = try SQLiteConnection(path: path)
+        connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        guard try connection.scalarText("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
+            throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
+        }
+        try connection.execute(
+            "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
+                + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
+
+        let stored = try readMeta(connection)
+        let engine: StoreEngine
+        if let stored {
+            let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+            engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
+        } else {
+            engine = try create(connection, keySource: keySource, groups: groups, options: options)
+        }
+        try engine.install(unlock(engine, keySource: keySource))
+        return engine
+    }
+
+    /// Derives the key-encryption key and unwraps the master key.
+    static func unlock(_ engine: StoreEngine, keySource: KeySource) throws(SecureStoreError) -> ItemKeys {
+        guard let stored = try readMeta(engine.connection) else {
+            throw .integrityFailure("the store header is missing")
+        }
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+        let kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
+        let master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
+        guard master.count == SecureKey.byteCount else { throw .integrityFailure("the wrapped key has the wrong size") }
+        engine.header = header
+        return try ItemKeys(
+            master: try SecureKey(copying: master),
+            storeID: header.storeID)
+    }
+
+    /// Wraps the master key under `newSource` with a fresh salt and writes the new header in one
+    /// transaction.
+    static func rewrap(_ engine: StoreEngine, to newSource: KeySource) throws(SecureStoreError) {
+        guard let keys = engine.keys else { throw .locked }
+        let header = StoreHeader(
+            storeID: engine.header.storeID, keyKind: newSource.isPassphrase ? .passphrase : .keyMaterial,
+            cost: engine.options.passphraseCost)
+        let wrapped = try wrap(keys.master, header: header, source: newSource)
+        try engine.writeTyped { () throws(SecureStoreError) in
+            let statement = try engine.connection.prepared(
+                "UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1")
+            statement.bind(header.encoded, at: 1)
+            statement.bind(Sodium.checksum(header.encoded), at: 2)
+            statement.bind(wrapped, at: 3)
+            try statement.run()
+        }
+        engine.header = header
+    }
+
+    private static func create(_ connection: SQLiteConnection, keySource: KeySource, groups: [String], options: StoreOptions)
+        throws(SecureStoreError) -> StoreEngine
+    {
+        if case .passphrase = keySource, !options.passphraseCost.isWithinBounds {
+            throw .invalidKeyMaterial("the Argon2id cost is outside the supported range")
+        }
+        let header = StoreHeader(
+            storeID: Sodium.randomBytes(16), keyKind: keySource.isPassphrase ? .passphrase : .keyMaterial,
+            cost: options.passphraseCost)
+        let master = try SecureKey.random()
+        let wrapped = try wrap(master, header: header, source: keySource)
+        let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
+        try engine.writeTyped { () throws(SecureStoreError) in
+            try connection.execute(schema)
+            // Another process may have created the store while this one derived its key.
+            guard try readMeta(connection) == nil else { return }
+            let statement = try connection.prepared(
+                "INSERT INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
+            statement.bind(header.encoded, at: 1)
+            statement.bind(Sodium.checksum(header.encoded), at: 2)
+            statement.bind(wrapped, at: 3)
+            try statement.run()
+        }
+        return engine
+    }
+
+    private static func wrap(_ master: SecureKey, header: StoreHeader, source: KeySource) throws(SecureStoreError)
+        -> [UInt8]
+    {
+        let kek = try KeyMaterial.keyEncryptionKey(from: source, header: header, creating: true)
+        return try master.withBytes { bytes throws(SecureStoreError) in
+            try Sodium.seal(
+                UnsafeRawBufferPointer(start: bytes, count: SecureKey.byteCount), additionalData: header.encoded,
+                key: kek)
+        }
+    }
+
+    private struct StoredMeta: Equatable {
+        let header: [UInt8]
+        let checksum: [UInt8]
+        let wrappedKey: [UInt8]
+    }
+
+    private static func readMeta(_ connection: SQLiteConnection) throws(SecureStoreError) -> StoredMeta? {
+        guard try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'meta'") == "1" else {
+            return nil
+        }
+        let statement = try connection.prepared("SELECT header, checksum, wrapped_key FROM meta WHERE id = 1")
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return StoredMeta(header: statement.bytes(at: 0), checksum: statement.bytes(at: 1), wrappedKey: statement.bytes(at: 2))
+    }
+}

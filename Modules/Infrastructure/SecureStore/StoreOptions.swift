@@ -1,0 +1,33 @@
+public import Foundation
+
+/// How a store is opened: durability, passphrase cost, lock waits and the clock.
+public struct StoreOptions: Sendable {
+    /// SQLite's `synchronous` setting for the store's connection.
+    public enum Durability: String, Sendable {
+        /// `synchronous=FULL`: every commit is on disk before it returns (one WAL fsync). The default.
+        case full = "FULL"
+        /// `synchronous=NORMAL`: a commit may be lost on power failure (never on a process crash) but
+        /// the file is never corrupted; about ten times faster writes.
+        case normal = "NORMAL"
+    }
+
+    /// The durability of commits.
+    public var durability: Durability
+    /// The Argon2id cost used when a store is created or its passphrase is changed.
+    public var passphraseCost: Argon2Cost
+    /// How long a write waits for another process's lock before failing.
+    public var busyTimeoutMilliseconds: Int32
+    /// The clock for creation and modification dates.
+    public var now: @Sendable () -> Date
+
+    /// Creates options; the defaults are durable and at least Argon2id MODERATE.
+    public init(
+        durability: Durability = .full, passphraseCost: Argon2Cost = .moderate,
+        busyTimeoutMilliseconds: Int32 = 10_000, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.durability = durability
+        self.passphraseCost = passphraseCost
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.now = now
+    }
+}

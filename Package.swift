@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode (strict concurrency) and no
+/// tolerance for warnings in the project's own code.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Hardtack",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hardtack", targets: ["hardtack"]),
+    ],
+    targets: [
+        // C libraries from the system (Debian: libsqlite3-dev, libsodium-dev).
+        .systemLibrary(
+            name: "CSQLite", path: "Modules/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(
+            name: "CSodium", path: "Modules/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
+
+        // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
+        .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
+        .target(name: "Data", dependencies: ["Domain"], path: "Modules/Data", swiftSettings: swiftSettings),
+        .target(
+            name: "Infrastructure", dependencies: ["Data", "CSQLite", "CSodium"],
+            path: "Modules/Infrastructure", swiftSettings: swiftSettings),
+        .target(
+            name: "Composition", dependencies: ["Domain", "Data", "Infrastructure"],
+            path: "Modules/Composition", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "hardtack", dependencies: ["Composition"], path: "Modules/hardtack",
+            swiftSettings: swiftSettings),
+
+        // Tests: one target per module, fakes in a shared support target.
+        .target(
+            name: "TestSupport", dependencies: ["Domain", "Data"], path: "Tests/TestSupport",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "InfrastructureTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
+            path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
+            swiftSettings: swiftSettings),
+    ]
+)
