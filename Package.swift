@@ -34,7 +34,7 @@ let package = Package(
             name: "Composition", dependencies: ["Domain", "Data", "Infrastructure"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         .executableTarget(
-            name: "hardtack", dependencies: ["Composition"], path: "Modules/hardtack",
+            name: "hardtack", dependencies: ["Composition", "Data", "Domain"], path: "Modules/hardtack",
             swiftSettings: swiftSettings),
 
         // Tests: one target per module, fakes in a shared support target.
