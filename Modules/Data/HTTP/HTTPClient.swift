@@ -1,0 +1,7 @@
+/// The port through which the Data layer talks HTTP to an auth server. Adapters: Infrastructure's
+/// `URLSessionHTTPClient` (real HTTP) and the embedded auth server's in-process transport.
+public protocol HTTPClient: Sendable {
+    /// Sends `request` to the server and returns its response, whatever its status.
+    /// - Throws: ``HTTPClientError`` for transport failures (no response), never for a status code.
+    func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse
+}

@@ -1,0 +1,27 @@
+public import Foundation
+
+/// An HTTP request relative to the server's base URL. Header values may hold secrets: nothing prints
+/// them (``description`` shows the method and path only).
+public struct HTTPRequest: Sendable {
+    /// The method, such as `POST`.
+    public var method: String
+    /// The path below the base URL, starting with `/`, such as `/oauth/token`.
+    public var path: String
+    /// Header fields; names compare case-insensitively on the wire.
+    public var headers: HTTPHeaders
+    /// The body bytes (empty for none).
+    public var body: Data
+
+    /// Creates a request.
+    public init(method: String, path: String, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+extension HTTPRequest: CustomStringConvertible {
+    /// The method and path only: headers and body may carry credentials.
+    public var description: String { "\(method) \(path)" }
+}
