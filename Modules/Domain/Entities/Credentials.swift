@@ -1,0 +1,15 @@
+/// What a user presents to sign in.
+public enum Credentials: Sendable {
+    /// A username and password.
+    case password(username: String, password: SecretBytes)
+    /// An identity token issued by a third-party provider (`apple`, `google`, …).
+    case identityToken(provider: String, token: SecretBytes)
+
+    /// The method a session started with these credentials remembers.
+    public var method: SignInMethod {
+        switch self {
+        case .password: .password
+        case .identityToken(let provider, _): .identityProvider(provider)
+        }
+    }
+}

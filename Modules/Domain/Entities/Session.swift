@@ -1,0 +1,28 @@
+/// A signed-in session: both tokens, who is signed in, and how.
+public struct Session: Sendable {
+    /// The token sent on authorized calls.
+    public var accessToken: AccessToken
+    /// The token that gets a new access token.
+    public var refreshToken: RefreshToken
+    /// The user, or `nil` for a session imported from a legacy file, which never recorded one.
+    public var user: User?
+    /// How the user signed in.
+    public var method: SignInMethod
+
+    /// Creates a session.
+    public init(accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.user = user
+        self.method = method
+    }
+
+    /// This session after a refresh: the new access token, and the new refresh token if the server
+    /// sent one (otherwise the old one stays).
+    public func refreshed(with refresh: TokenRefresh) -> Session {
+        var copy = self
+        copy.accessToken = refresh.accessToken
+        if let newRefreshToken = refresh.refreshToken { copy.refreshToken = newRefreshToken }
+        return copy
+    }
+}

@@ -1,0 +1,48 @@
+/// Why an authentication use case failed. Each says what the app should do; none carries a token.
+public enum AuthenticationError: Error, Sendable, Equatable {
+    /// The server refused the credentials. Ask the user again.
+    case invalidCredentials(String)
+    /// No session is stored. Show the sign-in flow.
+    case notSignedIn
+    /// The server rejected the refresh token (expired, revoked or reused). The session was ended;
+    /// sign in again.
+    case sessionExpired
+    /// The server could not be reached or failed (network, timeout, 5xx, a garbled answer). The
+    /// session is kept; try again later.
+    case temporarilyUnavailable(String)
+    /// The secure store is locked or damaged, so whether a session exists is unknown. Never treat
+    /// this as signed out.
+    case storeUnavailable(String)
+    /// Writing to the secure store failed; nothing was half-written.
+    case storageFailed(String)
+    /// Too many refreshes in a short window: something keeps rejecting fresh tokens.
+    case refreshStorm(refreshes: Int, windowSeconds: Int)
+    /// The server answered 401 even with a freshly refreshed token.
+    case unauthorized
+    /// The server's answer did not fit the contract (missing token, wrong token type, not JSON, …).
+    case invalidResponse(String)
+    /// The server refused the request for another reason (an unknown client id, say).
+    case rejected(status: Int, reason: String)
+    /// The configured server contract cannot do this.
+    case unsupported(String)
+}
+
+extension AuthenticationError: CustomStringConvertible {
+    /// One line saying what happened and what to do.
+    public var description: String {
+        switch self {
+        case .invalidCredentials(let reason): "sign-in refused: \(reason). Check the username and password."
+        case .notSignedIn: "not signed in. Run `hardtack signin` first."
+        case .sessionExpired: "the session has ended (the server rejected the refresh token). Sign in again."
+        case .temporarilyUnavailable(let reason): "the server is unavailable (\(reason)); the session is kept, try again."
+        case .storeUnavailable(let reason): "the secure store cannot be read: \(reason)"
+        case .storageFailed(let reason): "the secure store could not be written: \(reason)"
+        case .refreshStorm(let count, let window):
+            "refused to refresh: \(count) refreshes in \(window) s. Something rejects every new token; check the server."
+        case .unauthorized: "the server refused a freshly refreshed token (401). Sign in again."
+        case .invalidResponse(let reason): "the server's answer did not fit the contract: \(reason)"
+        case .rejected(let status, let reason): "the server refused the request (HTTP \(status)): \(reason)"
+        case .unsupported(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// The tunable rules of the authentication use cases.
+public struct AuthenticationPolicy: Sendable {
+    /// Seconds kept in hand before an access token's expiry (clock skew, time in flight); capped at
+    /// half a token's lifetime so short-lived tokens are still used.
+    public var clockSkew: Double
+    /// How long a claim on a refresh holds other processes back, in seconds. A process that dies
+    /// mid-refresh blocks others at most this long.
+    public var refreshLease: Double
+    /// At most this many refreshes within ``refreshWindow`` seconds; one more is a refresh storm.
+    public var maxRefreshesPerWindow: Int
+    /// The refresh-storm window, in seconds.
+    public var refreshWindow: Double
+    /// How often a process waiting on another's refresh looks for its result, in milliseconds.
+    public var refreshPollMilliseconds: Int
+
+    /// Creates a policy; the defaults suit interactive apps.
+    public init(
+        clockSkew: Double = 30, refreshLease: Double = 15, maxRefreshesPerWindow: Int = 10,
+        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20
+    ) {
+        self.clockSkew = clockSkew
+        self.refreshLease = refreshLease
+        self.maxRefreshesPerWindow = maxRefreshesPerWindow
+        self.refreshWindow = refreshWindow
+        self.refreshPollMilliseconds = refreshPollMilliseconds
+    }
+}

@@ -1,0 +1,48 @@
+public import Foundation
+
+/// Moves tokens an older version kept in plaintext into the secure store, then wipes and deletes
+/// the plaintext.
+///
+/// Safe to run twice and safe if killed at any point: the store is written in one transaction before
+/// the file is touched; a file already imported, or already wiped, is only destroyed.
+public struct MigrateLegacyTokens: Sendable {
+    private let source: any LegacyTokenSource
+    private let repository: any SessionRepository
+    private let now: @Sendable () -> Date
+
+    /// Creates the use case.
+    public init(
+        source: any LegacyTokenSource, repository: any SessionRepository, now: @escaping @Sendable () -> Date
+    ) {
+        self.source = source
+        self.repository = repository
+        self.now = now
+    }
+
+    /// Runs the migration.
+    /// - Throws: ``AuthenticationError/invalidResponse(_:)`` when the file does not hold usable
+    ///   tokens (it is left as it is), or a store error (the file is left as it is).
+    public func callAsFunction() throws(AuthenticationError) -> MigrationOutcome {
+        switch try source.read() {
+        case .absent:
+            return .nothingToMigrate
+        case .wiped:
+            try source.wipeAndDelete()
+            return .alreadyMigrated
+        case .tokens(let access, let refresh):
+            let refreshToken = try RefreshToken(value: refresh)
+            if let stored = try repository.load() {
+                // Either an earlier run imported this file and stopped before deleting it, or the user
+                // has since signed in with the new version: the stored session wins either way.
+                try source.wipeAndDelete()
+                return stored.refreshToken.isSameToken(as: refreshToken) ? .imported : .alreadyMigrated
+            }
+            // The file never recorded when the access token expires: it is used until a 401 says so.
+            let accessToken = try AccessToken(value: access, issuedAt: now(), expiresAt: nil)
+            try repository.replace(
+                with: Session(accessToken: accessToken, refreshToken: refreshToken, user: nil, method: .legacyImport))
+            try source.wipeAndDelete()
+            return .imported
+        }
+    }
+}

@@ -1,0 +1,107 @@
+public import Foundation
+
+/// Refreshes the session's tokens: one refresh at a time in this process, once per token generation
+/// across processes that share the store, and never in a loop.
+///
+/// Concurrent callers share the refresh in flight. Before presenting a refresh token the actor claims
+/// it in the store (a compare-and-swap inside one transaction); a process that loses the claim waits
+/// for the winner's tokens instead of presenting the old token, which a rotating server would treat
+/// as reuse. The new refresh token is stored before the new access token is handed out.
+public actor RefreshSession {
+    private let gateway: any AuthenticationGateway
+    private let repository: any SessionRepository
+    private let policy: AuthenticationPolicy
+    private let now: @Sendable () -> Date
+    private let ownerID: String
+    private var inFlight: Task<Result<Session, AuthenticationError>, Never>?
+    private var recentRefreshes: [Date] = []
+
+    /// How many refreshes this instance performed against the server.
+    public private(set) var refreshCount = 0
+
+    /// Creates the use case.
+    /// - Parameter ownerID: identifies this process's claims in the shared store.
+    public init(
+        gateway: any AuthenticationGateway, repository: any SessionRepository, policy: AuthenticationPolicy,
+        ownerID: String, now: @escaping @Sendable () -> Date
+    ) {
+        self.gateway = gateway
+        self.repository = repository
+        self.policy = policy
+        self.ownerID = ownerID
+        self.now = now
+    }
+
+    /// Returns a session newer than `stale`: one another caller or process already stored, or the
+    /// result of a refresh made now.
+    /// - Throws: ``AuthenticationError/sessionExpired`` when the server rejected the refresh token
+    ///   (the session is deleted); ``AuthenticationError/temporarilyUnavailable(_:)`` when it could
+    ///   not answer (the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``.
+    public func refresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
+        if let inFlight { return try await inFlight.value.get() }
+        let task = Task { await self.performRefresh(replacing: stale) }
+        inFlight = task
+        let result = await task.value
+        inFlight = nil
+        return try result.get()
+    }
+
+    private func performRefresh(replacing stale: Session) async -> Result<Session, AuthenticationError> {
+        do throws(AuthenticationError) {
+            return .success(try await claimAndRefresh(replacing: stale))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func claimAndRefresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
+        while true {
+            let instant = now()
+            switch try repository.claimRefresh(
+                of: stale.refreshToken, owner: ownerID, until: instant.addingTimeInterval(policy.refreshLease),
+                now: instant)
+            {
+            case .superseded(let current):
+                return current
+            case .signedOut:
+                throw .notSignedIn
+            case .heldByAnother:
+                try? await Task.sleep(for: .milliseconds(policy.refreshPollMilliseconds))
+                continue
+            case .claimed:
+                return try await refreshClaimed(stale)
+            }
+        }
+    }
+
+    private func refreshClaimed(_ current: Session) async throws(AuthenticationError) -> Session {
+        do throws(AuthenticationError) {
+            try admitRefresh()
+            let refreshed = current.refreshed(with: try await gateway.refresh(current))
+            guard try repository.completeRefresh(of: current.refreshToken, with: refreshed, owner: ownerID) else {
+                // The session changed while the server answered (a sign-out or a new sign-in): the
+                // stored one wins.
+                guard let stored = try repository.load() else { throw .notSignedIn }
+                return stored
+            }
+            refreshCount += 1
+            return refreshed
+        } catch .sessionExpired {
+            try repository.deleteIfCurrent(current.refreshToken)
+            throw .sessionExpired
+        } catch {
+            try? repository.releaseRefresh(owner: ownerID)
+            throw error
+        }
+    }
+
+    /// Records a refresh, or refuses it when too many happened within the window.
+    private func admitRefresh() throws(AuthenticationError) {
+        let instant = now()
+        recentRefreshes.removeAll { instant.timeIntervalSince($0) > policy.refreshWindow }
+        guard recentRefreshes.count < policy.maxRefreshesPerWindow else {
+            throw .refreshStorm(refreshes: recentRefreshes.count, windowSeconds: Int(policy.refreshWindow))
+        }
+        recentRefreshes.append(instant)
+    }
+}

@@ -1,0 +1,26 @@
+/// Signs a user in: exchanges credentials for a session and stores it atomically, replacing any
+/// earlier one. Nothing is stored when the server refuses or answers out of contract.
+public struct SignIn: Sendable {
+    private let gateway: any AuthenticationGateway
+    private let repository: any SessionRepository
+
+    /// Creates the use case.
+    public init(gateway: any AuthenticationGateway, repository: any SessionRepository) {
+        self.gateway = gateway
+        self.repository = repository
+    }
+
+    /// Signs in with `credentials` and returns the stored session.
+    /// - Throws: ``AuthenticationError`` from the server or the store.
+    public func callAsFunction(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
+        if case .password(let username, let password) = credentials, username.isEmpty || password.isEmpty {
+            throw .invalidCredentials("a username and a password are both required")
+        }
+        if case .identityToken(let provider, let token) = credentials, provider.isEmpty || token.isEmpty {
+            throw .invalidCredentials("an identity provider and its token are both required")
+        }
+        let session = try await gateway.signIn(credentials)
+        try repository.replace(with: session)
+        return session
+    }
+}

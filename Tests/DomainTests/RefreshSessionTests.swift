@@ -1,0 +1,97 @@
+import Domain
+import Foundation
+import Testing
+
+@Suite struct RefreshSessionTests {
+    @Test func concurrentCallersShareOneRefresh() async throws {
+        let fixture = UseCaseFixture()
+        let refresher = fixture.refresher()
+        let stale = try #require(fixture.repository.stored)
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await refresher.refresh(replacing: stale).refreshToken.value.revealedString() ?? "" }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(tokens == ["refresh-1"])
+        #expect(await refresher.refreshCount == 1)
+    }
+
+    @Test func twoProcessesSharingAStoreRefreshOncePerGeneration() async throws {
+        let fixture = UseCaseFixture()
+        let first = fixture.refresher(owner: "process-1")
+        let second = fixture.refresher(owner: "process-2")
+        let stale = try #require(fixture.repository.stored)
+        async let a = first.refresh(replacing: stale)
+        async let b = second.refresh(replacing: stale)
+        let (sessionA, sessionB) = try await (a, b)
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(fixture.gateway.presentedRefreshTokens == ["refresh-0"])
+        #expect(sessionA.refreshToken.isSameToken(as: sessionB.refreshToken))
+    }
+
+    @Test func theNewRefreshTokenIsStoredBeforeTheAccessTokenIsUsed() async throws {
+        let fixture = UseCaseFixture()
+        let session = try await fixture.refresher().refresh(replacing: try #require(fixture.repository.stored))
+        #expect(fixture.storedRefreshToken() == "refresh-1")
+        #expect(fixture.storedAccessToken() == session.accessToken.value.revealedString())
+    }
+
+    @Test func withoutANewRefreshTokenTheOldOneIsKept() async throws {
+        let fixture = UseCaseFixture()
+        fixture.gateway.setRefreshBehaviour(.accessOnly)
+        let session = try await fixture.refresher().refresh(replacing: try #require(fixture.repository.stored))
+        #expect(session.refreshToken.value.revealedString() == "refresh-0")
+        #expect(fixture.storedAccessToken() == "access-1")
+        #expect(fixture.storedRefreshToken() == "refresh-0")
+    }
+
+    @Test func aRejectedRefreshTokenEndsTheSession() async throws {
+        let fixture = UseCaseFixture()
+        fixture.gateway.setRefreshBehaviour(.reject)
+        await #expect(throws: AuthenticationError.sessionExpired) {
+            try await fixture.refresher().refresh(replacing: try #require(fixture.repository.stored))
+        }
+        #expect(fixture.repository.stored == nil)
+    }
+
+    @Test func aNetworkFailureKeepsTheSessionAndReleasesTheClaim() async throws {
+        let fixture = UseCaseFixture()
+        fixture.gateway.setRefreshBehaviour(.fail)
+        let stale = try #require(fixture.repository.stored)
+        await #expect(throws: AuthenticationError.temporarilyUnavailable("connection refused")) {
+            try await fixture.refresher(owner: "process-1").refresh(replacing: stale)
+        }
+        #expect(fixture.storedRefreshToken() == "refresh-0")
+        // Another process can claim at once: the failed one let go of its claim.
+        fixture.gateway.setRefreshBehaviour(.rotate)
+        _ = try await fixture.refresher(owner: "process-2").refresh(replacing: stale)
+        #expect(fixture.storedRefreshToken() == "refresh-2")
+    }
+
+    @Test func aRefreshStormIsAnErrorNotALoop() async throws {
+        let fixture = UseCaseFixture()
+        let refresher = fixture.refresher()
+        for _ in 0..<fixture.policy.maxRefreshesPerWindow {
+            _ = try await refresher.refresh(replacing: try #require(fixture.repository.stored))
+        }
+        await #expect(throws: AuthenticationError.refreshStorm(refreshes: 5, windowSeconds: 60)) {
+            try await refresher.refresh(replacing: try #require(fixture.repository.stored))
+        }
+        #expect(fixture.gateway.refreshCalls == 5)
+        fixture.clock.advance(by: 61)
+        _ = try await refresher.refresh(replacing: try #require(fixture.repository.stored))
+        #expect(fixture.gateway.refreshCalls == 6)
+    }
+
+    @Test func aStaleCallerGetsTheStoredSessionWithoutAnotherRefresh() async throws {
+        let fixture = UseCaseFixture()
+        let refresher = fixture.refresher()
+        let stale = try #require(fixture.repository.stored)
+        _ = try await refresher.refresh(replacing: stale)
+        let again = try await refresher.refresh(replacing: stale)
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(again.refreshToken.value.revealedString() == "refresh-1")
+    }
+}

@@ -1,0 +1,100 @@
+public import Domain
+public import Foundation
+import Synchronization
+
+/// A session repository in memory with the same claim semantics as the store-backed one, for use-case
+/// tests. It can be told to fail like a locked store.
+public final class InMemorySessionRepository: SessionRepository {
+    private struct State {
+        var session: Session?
+        var lease: (owner: String, until: Date)?
+        var unavailable: String?
+        var writes = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts with `session` stored, or none.
+    public init(session: Session? = nil) {
+        state.withLock { $0.session = session }
+    }
+
+    /// The stored session, read without the failure switch.
+    public var stored: Session? { state.withLock { $0.session } }
+
+    /// How many writes succeeded.
+    public var writeCount: Int { state.withLock { $0.writes } }
+
+    /// Makes every call fail with ``AuthenticationError/storeUnavailable(_:)``, or heals it with `nil`.
+    public func setUnavailable(_ reason: String?) {
+        state.withLock { $0.unavailable = reason }
+    }
+
+    private func withState<Result>(_ body: (inout State) throws(AuthenticationError) -> Result) throws(AuthenticationError)
+        -> Result
+    {
+        let outcome: Swift.Result<Result, AuthenticationError> = state.withLock { state in
+            if let reason = state.unavailable { return .failure(.storeUnavailable(reason)) }
+            do throws(AuthenticationError) { return .success(try body(&state)) } catch { return .failure(error) }
+        }
+        return try outcome.get()
+    }
+
+    public func load() throws(AuthenticationError) -> Session? {
+        try withState { $0.session }
+    }
+
+    public func replace(with session: Session) throws(AuthenticationError) {
+        try withState { state in
+            state.session = session
+            state.lease = nil
+            state.writes += 1
+        }
+    }
+
+    public func delete() throws(AuthenticationError) -> Bool {
+        try withState { state in
+            defer { state.session = nil }
+            return state.session != nil
+        }
+    }
+
+    public func claimRefresh(of refreshToken: RefreshToken, owner: String, until: Date, now: Date)
+        throws(AuthenticationError) -> RefreshClaim
+    {
+        try withState { state in
+            guard let session = state.session else { return .signedOut }
+            guard session.refreshToken.isSameToken(as: refreshToken) else { return .superseded(session) }
+            if let lease = state.lease, lease.owner != owner, lease.until > now { return .heldByAnother(until: lease.until) }
+            state.lease = (owner, until)
+            return .claimed
+        }
+    }
+
+    public func completeRefresh(of refreshToken: RefreshToken, with session: Session, owner: String)
+        throws(AuthenticationError) -> Bool
+    {
+        try withState { state in
+            guard let current = state.session, current.refreshToken.isSameToken(as: refreshToken) else { return false }
+            state.session = session
+            state.lease = nil
+            state.writes += 1
+            return true
+        }
+    }
+
+    public func releaseRefresh(owner: String) throws(AuthenticationError) {
+        try withState { state in
+            if state.lease?.owner == owner { state.lease = nil }
+        }
+    }
+
+    public func deleteIfCurrent(_ refreshToken: RefreshToken) throws(AuthenticationError) -> Bool {
+        try withState { state in
+            guard let current = state.session, current.refreshToken.isSameToken(as: refreshToken) else { return false }
+            state.session = nil
+            state.lease = nil
+            return true
+        }
+    }
+}

@@ -1,0 +1,104 @@
+public import Domain
+public import Foundation
+import Synchronization
+
+/// An authentication gateway whose answers a test scripts, counting every call. Issues tokens
+/// `access-N` and `refresh-N` with the lifetime it is given.
+public final class ScriptedAuthenticationGateway: AuthenticationGateway {
+    /// What the next refresh does.
+    public enum RefreshBehaviour: Sendable {
+        /// New access and refresh tokens.
+        case rotate
+        /// A new access token only; the refresh token stays.
+        case accessOnly
+        /// The refresh token is rejected (`invalid_grant`).
+        case reject
+        /// The server cannot be reached.
+        case fail
+    }
+
+    private struct State {
+        var refreshBehaviour: RefreshBehaviour = .rotate
+        var revokeFails = false
+        var signInCalls = 0
+        var refreshCalls = 0
+        var revokeCalls = 0
+        var serial = 0
+        var presentedRefreshTokens: [String] = []
+    }
+
+    private let state = Mutex(State())
+    private let clock: TestClock
+    private let accessLifetime: TimeInterval?
+    private let refreshDelay: Duration
+
+    /// Creates a gateway issuing access tokens that live `accessLifetime` seconds (nil: unknown), and
+    /// taking `refreshDelay` to answer a refresh (so concurrent callers overlap).
+    public init(clock: TestClock, accessLifetime: TimeInterval? = 300, refreshDelay: Duration = .milliseconds(20)) {
+        self.clock = clock
+        self.accessLifetime = accessLifetime
+        self.refreshDelay = refreshDelay
+    }
+
+    /// Sets what refreshes do from now on.
+    public func setRefreshBehaviour(_ behaviour: RefreshBehaviour) { state.withLock { $0.refreshBehaviour = behaviour } }
+    /// Makes revocation fail.
+    public func setRevokeFails(_ fails: Bool) { state.withLock { $0.revokeFails = fails } }
+    /// Sign-ins answered.
+    public var signInCalls: Int { state.withLock { $0.signInCalls } }
+    /// Refreshes asked for.
+    public var refreshCalls: Int { state.withLock { $0.refreshCalls } }
+    /// Revocations asked for.
+    public var revokeCalls: Int { state.withLock { $0.revokeCalls } }
+    /// Every refresh token presented, in order (test-only visibility).
+    public var presentedRefreshTokens: [String] { state.withLock { $0.presentedRefreshTokens } }
+
+    /// A session as this gateway would issue it, numbered `serial`.
+    public func makeSession(serial: Int, method: SignInMethod = .password) -> Session {
+        let now = clock.date
+        return Session(
+            accessToken: try! AccessToken(
+                value: SecretBytes(utf8: "access-\(serial)"), issuedAt: now,
+                expiresAt: accessLifetime.map { now.addingTimeInterval($0) }),
+            refreshToken: try! RefreshToken(value: SecretBytes(utf8: "refresh-\(serial)")),
+            user: User(id: "u1", name: "Alice"), method: method)
+    }
+
+    public func signIn(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
+        let serial = state.withLock { state in
+            state.signInCalls += 1
+            state.serial += 1
+            return state.serial
+        }
+        if case .password(_, let password) = credentials, password.revealedString() != "right" {
+            throw .invalidCredentials("invalid_grant")
+        }
+        return makeSession(serial: serial, method: credentials.method)
+    }
+
+    public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
+        let (behaviour, serial) = state.withLock { state in
+            state.refreshCalls += 1
+            state.serial += 1
+            state.presentedRefreshTokens.append(session.refreshToken.value.revealedString() ?? "")
+            return (state.refreshBehaviour, state.serial)
+        }
+        try? await Task.sleep(for: refreshDelay)
+        switch behaviour {
+        case .reject: throw .sessionExpired
+        case .fail: throw .temporarilyUnavailable("connection refused")
+        case .rotate, .accessOnly:
+            let fresh = makeSession(serial: serial)
+            return TokenRefresh(
+                accessToken: fresh.accessToken, refreshToken: behaviour == .rotate ? fresh.refreshToken : nil)
+        }
+    }
+
+    public func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
+        let fails = state.withLock { state in
+            state.revokeCalls += 1
+            return state.revokeFails
+        }
+        if fails { throw .temporarilyUnavailable("connection refused") }
+    }
+}
