@@ -45,6 +45,9 @@ let package = Package(
             name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests",
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "TestSupport"],
+            path: "Tests/DataTests", swiftSettings: swiftSettings),
+        .testTarget(
             name: "InfrastructureTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(

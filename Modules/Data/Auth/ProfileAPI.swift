@@ -1,0 +1,32 @@
+public import Domain
+
+/// `GET /api/me`, the authorized call every contract offers: who the access token belongs to.
+public struct ProfileAPI: Sendable {
+    private let http: any HTTPClient
+
+    /// Creates the API over `http`.
+    public init(http: any HTTPClient) {
+        self.http = http
+    }
+
+    /// The current user, or `.unauthorized` on a 401.
+    /// - Throws: ``AuthenticationError/temporarilyUnavailable(_:)`` for transport failures and 5xx,
+    ///   ``AuthenticationError/invalidResponse(_:)`` for a reply out of contract.
+    public func me(_ token: AccessToken) async throws(AuthenticationError) -> AuthorizedOutcome<User> {
+        var headers = HTTPHeaders()
+        headers["Authorization"] = BearerAuthorization.headerValue(token)
+        headers["Accept"] = "application/json"
+        let response: HTTPResponse
+        do {
+            response = try await http.send(HTTPRequest(method: "GET", path: "/api/me", headers: headers))
+        } catch {
+            throw .temporarilyUnavailable(error.description)
+        }
+        switch response.status {
+        case 200: return .success(try ResponseBody.decode(MeResponseDTO.self, from: response).user())
+        case 401: return .unauthorized
+        case 500...: throw .temporarilyUnavailable("the server answered HTTP \(response.status)")
+        default: throw .rejected(status: response.status, reason: "unexpected status from /api/me")
+        }
+    }
+}

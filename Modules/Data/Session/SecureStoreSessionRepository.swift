@@ -1,0 +1,162 @@
+public import Domain
+public import Foundation
+
+/// Keeps the session in the secure item store as generic-password items of one service: the access
+/// token, the refresh token, a record of who and how, and, during a refresh, a claim. Every write is
+/// one transaction, so a reader never sees a torn token pair.
+public struct SecureStoreSessionRepository: SessionRepository {
+    private let store: any SecureItemStore
+    private let service: String
+
+    private enum Account {
+        static let accessToken = "access-token"
+        static let refreshToken = "refresh-token"
+        static let record = "session"
+        static let claim = "refresh-claim"
+    }
+
+    /// Creates a repository over `store`, keeping its items under `service`.
+    public init(store: any SecureItemStore, service: String = "hardtack.session") {
+        self.store = store
+        self.service = service
+    }
+
+    public func load() throws(AuthenticationError) -> Session? {
+        try run { try read(from: store)?.session }
+    }
+
+    public func replace(with session: Session) throws(AuthenticationError) {
+        try run {
+            try store.transaction { transaction in
+                try write(session, to: transaction)
+                try transaction.delete(item(Account.claim))
+            }
+        }
+    }
+
+    public func delete() throws(AuthenticationError) -> Bool {
+        try run { try store.delete(.genericPassword(service: service)) > 0 }
+    }
+
+    public func claimRefresh(of refreshToken: RefreshToken, owner: String, until: Date, now: Date)
+        throws(AuthenticationError) -> RefreshClaim
+    {
+        try run {
+            try store.transaction { transaction -> RefreshClaim in
+                guard let current = try read(from: transaction) else { return .signedOut }
+                guard current.session.refreshToken.isSameToken(as: refreshToken) else {
+                    return .superseded(current.session)
+                }
+                if let claim = current.claim, claim.owner != owner,
+                    Date(millisecondsSince1970: claim.until) > now
+                {
+                    return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
+                }
+                try transaction.addOrUpdate(
+                    item(Account.claim), value: RefreshClaimDTO(owner: owner, until: until.millisecondsSince1970))
+                return .claimed
+            }
+        }
+    }
+
+    public func completeRefresh(of refreshToken: RefreshToken, with session: Session, owner: String)
+        throws(AuthenticationError) -> Bool
+    {
+        try run {
+            try store.transaction { transaction -> Bool in
+                guard let current = try read(from: transaction),
+                    current.session.refreshToken.isSameToken(as: refreshToken)
+                else { return false }
+                try write(session, to: transaction)
+                try transaction.delete(item(Account.claim))
+                return true
+            }
+        }
+    }
+
+    public func releaseRefresh(owner: String) throws(AuthenticationError) {
+        try run {
+            try store.transaction { transaction in
+                guard let current = try read(from: transaction), current.claim?.owner == owner else { return }
+                try transaction.delete(item(Account.claim))
+            }
+        }
+    }
+
+    public func deleteIfCurrent(_ refreshToken: RefreshToken) throws(AuthenticationError) -> Bool {
+        try run {
+            try store.transaction { transaction -> Bool in
+                guard let current = try read(from: transaction),
+                    current.session.refreshToken.isSameToken(as: refreshToken)
+                else { return false }
+                return try transaction.delete(.genericPassword(service: service)) > 0
+            }
+        }
+    }
+
+    // MARK: Items
+
+    private func item(_ account: String) -> ItemAttributes {
+        .genericPassword(service: service, account: account, label: "Hardtack session")
+    }
+
+    /// Reads every item of the session with one query, so the pair is read as one snapshot.
+    private func read(from transaction: any SecureItemTransaction) throws -> (session: Session, claim: RefreshClaimDTO?)? {
+        let items = try sessionItems(in: transaction)
+        if items.isEmpty { return nil }
+        var byAccount: [String: SecretBytes] = [:]
+        for item in items {
+            if let account = item.attributes?.string(.account), let data = item.data { byAccount[account] = data }
+        }
+        guard let access = byAccount[Account.accessToken], let refresh = byAccount[Account.refreshToken],
+            let recordData = byAccount[Account.record]
+        else {
+            // Only a claim, or nothing of ours: no session. A pair without its record cannot be
+            // written by this repository (every write is one transaction).
+            if byAccount[Account.accessToken] == nil && byAccount[Account.refreshToken] == nil { return nil }
+            throw AuthenticationError.storeUnavailable("the stored session is incomplete")
+        }
+        let record = try decode(SessionRecordDTO.self, recordData)
+        let claim = try byAccount[Account.claim].map { data in try decode(RefreshClaimDTO.self, data) }
+        return (try record.session(access: access, refresh: refresh), claim)
+    }
+
+    /// Every item of the service, or none.
+    private func sessionItems(in transaction: any SecureItemTransaction) throws(SecureStoreError) -> [StoredItem] {
+        do {
+            return try transaction.find(.genericPassword(service: service), limit: .all, returning: .all)
+        } catch {
+            if error == .itemNotFound { return [] }
+            throw error
+        }
+    }
+
+    private func write(_ session: Session, to transaction: any SecureItemTransaction) throws {
+        try transaction.addOrUpdate(item(Account.refreshToken), data: session.refreshToken.value)
+        try transaction.addOrUpdate(item(Account.accessToken), data: session.accessToken.value)
+        try transaction.addOrUpdate(item(Account.record), value: SessionRecordDTO(session))
+    }
+
+    private func decode<Value: Decodable>(_ type: Value.Type, _ data: SecretBytes) throws(AuthenticationError) -> Value {
+        do {
+            var copy = data.withUnsafeBytes { Data($0) }
+            defer { copy.resetBytes(in: 0..<copy.count) }
+            return try JSONDecoder().decode(type, from: copy)
+        } catch {
+            throw .storeUnavailable("the stored session record cannot be read")
+        }
+    }
+
+    /// Runs `body`, translating store errors: locked or damaged is "unavailable", never "signed out".
+    private func run<Result>(_ body: () throws -> Result) throws(AuthenticationError) -> Result {
+        do {
+            return try body()
+        } catch let error as AuthenticationError {
+            throw error
+        } catch let error as SecureStoreError {
+            throw error.isUnavailable ? .storeUnavailable(error.description) : .storageFailed(error.description)
+        } catch {
+            throw .storageFailed("unexpected failure")
+        }
+    }
+}

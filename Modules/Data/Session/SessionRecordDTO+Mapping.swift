@@ -1,0 +1,57 @@
+import Domain
+import Foundation
+
+extension SessionRecordDTO {
+    /// The record of `session`.
+    init(_ session: Session) {
+        let (method, provider): (String, String?) =
+            switch session.method {
+            case .password: ("password", nil)
+            case .identityProvider(let name): ("identityProvider", name)
+            case .legacyImport: ("legacyImport", nil)
+            }
+        self.init(
+            version: 1, userID: session.user?.id, userName: session.user?.name, method: method, provider: provider,
+            accessIssuedAt: session.accessToken.issuedAt.millisecondsSince1970,
+            accessExpiresAt: session.accessToken.expiresAt?.millisecondsSince1970,
+            refreshExpiresAt: session.refreshToken.expiresAt?.millisecondsSince1970)
+    }
+
+    /// The session this record describes, with its two tokens.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the record does not make sense
+    ///   (the store decrypted it, so this means a bug or an incompatible version, not an attacker).
+    func session(access: SecretBytes, refresh: SecretBytes) throws(AuthenticationError) -> Session {
+        let signInMethod: SignInMethod
+        switch (method, provider) {
+        case ("password", _): signInMethod = .password
+        case ("identityProvider", let provider?): signInMethod = .identityProvider(provider)
+        case ("legacyImport", _): signInMethod = .legacyImport
+        default: throw .storeUnavailable("the stored session record is of an unknown kind; upgrade hardtack")
+        }
+        guard version == 1 else {
+            throw .storeUnavailable("the stored session record has version \(version); upgrade hardtack")
+        }
+        let user = userID.map { User(id: $0, name: userName ?? "") }
+        do {
+            return Session(
+                accessToken: try AccessToken(
+                    value: access, issuedAt: Date(millisecondsSince1970: accessIssuedAt),
+                    expiresAt: accessExpiresAt.map(Date.init(millisecondsSince1970:))),
+                refreshToken: try RefreshToken(
+                    value: refresh, expiresAt: refreshExpiresAt.map(Date.init(millisecondsSince1970:))),
+                user: user, method: signInMethod)
+        } catch {
+            throw .storeUnavailable("a stored token is malformed")
+        }
+    }
+}
+
+extension Date {
+    /// Whole milliseconds since 1970, as records store times.
+    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The date `milliseconds` after 1970.
+    init(millisecondsSince1970 milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

@@ -1,0 +1,20 @@
+/// What the session repository stores beside the two tokens: who signed in, how, and the token
+/// times. JSON, encrypted like every item's data.
+struct SessionRecordDTO: Codable, Equatable {
+    /// The record format.
+    var version: Int
+    /// `sub` or `userId`; absent for a legacy import.
+    var userID: String?
+    /// `name` or `nickname`.
+    var userName: String?
+    /// `password`, `identityProvider` or `legacyImport`.
+    var method: String
+    /// The provider for `identityProvider`.
+    var provider: String?
+    /// When the access token was received, in milliseconds since 1970.
+    var accessIssuedAt: Int64
+    /// When the access token expires, if known.
+    var accessExpiresAt: Int64?
+    /// When the refresh token expires, if known.
+    var refreshExpiresAt: Int64?
+}

@@ -1,0 +1,123 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+import TestSupport
+import Testing
+
+@Suite struct SecureStoreSessionRepositoryTests {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+
+    func openStore() throws -> SQLiteSecureItemStore {
+        try SQLiteSecureItemStore.open(
+            at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+    }
+
+    func session(_ serial: Int, lifetime: TimeInterval? = 300) throws -> Session {
+        Session(
+            accessToken: try AccessToken(
+                value: SecretBytes(utf8: "access-\(serial)"), issuedAt: clock.date,
+                expiresAt: lifetime.map { clock.date + $0 }),
+            refreshToken: try RefreshToken(value: SecretBytes(utf8: "refresh-\(serial)"), expiresAt: clock.date + 86_400),
+            user: User(id: "u1", name: "Alice"), method: .identityProvider("apple"))
+    }
+
+    @Test func aSessionRoundTripsThroughTheStore() throws {
+        let repository = SecureStoreSessionRepository(store: try openStore())
+        #expect(try repository.load() == nil)
+        try repository.replace(with: try session(1))
+        let loaded = try #require(try repository.load())
+        #expect(loaded.accessToken.value.revealedString() == "access-1")
+        #expect(loaded.refreshToken.value.revealedString() == "refresh-1")
+        #expect(loaded.accessToken.expiresAt == clock.date + 300)
+        #expect(loaded.refreshToken.expiresAt == clock.date + 86_400)
+        #expect(loaded.user == User(id: "u1", name: "Alice"))
+        #expect(loaded.method == .identityProvider("apple"))
+    }
+
+    @Test func eachTokenIsItsOwnItem() throws {
+        let store = try openStore()
+        try SecureStoreSessionRepository(store: store).replace(with: try session(1))
+        #expect(try store.findString(.genericPassword(service: "hardtack.session", account: "access-token")) == "access-1")
+        #expect(try store.findString(.genericPassword(service: "hardtack.session", account: "refresh-token")) == "refresh-1")
+    }
+
+    @Test func deleteRemovesEverything() throws {
+        let repository = SecureStoreSessionRepository(store: try openStore())
+        try repository.replace(with: try session(1))
+        #expect(try repository.delete())
+        #expect(try repository.load() == nil)
+        #expect(try !repository.delete())
+    }
+
+    @Test func aLockedStoreIsUnavailableNeverSignedOut() throws {
+        let store = try openStore()
+        let repository = SecureStoreSessionRepository(store: store)
+        try repository.replace(with: try session(1))
+        store.lock()
+        #expect(throws: AuthenticationError.self) { try repository.load() }
+        do {
+            _ = try repository.load()
+        } catch {
+            guard case .storeUnavailable = error else {
+                Issue.record("expected storeUnavailable, got \(error)")
+                return
+            }
+        }
+    }
+
+    @Test func claimsAreACompareAndSwapOnTheRefreshToken() throws {
+        let repository = SecureStoreSessionRepository(store: try openStore())
+        let first = try session(1)
+        try repository.replace(with: first)
+        let now = clock.date
+        guard case .claimed = try repository.claimRefresh(of: first.refreshToken, owner: "a", until: now + 15, now: now) else {
+            Issue.record("the first claim should succeed")
+            return
+        }
+        guard case .heldByAnother = try repository.claimRefresh(of: first.refreshToken, owner: "b", until: now + 15, now: now)
+        else {
+            Issue.record("a live claim holds others back")
+            return
+        }
+        // A claim that has run out no longer holds others back (its owner died).
+        guard case .claimed = try repository.claimRefresh(of: first.refreshToken, owner: "b", until: now + 30, now: now + 16)
+        else {
+            Issue.record("an expired claim may be taken over")
+            return
+        }
+        #expect(try !repository.completeRefresh(of: try session(9).refreshToken, with: try session(2), owner: "b"))
+        #expect(try repository.completeRefresh(of: first.refreshToken, with: try session(2), owner: "b"))
+        guard case .superseded(let current) = try repository.claimRefresh(of: first.refreshToken, owner: "a", until: now + 15, now: now)
+        else {
+            Issue.record("after a refresh the old token is superseded")
+            return
+        }
+        #expect(current.refreshToken.value.revealedString() == "refresh-2")
+    }
+
+    @Test func deleteIfCurrentOnlyDeletesThatGeneration() throws {
+        let repository = SecureStoreSessionRepository(store: try openStore())
+        try repository.replace(with: try session(2))
+        #expect(try !repository.deleteIfCurrent(try session(1).refreshToken))
+        #expect(try repository.load() != nil)
+        #expect(try repository.deleteIfCurrent(try session(2).refreshToken))
+        #expect(try repository.load() == nil)
+    }
+
+    @Test func refreshUseCaseOverTheRealStoreStoresTheRotatedToken() async throws {
+        let repository = SecureStoreSessionRepository(store: try openStore())
+        let gateway = ScriptedAuthenticationGateway(clock: clock)
+        try repository.replace(with: gateway.makeSession(serial: 0))
+        let refresher = RefreshSession(
+            gateway: gateway, repository: repository, policy: AuthenticationPolicy(), ownerID: "p1", now: clock.now)
+        let stale = try #require(try repository.load())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { _ = try await refresher.refresh(replacing: stale) } }
+            try await group.waitForAll()
+        }
+        #expect(gateway.refreshCalls == 1)
+        #expect(try repository.load()?.refreshToken.value.revealedString() == "refresh-1")
+    }
+}
