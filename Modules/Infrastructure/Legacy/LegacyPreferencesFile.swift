@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Data
+public import Domain
+import Foundation
+
+/// The plaintext preferences file an older version kept tokens in, read for migration and then
+/// destroyed: overwritten with zeros and flushed before it is unlinked, so that a kill at any point
+/// leaves either the readable file, a file of zeros (which the next run recognizes and deletes), or
+/// nothing.
+public struct LegacyPreferencesFile: LegacyTokenSource {
+    /// The file's path.
+    public let path: String
+
+    /// The largest legacy file read: preferences files are small.
+    static let maximumBytes = 1 << 20
+
+    /// Points at the legacy file.
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func read() throws(AuthenticationError) -> LegacyTokens {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return .absent }
+            throw .storageFailed("cannot read the legacy file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .storageFailed("the legacy file \(path) is not a regular file")
+        }
+        guard Int(info.st_size) <= Self.maximumBytes else {
+            throw .invalidResponse("the legacy file is larger than 1 MiB; it is not a preferences file")
+        }
+        guard var contents = FileManager.default.contents(atPath: path) else {
+            throw .storageFailed("cannot read the legacy file \(path)")
+        }
+        defer { contents.resetBytes(in: 0..<contents.count) }
+        return try LegacyPreferences.parse(contents)
+    }
+
+    public func wipeAndDelete() throws(AuthenticationError) {
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return }
+            throw .storageFailed("cannot open the legacy file \(path) to wipe it: \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        fstat(descriptor, &info)
+        let zeros = [UInt8](repeating: 0, count: 4096)
+        var remaining = Int(info.st_size)
+        var failed = false
+        while remaining > 0 && !failed {
+            let written = zeros.withUnsafeBytes { write(descriptor, $0.baseAddress, min(remaining, $0.count)) }
+            if written <= 0 { failed = true } else { remaining -= written }
+        }
+        failed = failed || fsync(descriptor) != 0
+        close(descriptor)
+        if failed { throw .storageFailed("could not overwrite the legacy file \(path); delete it by hand") }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .storageFailed("the legacy file \(path) was wiped but could not be deleted; delete it by hand")
+        }
+        // Flush the directory entry too, so the deletion survives a power cut.
+        let directory = open(FileSecurity.parentDirectory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+    }
+}
