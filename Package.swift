@@ -44,8 +44,11 @@ let package = Package(
         .testTarget(
             name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests",
             swiftSettings: swiftSettings),
+        // The store's tests also link the C libraries: tamper tests edit rows through a raw SQLite
+        // connection and recompute header checksums, as an attacker with write access would.
         .testTarget(
-            name: "InfrastructureTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
+            name: "InfrastructureTests",
+            dependencies: ["Infrastructure", "Data", "Domain", "TestSupport", "CSQLite", "CSodium"],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
