@@ -25,7 +25,9 @@ public struct KeyRequest: Sendable, Hashable {
 
     /// Picks one source: the passphrase file, then the passphrase in `passphraseVariable`, then the key
     /// variable, then the credential, then the key file; `nil` when none was named.
-    /// - Throws: what reading the passphrase file throws (see ``KeyChoice``); nothing is read otherwise.
+    /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` when the passphrase file cannot be read or
+    ///   its first line is empty, ``SecureStoreError/insecurePermissions(path:fix:)`` when others may
+    ///   read it. No other source is read here.
     public func resolve(environment: [String: String], passphraseVariable: String) throws(SecureStoreError)
         -> KeyChoice?
     {

@@ -36,7 +36,7 @@ public struct StoreConfiguration: Sendable {
     /// Resolves what a user named into a configuration: the default store path, the key source by
     /// precedence (see ``KeyRequest/resolve(environment:passphraseVariable:)``) with the key file
     /// beside the store (`<store>.key`) as the last resort, and the `default` access group.
-    /// - Throws: what reading a passphrase file throws.
+    /// - Throws: what ``KeyRequest/resolve(environment:passphraseVariable:)`` throws for a passphrase file.
     public static func resolve(
         storePath: String?, key: KeyRequest, accessGroups: [String], durability: StoreDurability = .full,
         passphraseCost: PassphraseCost = .moderate, environment: [String: String]

@@ -10,8 +10,8 @@ enum DumpVerb {
             name: "dump", summary: "Show the attributes of every visible item (never the secrets).",
             synopsis: "[\(json.synopsis)]", options: [json],
             notes: [
-                "Text: one `class:` line and one `    \"name\"<kind>=value` line per attribute, items apart by a "
-                    + "blank line; bytes are hex (0x…), dates ISO 8601 in UTC.",
+                "Text: per item a `class:` line, then one indented `\"name\"<kind>=value` line per attribute, and "
+                    + "a blank line between items; bytes are hex (0x…), dates ISO 8601 in UTC.",
                 "JSON: {\"store\": PATH, \"items\": [{\"class\": …, \"attributes\": {…}}]}; bytes are base64 strings, "
                     + "integers are numbers, dates ISO 8601 strings.",
             ],
