@@ -107,4 +107,25 @@ import Testing
         #expect(unset.status == 77)
         #expect(unset.stderr.contains("TEST_KEY"))
     }
+
+    @Test func keyFromASystemdCredential() throws {
+        let sandbox = CLISandbox()
+        let credentials = sandbox.directory.file("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
+        #expect(FileManager.default.createFile(
+            atPath: credentials + "/store-key", contents: Data(String(repeating: "ab", count: 32).utf8),
+            attributes: [.posixPermissions: 0o600]))
+        let environment = ["CREDENTIALS_DIRECTORY": credentials]
+        let added = try sandbox.keychain(
+            ["--key-credential", "store-key", "add-generic-password", "-s", "svc", "-a", "a", "-w", "s"],
+            environment: environment)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
+        let found = try sandbox.keychain(
+            ["--key-credential", "store-key", "find-generic-password", "-s", "svc", "-w"], environment: environment)
+        #expect(found.stdout == "s\n")
+        let withoutSystemd = try sandbox.keychain(["--key-credential", "store-key", "find-generic-password", "-s", "svc"])
+        #expect(withoutSystemd.status == 77)
+        #expect(withoutSystemd.stderr.contains("CREDENTIALS_DIRECTORY"))
+    }
 }
