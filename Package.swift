@@ -47,8 +47,11 @@ let package = Package(
         .testTarget(
             name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "TestSupport"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
+        // The store's tests also link the C libraries: tamper tests edit rows through a raw SQLite
+        // connection and recompute header checksums, as an attacker with write access would.
         .testTarget(
-            name: "InfrastructureTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
+            name: "InfrastructureTests",
+            dependencies: ["Infrastructure", "Data", "Domain", "TestSupport", "CSQLite", "CSodium"],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",

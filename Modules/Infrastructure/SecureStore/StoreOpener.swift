@@ -31,7 +31,7 @@ enum StoreOpener {
         try FileSecurity.prepareStoreFile(path)
         let connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
-        guard try connection.scalarText("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
+        guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
         }
         try connection.execute(
@@ -48,6 +48,24 @@ enum StoreOpener {
         }
         try engine.install(unlock(engine, keySource: keySource))
         return engine
+    }
+
+    /// Switches the connection to WAL mode. A new file's switch needs an exclusive lock, and SQLite
+    /// answers busy at once, without calling the busy handler, while another process opens the same
+    /// new store (two first uses at the same moment); so wait and retry, up to the busy timeout.
+    private static func enableWriteAheadLog(_ connection: SQLiteConnection, options: StoreOptions)
+        throws(SecureStoreError) -> String?
+    {
+        let sqliteBusy: Int32 = 5
+        var waited: Int32 = 0
+        while true {
+            do {
+                return try connection.scalarText("PRAGMA journal_mode = WAL")
+            } catch .storage(let code, _) where code & 0xff == sqliteBusy && waited < options.busyTimeoutMilliseconds {
+                Thread.sleep(forTimeInterval: 0.005)
+                waited += 5
+            }
+        }
     }
 
     /// Derives the key-encryption key and unwraps the master key.

@@ -1,1 +1,0 @@
-/// The composition root. \npublic enum Composition {}

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Domain
+
+/// Standard input, output and error as bytes, unbuffered, so output order is the order of calls and a
+/// secret goes out without ever becoming a `String`.
+enum Console {
+    /// The most `-w -` reads from standard input.
+    static let maxInputBytes = 1 << 20
+
+    /// Writes `text` and a newline to standard output.
+    static func print(_ text: String) {
+        emit(Array((text + "\n").utf8), to: STDOUT_FILENO)
+    }
+
+    /// Writes `hardtack: message` and a newline to standard error.
+    static func error(_ message: String) {
+        emit(Array("hardtack: \(message)\n".utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes the secret's bytes and a newline to standard output.
+    static func printSecret(_ secret: SecretBytes) {
+        secret.withUnsafeBytes { bytes in emit(bytes, to: STDOUT_FILENO) }
+        emit([0x0A], to: STDOUT_FILENO)
+    }
+
+    /// Reads all of standard input (at most ``maxInputBytes``) into wiped-on-release memory, without one
+    /// trailing newline; `nil` when it is longer or cannot be read.
+    static func readSecretFromStandardInput() -> SecretBytes? {
+        var buffer = [UInt8](repeating: 0, count: maxInputBytes + 1)
+        defer { buffer.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        var total = 0
+        while total < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress! + total, $0.count - total) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { break }
+            total += count
+        }
+        guard total <= maxInputBytes else { return nil }
+        if total > 0 && buffer[total - 1] == 0x0A { total -= 1 }
+        return SecretBytes(buffer[..<total])
+    }
+
+    private static func emit(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { emit($0, to: descriptor) }
+    }
+
+    private static func emit(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
+        guard var base = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = write(descriptor, base, left)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            base += written
+            left -= written
+        }
+    }
+}
