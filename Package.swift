@@ -48,6 +48,9 @@ let package = Package(
             name: "InfrastructureTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
+            name: "NetworkTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
+            path: "Tests/NetworkTests", swiftSettings: swiftSettings),
+        .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),
     ]
