@@ -54,6 +54,9 @@ let package = Package(
             dependencies: ["Infrastructure", "Data", "Domain", "TestSupport", "CSQLite", "CSodium"],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
+            name: "NetworkTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
+            path: "Tests/NetworkTests", swiftSettings: swiftSettings),
+        .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),
     ]
