@@ -1,4 +1,5 @@
 import Data
+import Domain
 
 /// Why a command stopped early: each case knows its exit status and its one-line message, which never
 /// holds a secret.
@@ -7,6 +8,8 @@ enum CommandFailure: Error {
     case usage(String)
     /// The store refused or failed.
     case store(SecureStoreError)
+    /// Signing in, refreshing or an authorized call failed.
+    case auth(AuthenticationError)
     /// The command ran but its finding calls for this status (a damaged store, say).
     case finding(ExitStatus, String)
 
@@ -15,6 +18,7 @@ enum CommandFailure: Error {
         switch self {
         case .usage: .usage
         case .store(let error): ExitStatus(error)
+        case .auth(let error): ExitStatus(error)
         case .finding(let status, _): status
         }
     }
@@ -24,6 +28,7 @@ enum CommandFailure: Error {
         switch self {
         case .usage(let message): message
         case .store(let error): error.description
+        case .auth(let error): error.description
         case .finding(_, let message): message
         }
     }

@@ -1,4 +1,5 @@
 import Data
+import Domain
 
 /// The exit statuses of every hardtack command, and the one place store errors map to them.
 enum ExitStatus: Int32, Sendable {
@@ -8,12 +9,22 @@ enum ExitStatus: Int32, Sendable {
     case failure = 1
     /// The command line was wrong: an unknown command or option, a missing value, a bad port.
     case usage = 2
+    /// Not signed in, or the session ended: the app shows its sign-in flow.
+    case signedOut = 3
+    /// The server refused the credentials.
+    case credentialsRefused = 4
     /// No item matched.
     case notFound = 44
     /// An item with the same unique key exists.
     case duplicate = 45
     /// The store is damaged or was tampered with.
     case damaged = 65
+    /// The auth server could not be reached or failed; the session is kept.
+    case serverUnavailable = 69
+    /// The store could not be read (locked or damaged), so whether a session exists is unknown.
+    case storeUnavailable = 75
+    /// The auth server's answer did not fit the contract, or it refused the request.
+    case protocolError = 76
     /// The passphrase or key does not unlock the store, or cannot be used.
     case wrongKey = 77
 
@@ -27,6 +38,18 @@ enum ExitStatus: Int32, Sendable {
         case .attributeNotAllowed, .invalidAttributeValue, .readOnlyAttribute, .classMismatch, .missingEntitlement,
             .invalidData, .locked, .insecurePermissions, .storage:
             self = .failure
+        }
+    }
+
+    /// The status for an authentication error.
+    init(_ error: AuthenticationError) {
+        switch error {
+        case .notSignedIn, .sessionExpired, .unauthorized: self = .signedOut
+        case .invalidCredentials: self = .credentialsRefused
+        case .temporarilyUnavailable, .refreshStorm: self = .serverUnavailable
+        case .storeUnavailable: self = .storeUnavailable
+        case .invalidResponse, .rejected: self = .protocolError
+        case .storageFailed, .unsupported: self = .failure
         }
     }
 }

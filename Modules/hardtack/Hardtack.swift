@@ -3,6 +3,16 @@ enum Hardtack {
     /// Every command, in help order.
     static let commands: [HardtackCommand] = [
         HardtackCommand(name: KeychainCommand.name, summary: KeychainCommand.summary, run: KeychainCommand.run)
+    ] + appCommands.map { command in
+        HardtackCommand(name: command.name, summary: command.summary) { arguments, environment in
+            await command.main(arguments, environment: environment)
+        }
+    }
+
+    /// The commands that drive the app's use cases.
+    static let appCommands: [AppCommand] = [
+        DemoCommand.command, SignInCommand.command, StatusCommand.command, MeCommand.command, RefreshCommand.command,
+        SignOutCommand.command, MigrateLegacyCommand.command,
     ]
 
     /// `hardtack --help`.
@@ -19,7 +29,7 @@ enum Hardtack {
     }
 
     /// Runs the command line (without the program name) and returns the exit status.
-    static func run(_ arguments: [String], environment: [String: String]) -> ExitStatus {
+    static func run(_ arguments: [String], environment: [String: String]) async -> ExitStatus {
         guard let first = arguments.first, !["--help", "-h", "help"].contains(first) else {
             Console.print(help)
             return .success
@@ -29,7 +39,7 @@ enum Hardtack {
             Console.error("unknown command \(shown). See `hardtack --help`.")
             return .usage
         }
-        return command.run(arguments.dropFirst(), environment)
+        return await command.run(arguments.dropFirst(), environment)
     }
 
     /// Whether `text` looks like a command name, so echoing it cannot reveal a mistyped secret's shape.

@@ -6,5 +6,5 @@ struct HardtackCommand: Sendable {
     /// What it does, in one line.
     let summary: String
     /// Runs it with the arguments after its name and the process environment.
-    let run: @Sendable (ArraySlice<String>, [String: String]) -> ExitStatus
+    let run: @Sendable (ArraySlice<String>, [String: String]) async -> ExitStatus
 }

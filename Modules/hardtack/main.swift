@@ -6,5 +6,5 @@
 import Foundation
 
 // Everything happens in `Hardtack.run`; the store is closed (and its log checkpointed) before exit.
-let status = Hardtack.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+let status = await Hardtack.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 exit(status.rawValue)

@@ -1,0 +1,89 @@
+public import Data
+public import Domain
+import Foundation
+import Infrastructure
+
+/// The app, wired: every use case built once over one store handle and one HTTP client, so that all
+/// authorized calls in this process share one refresher.
+public struct AppContainer: Sendable {
+    /// Signs a user in.
+    public let signIn: SignIn
+    /// Decides at launch whether the user is signed in.
+    public let validateAuthentication: ValidateAuthentication
+    /// Refreshes tokens, once per generation.
+    public let refreshSession: RefreshSession
+    /// Makes calls that need the access token.
+    public let performAuthorizedCall: PerformAuthorizedCall
+    /// Signs the user out.
+    public let signOut: SignOut
+    /// `GET /api/me`.
+    public let profile: ProfileAPI
+    /// Where the session is kept.
+    public let repository: any SessionRepository
+    /// The store handle, for the keychain's own operations.
+    public let keychain: KeychainHandle
+    /// The gateway, for the demo's replay of a stolen refresh token.
+    let gateway: any AuthenticationGateway
+    private let now: @Sendable () -> Date
+
+    /// Builds the app from `configuration`, opening (or creating) the store.
+    /// - Throws: ``SecureStoreError`` when the store cannot be opened.
+    public init(_ configuration: AppConfiguration) throws(SecureStoreError) {
+        let http: any HTTPClient
+        switch configuration.server {
+        case .remote(let url): http = URLSessionHTTPClient(baseURL: url)
+        case .embedded: http = EmbeddedAuthServerTransport(server: EmbeddedAuthServer())
+        }
+        try self.init(configuration, http: http)
+    }
+
+    /// Builds the app over a given HTTP client (the demo's embedded server, a test's).
+    init(_ configuration: AppConfiguration, http: any HTTPClient) throws(SecureStoreError) {
+        let keychain = try configuration.store.open()
+        let repository = SecureStoreSessionRepository(store: keychain.items)
+        let gateway: any AuthenticationGateway =
+            switch configuration.contract {
+            case .oauth: OAuthAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
+            case .header: HeaderAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
+            }
+        let refresher = RefreshSession(
+            gateway: gateway, repository: repository, policy: configuration.policy, ownerID: Self.processOwnerID(),
+            now: configuration.now)
+        self.keychain = keychain
+        self.repository = repository
+        self.gateway = gateway
+        self.now = configuration.now
+        signIn = SignIn(gateway: gateway, repository: repository)
+        validateAuthentication = ValidateAuthentication(
+            repository: repository, policy: configuration.policy, now: configuration.now)
+        refreshSession = refresher
+        performAuthorizedCall = PerformAuthorizedCall(
+            repository: repository, refresher: refresher, policy: configuration.policy, now: configuration.now)
+        signOut = SignOut(gateway: gateway, repository: repository)
+        profile = ProfileAPI(http: http)
+    }
+
+    /// The signed-in user, through an authorized call to `/api/me`.
+    public func currentUser() async throws(AuthenticationError) -> User {
+        let profile = profile
+        return try await performAuthorizedCall { token async throws(AuthenticationError) in try await profile.me(token) }
+    }
+
+    /// Forces a refresh of the stored session now.
+    /// - Throws: ``AuthenticationError/notSignedIn`` and what ``RefreshSession/refresh(replacing:)`` throws.
+    public func refreshNow() async throws(AuthenticationError) -> Session {
+        guard let session = try repository.load() else { throw .notSignedIn }
+        return try await refreshSession.refresh(replacing: session)
+    }
+
+    /// The migration of the legacy plaintext file at `path`.
+    public func migrateLegacyTokens(from path: String) -> MigrateLegacyTokens {
+        MigrateLegacyTokens(source: LegacyPreferencesFile(path: path), repository: repository, now: now)
+    }
+
+    /// Identifies this process's refresh claims: the process id plus random bits, so a recycled pid
+    /// is never mistaken for a live claimant.
+    static func processOwnerID() -> String {
+        "pid\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: .min ... .max))"
+    }
+}

@@ -1,0 +1,173 @@
+import Composition
+import Data
+import Domain
+import Foundation
+
+/// `hardtack demo`: the whole story on the embedded auth server, narrated for a person.
+enum DemoCommand {
+    static let store = OptionSpec.value(
+        "--store", "PATH", "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
+    static let style = OptionSpec.value(
+        "--style", "oauth|header", "Which server contract the embedded server and the app speak (default: oauth).")
+
+    static let command = AppCommand(
+        name: "demo",
+        summary: "Sign in, auto-login, authorized calls, refresh, a stolen-token replay and sign-out, narrated.",
+        options: [store, style], operands: "", usesServer: false, usesStore: false,
+        notes: [
+            "Runs against the embedded auth server in this process; its clock is moved by hand, so nothing sleeps "
+                + "and the demo finishes in about a second. Tokens are shown redacted: length and a fingerprint "
+                + "that only means something within one run."
+        ],
+        run: { context, _ throws(CommandFailure) in
+            let styleName = context.options.value(style.name) ?? ServerContract.oauth.rawValue
+            guard let contract = ServerContract(rawValue: styleName) else {
+                throw context.usage("--style must be oauth or header")
+            }
+            try await Demo(storePath: context.options.value(store.name), contract: contract).run()
+        })
+}
+
+/// The demo's script.
+private struct Demo {
+    let storePath: String?
+    let contract: ServerContract
+
+    func run() async throws(CommandFailure) {
+        let started = ContinuousClock.now
+        let world: DemoEnvironment
+        do throws(SecureStoreError) {
+            world = try DemoEnvironment(storePath: storePath, contract: contract)
+        } catch {
+            throw .store(error)
+        }
+        defer { world.removeTemporaryFiles() }
+        let minutes = Int(world.accessTokenLifetime / 60)
+        say("Hardtack demo: sign-in, auto-login, refresh and sign-out against the embedded auth server.")
+        say(
+            "Store:  \(world.storePath)\n        "
+                + (world.isTemporary
+                    ? "(a fresh temporary store, deleted at the end; --store PATH keeps one)"
+                    : "(kept after the demo)"))
+        say(
+            "Server: embedded, \(contract == .oauth ? "OAuth 2.0" : "header-style") contract; access tokens live "
+                + "\(minutes) min. Its clock is moved by hand: nothing sleeps.\n")
+
+        step(1, "Launch")
+        var app = try launch(world)
+        status(app)
+
+        step(2, "Sign in as \(DemoEnvironment.credentials.username)")
+        let credentials = Credentials.password(
+            username: DemoEnvironment.credentials.username, password: SecretBytes(utf8: DemoEnvironment.credentials.password))
+        let first = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        detail("access token:  \(Redaction.token(first.accessToken.value))" + expiry(first.accessToken))
+        detail("refresh token: \(Redaction.token(first.refreshToken.value))")
+        detail("both written to the encrypted store in one transaction")
+
+        step(3, "Relaunch (a new process would do exactly this)")
+        app = try launch(world)
+        status(app)
+
+        step(4, "Authorized call: GET /api/me with Authorization: Bearer ••••")
+        let user = try await auth { () async throws(AuthenticationError) in try await app.currentUser() }
+        detail("→ \(user.name) (\(user.id))")
+
+        step(5, "\(minutes + 1) minutes pass")
+        world.advanceClock(by: world.accessTokenLifetime + 60)
+        status(app)
+
+        step(6, "The next call refreshes by itself")
+        _ = try await auth { () async throws(AuthenticationError) in try await app.currentUser() }
+        let afterFirstRefresh = try loadSession(app)
+        detail("the access token was known to be expired, so it was refreshed before the call")
+        detail("new refresh token: \(Redaction.token(afterFirstRefresh.refreshToken.value)) (rotated, stored first)")
+        detail("server refreshes so far: \(await world.serverCounters().refreshes)")
+
+        step(7, "\(minutes + 1) more minutes; then 50 calls at once")
+        world.advanceClock(by: world.accessTokenLifetime + 60)
+        let before = await app.refreshSession.refreshCount
+        let calls = try await concurrentCalls(app, count: 50)
+        let shared = await app.refreshSession.refreshCount - before
+        detail("\(calls) calls succeeded; they shared \(shared) refresh (server refreshes so far: "
+            + "\(await world.serverCounters().refreshes))")
+
+        step(8, "A thief replays the refresh token stolen at step 2")
+        let replay = await world.replayStolenRefreshToken(of: first, through: app)
+        let counters = await world.serverCounters()
+        switch replay {
+        case .success: detail("the server accepted it (it should not have)")
+        case .failure: detail("server: refused; it saw a rotated token come back (reuse detections: \(counters.reuseDetections))")
+        }
+        detail("a reused refresh token revokes its whole family, so the real session is dead too:")
+        do throws(AuthenticationError) {
+            _ = try await app.currentUser()
+            detail("the next call still worked (it should not have)")
+        } catch {
+            detail("next call: 401 → one refresh → refused → \(error)")
+        }
+        status(app)
+
+        step(9, "Sign in again, then sign out")
+        _ = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        status(app)
+        let result = try await auth { () async throws(AuthenticationError) in try await app.signOut() }
+        detail("server: \(result.revocation == .revoked ? "refresh token revoked" : "\(result.revocation)")")
+        detail("local:  \(result.deletedLocalSession ? "session deleted" : "no session was stored")")
+        status(app)
+
+        let elapsed = ContinuousClock.now - started
+        say(String(format: "\nDone in %.2f s.", Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))
+    }
+
+    private func launch(_ world: DemoEnvironment) throws(CommandFailure) -> AppContainer {
+        do throws(SecureStoreError) {
+            return try world.launch()
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    private func loadSession(_ app: AppContainer) throws(CommandFailure) -> Session {
+        let session = try auth { () throws(AuthenticationError) in try app.repository.load() }
+        guard let session else { throw .auth(.notSignedIn) }
+        return session
+    }
+
+    private func concurrentCalls(_ app: AppContainer, count: Int) async throws(CommandFailure) -> Int {
+        do {
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<count { group.addTask { _ = try await app.currentUser() } }
+                var done = 0
+                for try await _ in group { done += 1 }
+                return done
+            }
+        } catch let error as AuthenticationError {
+            throw .auth(error)
+        } catch {
+            throw .auth(.temporarilyUnavailable("unexpected failure"))
+        }
+    }
+
+    private func auth<Value>(_ body: () async throws(AuthenticationError) -> Value) async throws(CommandFailure) -> Value {
+        try await authStep(body)
+    }
+
+    private func auth<Value>(_ body: () throws(AuthenticationError) -> Value) throws(CommandFailure) -> Value {
+        do throws(AuthenticationError) {
+            return try body()
+        } catch {
+            throw .auth(error)
+        }
+    }
+
+    private func expiry(_ token: AccessToken) -> String {
+        guard let left = token.remainingLifetime(at: token.issuedAt) else { return ", expiry unknown" }
+        return ", expires in \(Redaction.duration(left))"
+    }
+
+    private func status(_ app: AppContainer) { detail("launch decision: \(Redaction.decision(app.validateAuthentication()))") }
+    private func step(_ number: Int, _ title: String) { say("\(number). \(title)") }
+    private func detail(_ text: String) { say("   \(text)") }
+    private func say(_ text: String) { Console.print(text) }
+}

@@ -1,0 +1,41 @@
+import Domain
+import Foundation
+
+/// How tokens appear in output: never the value, only its length and a short fingerprint that is
+/// stable within one run (so a reader sees a token change) and means nothing outside it.
+enum Redaction {
+    private static let seed = UInt64.random(in: .min ... .max)
+
+    /// `•••• (612 chars, #3fa2)`.
+    static func token(_ secret: SecretBytes) -> String {
+        var hasher = Hasher()
+        hasher.combine(seed)
+        secret.withUnsafeBytes { hasher.combine(bytes: $0) }
+        let fingerprint = String(UInt16(truncatingIfNeeded: hasher.finalize()), radix: 16)
+        return "•••• (\(secret.count) chars, #\(String(repeating: "0", count: 4 - fingerprint.count) + fingerprint))"
+    }
+
+    /// A duration in words: `4 min 59 s`, `12 s`.
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.down))
+        if whole >= 3600 { return "\(whole / 3600) h \(whole % 3600 / 60) min" }
+        if whole >= 60 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(max(whole, 0)) s"
+    }
+
+    /// What a launch decision means, in words.
+    static func decision(_ decision: LaunchDecision) -> String {
+        switch decision {
+        case .signedIn(let user, let left):
+            "signed in\(user.map { " as \($0.name.isEmpty ? $0.id : $0.name)" } ?? ""); access token "
+                + (left.map { "valid for \(duration($0))" } ?? "expiry unknown (a 401 will tell)") + " → main flow"
+        case .signedInNeedsRefresh(let user):
+            "signed in\(user.map { " as \($0.name.isEmpty ? $0.id : $0.name)" } ?? ""); access token expired, "
+                + "refresh before the first call → main flow"
+        case .signedOut:
+            "signed out → sign-in flow"
+        case .storeUnavailable(let reason):
+            "store unavailable (\(reason)); the user is NOT signed out → ask to unlock or retry"
+        }
+    }
+}
