@@ -57,6 +57,9 @@ let package = Package(
             name: "NetworkTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         .testTarget(
+            name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
+            path: "Tests/CompositionTests", swiftSettings: swiftSettings),
+        .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),
     ]

@@ -61,6 +61,17 @@ public final class DemoEnvironment: Sendable {
         clock.advance(by: seconds)
     }
 
+    /// Makes the server fail every request (503), answer garbage (an HTML page), or be unreachable,
+    /// or heals it.
+    public func simulateServerFailure(_ failure: ServerFailure) async {
+        switch failure {
+        case .none: await server.respondWith(.none)
+        case .serverError: await server.respondWith(.serverError)
+        case .garbage: await server.respondWith(.garbage)
+        case .down: await server.respondWith(.down)
+        }
+    }
+
     /// The server's counters now.
     public func serverCounters() async -> ServerCounters {
         let counters = await server.counters
