@@ -1,7 +1,8 @@
 import Data
 import Foundation
-@testable import Infrastructure
 import Testing
+
+@testable import Infrastructure
 
 @Suite struct AccessTokenTests {
     let clock = ServerClock(start: Date(timeIntervalSince1970: 1_700_000_000))
@@ -70,7 +71,9 @@ import Testing
     @Test func missingOrMalformedAuthorizationGets401() async {
         let server = self.server
         let (access, _) = await signIn(server)
-        for authorization in [nil, "", "Bearer", "Basic YWxpY2U6d29uZGVybGFuZA==", access, "Bearer x.y.z", "Bearer \(access) extra"] {
+        for authorization in [
+            nil, "", "Bearer", "Basic YWxpY2U6d29uZGVybGFuZA==", access, "Bearer x.y.z", "Bearer \(access) extra",
+        ] {
             let reply = await server.handle(Requests.me(authorization: authorization))
             #expect(reply.status == 401, "\(authorization ?? "none")")
             #expect(reply.headers["WWW-Authenticate"] == #"Bearer error="invalid_token""#)

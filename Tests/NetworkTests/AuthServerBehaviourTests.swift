@@ -71,6 +71,7 @@ import Testing
         var dumped = ""
         dump(AuthServerOptions(), to: &dumped)
         #expect(!dumped.contains("wonderland"))
+        #expect(!"\(AuthServerOptions())".contains("wonderland"))
         #expect(dumped.contains("alice"))
         #expect(!server.description.contains("wonderland"))
         let reply = await server.handle(Requests.passwordGrant())

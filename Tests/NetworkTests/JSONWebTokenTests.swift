@@ -1,8 +1,9 @@
 import Data
 import Domain
 import Foundation
-@testable import Infrastructure
 import Testing
+
+@testable import Infrastructure
 
 @Suite struct JSONWebTokenTests {
     let key = SecretBytes(Array(repeating: 7, count: 32))
@@ -38,7 +39,9 @@ import Testing
 
     @Test func algorithmsOtherThanHS256AreRefusedEvenWithAValidMAC() {
         // These tokens carry a correct HMAC under the server key, so only the alg check can refuse them.
-        for header in [#"{"alg":"none","typ":"JWT"}"#, #"{"alg":"HS512","typ":"JWT"}"#, #"{"alg":"hs256"}"#, #"{"typ":"JWT"}"#] {
+        for header in [
+            #"{"alg":"none","typ":"JWT"}"#, #"{"alg":"HS512","typ":"JWT"}"#, #"{"alg":"hs256"}"#, #"{"typ":"JWT"}"#,
+        ] {
             let token = JSONWebToken.sign(claims, key: key, header: header)
             #expect(JSONWebToken.verify(token, key: key) == .failure(.unsupportedAlgorithm), "\(header)")
         }

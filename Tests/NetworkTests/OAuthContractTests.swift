@@ -43,7 +43,8 @@ import Testing
         #expect(reply.string("error") == "invalid_client")
         #expect(await server.counters.unauthorized == 1)
         let missing = await server.handle(
-            Requests.form("/oauth/token", [("grant_type", "password"), ("username", "alice"), ("password", "wonderland")]))
+            Requests.form(
+                "/oauth/token", [("grant_type", "password"), ("username", "alice"), ("password", "wonderland")]))
         #expect(missing.status == 400)
         #expect(missing.string("error") == "invalid_request")
     }
@@ -78,18 +79,21 @@ import Testing
         #expect(unknown.status == 400)
         #expect(unknown.string("error") == "unsupported_grant_type")
         let noPassword = await server.handle(
-            Requests.form("/oauth/token", [("grant_type", "password"), ("username", "alice"), ("client_id", Requests.clientID)]))
+            Requests.form(
+                "/oauth/token", [("grant_type", "password"), ("username", "alice"), ("client_id", Requests.clientID)]))
         #expect(noPassword.string("error") == "invalid_request")
     }
 
     @Test func refreshRotatesAndReuseRevokesTheFamily() async {
         let server = EmbeddedAuthServer(clock: clock)
         let first = await server.handle(Requests.passwordGrant())
-        let access0 = first.string("access_token") ?? "", refresh0 = first.string("refresh_token") ?? ""
+        let access0 = first.string("access_token") ?? ""
+        let refresh0 = first.string("refresh_token") ?? ""
 
         let second = await server.handle(Requests.refreshGrant(refresh0))
         #expect(second.status == 200)
-        let access1 = second.string("access_token") ?? "", refresh1 = second.string("refresh_token") ?? ""
+        let access1 = second.string("access_token") ?? ""
+        let refresh1 = second.string("refresh_token") ?? ""
         #expect(refresh1 != refresh0 && !refresh1.isEmpty)
         #expect(access1 != access0)
         #expect(await server.handle(Requests.me(access1)).status == 200)
@@ -130,17 +134,22 @@ import Testing
 
     @Test func unknownRefreshTokenAndOtherClientsTokenAreInvalidGrant() async {
         let server = EmbeddedAuthServer(options: AuthServerOptions(clientIDs: ["app-a", "app-b"]), clock: clock)
-        #expect(await server.handle(Requests.refreshGrant("bm90LWEtdG9rZW4", clientID: "app-a")).string("error") == "invalid_grant")
+        #expect(
+            await server.handle(Requests.refreshGrant("bm90LWEtdG9rZW4", clientID: "app-a")).string("error")
+                == "invalid_grant")
         let issued = await server.handle(Requests.passwordGrant(clientID: "app-a"))
         let stolen = await server.handle(Requests.refreshGrant(issued.string("refresh_token") ?? "", clientID: "app-b"))
         #expect(stolen.string("error") == "invalid_grant")
-        #expect(await server.handle(Requests.refreshGrant(issued.string("refresh_token") ?? "", clientID: "app-a")).status == 200)
+        #expect(
+            await server.handle(Requests.refreshGrant(issued.string("refresh_token") ?? "", clientID: "app-a")).status
+                == 200)
     }
 
     @Test func revokingARefreshTokenEndsTheSession() async {
         let server = EmbeddedAuthServer(clock: clock)
         let first = await server.handle(Requests.passwordGrant())
-        let access = first.string("access_token") ?? "", refresh = first.string("refresh_token") ?? ""
+        let access = first.string("access_token") ?? ""
+        let refresh = first.string("refresh_token") ?? ""
         let revoke = await server.handle(
             Requests.form(
                 "/oauth/revoke",
@@ -156,7 +165,8 @@ import Testing
         let server = EmbeddedAuthServer(clock: clock)
         let first = await server.handle(Requests.passwordGrant())
         let revoke = await server.handle(
-            Requests.form("/oauth/revoke", [("token", first.string("access_token") ?? ""), ("token_type_hint", "access_token")]))
+            Requests.form(
+                "/oauth/revoke", [("token", first.string("access_token") ?? ""), ("token_type_hint", "access_token")]))
         #expect(revoke.status == 200)
         #expect(await server.handle(Requests.refreshGrant(first.string("refresh_token") ?? "")).status == 400)
     }

@@ -29,7 +29,8 @@ enum Requests {
 
     /// A refresh-token grant.
     static func refreshGrant(_ refreshToken: String, clientID: String = clientID) -> HTTPRequest {
-        form("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
+        form(
+            "/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
     }
 
     /// A JSON POST.
@@ -42,7 +43,8 @@ enum Requests {
 
     /// A header-style refresh presenting `refreshToken` in `Authorization-refresh`.
     static func headerRefresh(_ refreshToken: String) -> HTTPRequest {
-        HTTPRequest(method: "POST", path: "/auth/refresh", headers: HTTPHeaders([("Authorization-refresh", refreshToken)]))
+        HTTPRequest(
+            method: "POST", path: "/auth/refresh", headers: HTTPHeaders([("Authorization-refresh", refreshToken)]))
     }
 
     /// `GET /api/me` with `authorization` as the whole `Authorization` value (none when nil).

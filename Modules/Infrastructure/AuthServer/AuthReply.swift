@@ -36,10 +36,11 @@ enum AuthReply {
 
     /// 405 naming the one method the path accepts.
     static func methodNotAllowed(allow: String) -> HTTPResponse {
-        error(405, "method_not_allowed", "this endpoint accepts \(allow) only", headers: HTTPHeaders([("Allow", allow)]))
+        error(
+            405, "method_not_allowed", "this endpoint accepts \(allow) only", headers: HTTPHeaders([("Allow", allow)]))
     }
 
-    /// The body of `request` as a JSON object, or `nil` when it is not one.
+    /// `body` parsed as a JSON object, or `nil` when it is not one.
     static func jsonObject(_ body: Data) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
     }

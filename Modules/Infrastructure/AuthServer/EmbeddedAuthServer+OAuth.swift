@@ -39,7 +39,8 @@ extension EmbeddedAuthServer {
             case .failure(let refusal): return AuthReply.error(400, "invalid_grant", refusal.reason)
             }
         default:
-            return AuthReply.error(400, "unsupported_grant_type", "only password and refresh_token grants are supported")
+            return AuthReply.error(
+                400, "unsupported_grant_type", "only password and refresh_token grants are supported")
         }
     }
 

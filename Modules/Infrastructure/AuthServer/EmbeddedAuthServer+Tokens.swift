@@ -3,7 +3,9 @@ import Foundation
 extension EmbeddedAuthServer {
     /// Starts a new family for a user who just signed in, and issues its first token pair.
     func startFamily(subject: String, name: String, clientID: String?) -> IssuedTokens {
-        issue(subject: subject, name: name, family: AuthCrypto.randomToken(byteCount: 16), generation: 0, clientID: clientID)
+        issue(
+            subject: subject, name: name, family: AuthCrypto.randomToken(byteCount: 16), generation: 0,
+            clientID: clientID)
     }
 
     /// Signs an access token and stores the digest of a new refresh token in `family`.
@@ -14,7 +16,8 @@ extension EmbeddedAuthServer {
         let issuedAt = Int(now.timeIntervalSince1970.rounded(.down))
         let lifetime = Int(options.accessTokenLifetime.rounded(.down))
         let claims = AccessTokenClaims(
-            sub: subject, name: name, iat: issuedAt, exp: issuedAt + lifetime, jti: AuthCrypto.randomToken(byteCount: 16),
+            sub: subject, name: name, iat: issuedAt, exp: issuedAt + lifetime,
+            jti: AuthCrypto.randomToken(byteCount: 16),
             fam: family)
         let refreshToken = AuthCrypto.randomToken()
         refreshTokens[AuthCrypto.digest(refreshToken)] = RefreshTokenRecord(

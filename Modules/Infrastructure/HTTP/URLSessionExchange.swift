@@ -20,6 +20,14 @@ final class URLSessionExchange: Sendable {
         var status = 0
         var headers = HTTPHeaders()
         var body = Data()
+
+        /// What the caller gets once the task has ended with `error` (nil for success).
+        func outcome(error: (any Error)?, limit: Int) -> Result<HTTPResponse, HTTPClientError> {
+            if overflowed { return .failure(.responseTooLarge(limit: limit)) }
+            if let error { return .failure(HTTPClientError(mapping: error, cancelled: cancelled)) }
+            guard status != 0 else { return .failure(.transport("the reply was not HTTP")) }
+            return .success(HTTPResponse(status: status, headers: headers, body: body))
+        }
     }
 
     private let limit: Int
@@ -94,14 +102,12 @@ final class URLSessionExchange: Sendable {
 
     /// Resumes the caller with the response, or with the error the task ended with.
     func complete(with error: (any Error)?) {
-        let (continuation, outcome) = state.withLock { state -> (Continuation?, Result<HTTPResponse, HTTPClientError>) in
-            let continuation = state.continuation
-            state.continuation = nil
-            state.task = nil
-            if state.overflowed { return (continuation, .failure(.responseTooLarge(limit: limit))) }
-            if let error { return (continuation, .failure(HTTPClientError(mapping: error, cancelled: state.cancelled))) }
-            guard state.status != 0 else { return (continuation, .failure(.transport("the reply was not HTTP"))) }
-            return (continuation, .success(HTTPResponse(status: state.status, headers: state.headers, body: state.body)))
+        let (continuation, outcome) = state.withLock { state in
+            defer {
+                state.continuation = nil
+                state.task = nil
+            }
+            return (state.continuation, state.outcome(error: error, limit: limit))
         }
         continuation?.resume(returning: outcome)
     }

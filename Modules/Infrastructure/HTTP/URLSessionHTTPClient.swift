@@ -16,6 +16,7 @@ public final class URLSessionHTTPClient: HTTPClient {
     /// The server's base URL; each request's path is appended to it.
     public let baseURL: URL
     /// How long one request may take, in seconds, before it fails with ``HTTPClientError/timedOut``.
+    /// On Linux it is rounded up to whole seconds (at least one).
     public let timeout: TimeInterval
     /// The largest response body accepted, in bytes.
     public let responseSizeLimit: Int
@@ -29,6 +30,10 @@ public final class URLSessionHTTPClient: HTTPClient {
     ///   - responseSizeLimit: the largest body accepted, 1 MiB by default.
     public init(baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20) {
         self.baseURL = baseURL
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking truncates timeouts to whole seconds, so 0.5 s would expire at once.
+            let timeout = max(1, timeout.rounded(.up))
+        #endif
         self.timeout = timeout
         self.responseSizeLimit = responseSizeLimit
         let configuration = URLSessionConfiguration.ephemeral
