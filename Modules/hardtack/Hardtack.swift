@@ -12,15 +12,16 @@ enum Hardtack {
     /// The commands that drive the app's use cases.
     static let appCommands: [AppCommand] = [
         DemoCommand.command, SignInCommand.command, StatusCommand.command, MeCommand.command, RefreshCommand.command,
-        SignOutCommand.command, MigrateLegacyCommand.command,
+        SignOutCommand.command, MigrateLegacyCommand.command, ServeCommand.command,
     ]
 
     /// `hardtack --help`.
     static var help: String {
         """
-        hardtack: a Keychain-style encrypted secret store for Linux.
+        hardtack: keeps a signed-in user's access and refresh tokens safe, in an encrypted store with
+        Keychain Services semantics, and drives sign-in, auto-login, refresh and sign-out.
 
-        usage: hardtack COMMAND [OPTIONS]
+        usage: hardtack [COMMAND [OPTIONS]]     (no command runs the demo)
 
         \(HelpText.section("Commands", commands.map { ($0.name, $0.summary) }))
 
@@ -30,7 +31,10 @@ enum Hardtack {
 
     /// Runs the command line (without the program name) and returns the exit status.
     static func run(_ arguments: [String], environment: [String: String]) async -> ExitStatus {
-        guard let first = arguments.first, !["--help", "-h", "help"].contains(first) else {
+        guard let first = arguments.first else {
+            return await DemoCommand.command.main([], environment: environment)
+        }
+        guard !["--help", "-h", "help"].contains(first) else {
             Console.print(help)
             return .success
         }

@@ -11,11 +11,13 @@ import Testing
 
     @Test func topLevelHelpListsCommands() throws {
         let sandbox = CLISandbox()
-        for arguments in [[], ["--help"], ["-h"]] {
+        for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try sandbox.run(arguments)
             #expect(result.status == 0, "\(arguments)")
-            #expect(result.stdout.contains("usage: hardtack COMMAND"))
-            #expect(result.stdout.contains("keychain"))
+            #expect(result.stdout.contains("usage: hardtack [COMMAND"))
+            for command in ["keychain", "demo", "signin", "status", "me", "refresh", "signout", "migrate-legacy", "serve"] {
+                #expect(result.stdout.contains("\n  \(command) "), "\(command)")
+            }
             #expect(result.stderr.isEmpty)
         }
     }

@@ -1,0 +1,48 @@
+public import Foundation
+import Data
+import Infrastructure
+
+/// `hardtack serve`: the embedded auth server over real HTTP/1.1 on 127.0.0.1, so that several
+/// processes, curl, or tests can use it. A development server: loopback only, plain HTTP, bounded
+/// requests, state in memory.
+public final class DevelopmentServer: Sendable {
+    private let server: LoopbackHTTPServer
+
+    /// The bound port.
+    public var port: UInt16 { server.port }
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { server.baseURL }
+
+    /// Starts serving on 127.0.0.1:`port` (0 for any free port).
+    /// - Parameters:
+    ///   - accessTokenLifetime: seconds an access token lives.
+    ///   - refreshTokenInBody: header-style replies put the refresh token in the JSON body, not a header.
+    ///   - bareAuthorization: header-style replies write the bare access token, without `Bearer `.
+    /// - Throws: a message saying why the port cannot be used.
+    public init(port: UInt16, accessTokenLifetime: TimeInterval, refreshTokenInBody: Bool, bareAuthorization: Bool)
+        throws(DevelopmentServerError)
+    {
+        let auth = EmbeddedAuthServer(
+            options: AuthServerOptions(
+                accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
+                authorizationStyle: bareAuthorization ? .bare : .bearer))
+        do {
+            server = try LoopbackHTTPServer(port: port) { request in await auth.handle(request) }
+        } catch {
+            throw DevelopmentServerError(message: error.description)
+        }
+    }
+
+    /// Stops listening and waits for requests in progress.
+    public func stop() {
+        server.stop()
+    }
+}
+
+/// Why the development server could not start.
+public struct DevelopmentServerError: Error, Sendable, CustomStringConvertible {
+    /// What failed, in one line.
+    public let message: String
+    /// The message.
+    public var description: String { message }
+}

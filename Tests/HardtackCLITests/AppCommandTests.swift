@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The app commands run as processes against `hardtack serve` on a loopback port: sign-in, the launch
+/// decision, authorized calls shared across processes, sign-out, and their exit codes.
+@Suite(.serialized) struct AppCommandTests {
+    let sandbox = CLISandbox()
+
+    /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
+    func serve(_ extra: [String] = []) throws -> (RunningProcess, String) {
+        let executable = try #require(HardtackExecutable.path)
+        let server = try sandbox.launch(executable, ["serve", "--port", "0"] + extra)
+        for _ in 0..<200 {
+            let out = String(decoding: FileBytes.read(server.outPath), as: UTF8.self)
+            if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                return (server, String(line.dropFirst("listening on ".count)))
+            }
+            usleep(20_000)
+        }
+        server.process.terminate()
+        Issue.record("hardtack serve did not start: \(String(decoding: FileBytes.read(server.errPath), as: UTF8.self))")
+        throw CancellationError()
+    }
+
+    func app(_ command: String, _ url: String, _ extra: [String] = [], input: String? = nil) throws -> CLIResult {
+        try sandbox.run([command, "--server", url, "--store", sandbox.store] + extra, input: input)
+    }
+
+    func stats(_ url: String) throws -> [String: Int] {
+        let data = try Data(contentsOf: try #require(URL(string: url + "/debug/stats")))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+    }
+
+    func stop(_ server: RunningProcess) -> CLIResult {
+        server.process.terminate()
+        return server.wait()
+    }
+
+    @Test func plainHardtackRunsTheDemoAndShowsNoToken() throws {
+        let result = try sandbox.run([])
+        #expect(result.status == 0)
+        for step in ["1. Launch", "2. Sign in", "3. Relaunch", "4. Authorized call", "6. The next call refreshes",
+            "they shared 1 refresh", "reuse detections: 1", "session deleted", "Done in"]
+        {
+            #expect(result.stdout.contains(step), "\(step)")
+        }
+        #expect(!result.stdout.contains("eyJ"))
+        let storeLine = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Store:") })
+        let path = storeLine.dropFirst("Store:".count).trimmingCharacters(in: .whitespaces)
+        #expect(!FileManager.default.fileExists(atPath: path), "the temporary store is removed")
+    }
+
+    @Test func processesSharingAStoreRefreshExactlyOnceAfterExpiry() throws {
+        let (server, url) = try serve(["--access-token-lifetime", "2"])
+        defer { _ = stop(server) }
+        let signIn = try app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland\n")
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        #expect(signIn.stdout.contains("signed in as Alice Liddell"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+
+        usleep(1_300_000)  // The token (2 s, so 1 s of skew allowance) is now known to be expired.
+        let status = try sandbox.run(["status", "--store", sandbox.store])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("refresh before the first call"))
+
+        let executable = try #require(HardtackExecutable.path)
+        let callers = try (0..<4).map { _ in
+            try sandbox.launch(
+                executable, ["me", "--server", url, "--store", sandbox.store, "--concurrent", "5"])
+        }
+        let results = callers.map { $0.wait() }
+        var refreshesByProcesses = 0
+        for result in results {
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("refreshes by this process: ") }
+            refreshesByProcesses += Int(line?.split(separator: " ").last ?? "") ?? 99
+        }
+        let counters = try stats(url)
+        #expect(counters["refreshes"] == 1)
+        #expect(refreshesByProcesses == 1)
+        #expect(counters["reuseDetections"] == 0)
+
+        let signOut = try app("signout", url)
+        #expect(signOut.status == 0)
+        #expect(signOut.stdout.contains("refresh token revoked"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 3)
+        #expect(try app("me", url).status == 3)
+        #expect(stop(server).status == 0)
+    }
+
+    @Test func theHeaderContractWorksFromTheCommandLine() throws {
+        let (server, url) = try serve(["--refresh-token-in-body", "--bare-authorization"])
+        defer { _ = stop(server) }
+        let signIn = try app("signin", url, ["--style", "header", "--username", "alice", "--password-stdin"], input: "wonderland")
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        #expect(try app("refresh", url, ["--style", "header"]).status == 0)
+        let me = try app("me", url, ["--style", "header"])
+        #expect(me.status == 0)
+        #expect(me.stdout.contains("Alice Liddell"))
+        #expect(try stats(url)["refreshes"] == 1)
+    }
+
+    @Test func failuresHaveTheirOwnExitCodes() throws {
+        let (server, url) = try serve()
+        let wrong = try app("signin", url, ["--username", "alice", "--password-stdin"], input: "not-it")
+        #expect(wrong.status == 4)
+        #expect(wrong.stderr.hasPrefix("hardtack: "))
+        #expect(!wrong.stderr.contains("not-it"))
+        #expect(try app("me", url).status == 3)
+        #expect(try app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
+        _ = stop(server)
+        // The server is gone: the session is kept and the failure is temporary.
+        let down = try app("refresh", url)
+        #expect(down.status == 69, "\(down.stderr)")
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        // Sign-out still deletes locally and says revocation failed.
+        let signOut = try app("signout", url)
+        #expect(signOut.status == 0)
+        #expect(signOut.stdout.contains("revocation failed"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 3)
+    }
+
+    @Test func aPasswordIsNeverTakenFromTheCommandLine() throws {
+        let result = try sandbox.run(["signin", "--server", "http://127.0.0.1:9", "--username", "alice", "--password", "x"])
+        #expect(result.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+
+    @Test func statusOfAStoreThatCannotBeUnlockedIsNotSignedOut() throws {
+        let passphrase = sandbox.directory.file("pass")
+        try FileBytes.write(Array("right\n".utf8), to: passphrase)
+        chmod(passphrase, 0o600)
+        let env = ["HARDTACK_ARGON2_COST": "interactive"]
+        #expect(try sandbox.run(["status", "--store", sandbox.store, "--passphrase-file", passphrase], environment: env).status == 3)
+        try FileBytes.write(Array("wrong\n".utf8), to: passphrase)
+        let locked = try sandbox.run(["status", "--store", sandbox.store, "--passphrase-file", passphrase], environment: env)
+        #expect(locked.status == 77)
+    }
+
+    @Test func legacyMigrationSurvivesBeingKilledAtAnyMoment() throws {
+        let executable = try #require(HardtackExecutable.path)
+        let legacy = sandbox.directory.file("preferences.json")
+        let contents = #"{"Authorization": "Bearer legacyaccess", "refresh": "legacyrefresh", "theme": "dark"}"#
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<12 {
+            try FileBytes.write(Array(contents.utf8), to: legacy)
+            let victim = try sandbox.launch(executable, ["migrate-legacy", legacy, "--store", sandbox.store])
+            usleep(UInt32.random(in: 0...40_000, using: &generator))
+            kill(victim.process.processIdentifier, SIGKILL)
+            _ = victim.wait()
+            let rerun = try sandbox.run(["migrate-legacy", legacy, "--store", sandbox.store])
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: legacy))
+            #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let bytes = FileBytes.read(sandbox.store + suffix)
+            #expect(!FileBytes.contains(bytes, Array("legacyrefresh".utf8)))
+        }
+        let again = try sandbox.run(["migrate-legacy", legacy, "--store", sandbox.store])
+        #expect(again.stdout.contains("nothing to migrate"))
+    }
+}
