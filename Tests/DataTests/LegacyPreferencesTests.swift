@@ -26,7 +26,7 @@ import Testing
         #expect {
             try LegacyPreferences.parse(Data(text.utf8))
         } throws: { error in
-            guard case .invalidResponse(let message) = error as? AuthenticationError else { return false }
+            guard case .invalidLegacyFile(let message) = error as? AuthenticationError else { return false }
             return !message.contains("at\"") && !message.contains("rt\"")
         }
     }

@@ -72,24 +72,24 @@ import Testing
         let first = try session(1)
         try repository.replace(with: first)
         let now = clock.date
-        guard case .claimed = try repository.claimRefresh(of: first.refreshToken, owner: "a", until: now + 15, now: now) else {
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "a", until: now + 15, now: now) else {
             Issue.record("the first claim should succeed")
             return
         }
-        guard case .heldByAnother = try repository.claimRefresh(of: first.refreshToken, owner: "b", until: now + 15, now: now)
+        guard case .heldByAnother = try repository.claimRefresh(replacing: first, owner: "b", until: now + 15, now: now)
         else {
             Issue.record("a live claim holds others back")
             return
         }
         // A claim that has run out no longer holds others back (its owner died).
-        guard case .claimed = try repository.claimRefresh(of: first.refreshToken, owner: "b", until: now + 30, now: now + 16)
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "b", until: now + 30, now: now + 16)
         else {
             Issue.record("an expired claim may be taken over")
             return
         }
-        #expect(try !repository.completeRefresh(of: try session(9).refreshToken, with: try session(2), owner: "b"))
-        #expect(try repository.completeRefresh(of: first.refreshToken, with: try session(2), owner: "b"))
-        guard case .superseded(let current) = try repository.claimRefresh(of: first.refreshToken, owner: "a", until: now + 15, now: now)
+        #expect(try !repository.completeRefresh(replacing: try session(9), with: try session(2), owner: "b"))
+        #expect(try repository.completeRefresh(replacing: first, with: try session(2), owner: "b"))
+        guard case .superseded(let current) = try repository.claimRefresh(replacing: first, owner: "a", until: now + 15, now: now)
         else {
             Issue.record("after a refresh the old token is superseded")
             return

@@ -54,29 +54,32 @@ public final class InMemorySessionRepository: SessionRepository {
 
     public func delete() throws(AuthenticationError) -> Bool {
         try withState { state in
-            defer { state.session = nil }
+            defer {
+                state.session = nil
+                state.lease = nil
+            }
             return state.session != nil
         }
     }
 
-    public func claimRefresh(of refreshToken: RefreshToken, owner: String, until: Date, now: Date)
+    public func claimRefresh(replacing stale: Session, owner: String, until: Date, now: Date)
         throws(AuthenticationError) -> RefreshClaim
     {
         try withState { state in
             guard let session = state.session else { return .signedOut }
-            guard session.refreshToken.isSameToken(as: refreshToken) else { return .superseded(session) }
+            guard session.isSameGeneration(as: stale) else { return .superseded(session) }
             if let lease = state.lease, lease.owner != owner, lease.until > now { return .heldByAnother(until: lease.until) }
             state.lease = (owner, until)
             return .claimed
         }
     }
 
-    public func completeRefresh(of refreshToken: RefreshToken, with session: Session, owner: String)
+    public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         throws(AuthenticationError) -> Bool
     {
         try withState { state in
-            guard let current = state.session, current.refreshToken.isSameToken(as: refreshToken) else { return false }
-            state.session = session
+            guard let current = state.session, current.isSameGeneration(as: stale) else { return false }
+            state.session = refreshed
             state.lease = nil
             state.writes += 1
             return true

@@ -25,7 +25,8 @@ public final class DevelopmentServer: Sendable {
         let auth = EmbeddedAuthServer(
             options: AuthServerOptions(
                 accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
-                authorizationStyle: bareAuthorization ? .bare : .bearer))
+                authorizationStyle: bareAuthorization ? .bare : .bearer),
+            clock: .live())
         do {
             server = try LoopbackHTTPServer(port: port) { request in await auth.handle(request) }
         } catch {
@@ -33,16 +34,15 @@ public final class DevelopmentServer: Sendable {
         }
     }
 
-    /// Stops listening and waits for requests in progress.
-    public func stop() {
-        server.stop()
+    /// Stops listening and waits for requests in progress, on a thread of its own so that their
+    /// handlers keep the cooperative pool.
+    public func stop() async {
+        let server = server
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                server.stopAndDrain()
+                done.resume()
+            }.start()
+        }
     }
-}
-
-/// Why the development server could not start.
-public struct DevelopmentServerError: Error, Sendable, CustomStringConvertible {
-    /// What failed, in one line.
-    public let message: String
-    /// The message.
-    public var description: String { message }
 }

@@ -7,10 +7,12 @@ struct AuthServerExchange: Sendable {
     let http: any HTTPClient
     let clientID: String
 
-    /// Sends `request`; a transport failure is temporary.
+    /// Sends `request`; a transport failure is temporary, an oversized reply is out of contract.
     func send(_ request: HTTPRequest) async throws(AuthenticationError) -> HTTPResponse {
         do {
             return try await http.send(request)
+        } catch .responseTooLarge(let limit) {
+            throw .invalidResponse("the reply body is larger than \(limit) bytes")
         } catch {
             throw .temporarilyUnavailable(error.description)
         }
@@ -42,22 +44,34 @@ struct AuthServerExchange: Sendable {
 
     /// The error for a failed sign-in reply.
     func signInFailure(_ response: HTTPResponse) -> AuthenticationError {
-        if response.status >= 500 { return .temporarilyUnavailable("the server answered HTTP \(response.status)") }
+        if let temporary = temporaryFailure(response) { return temporary }
         let oauth = ResponseBody.oauthError(in: response)
-        if response.status == 400 || response.status == 401 || response.status == 403 {
-            if oauth == nil || oauth?.code == "invalid_grant" {
-                return .invalidCredentials(oauth?.description ?? "the server refused the credentials")
-            }
+        if let oauth, oauth.code == "invalid_grant" {
+            return .invalidCredentials(oauth.description.map { ServerText.printable($0) } ?? "invalid_grant")
         }
-        return .rejected(status: response.status, reason: oauth.map { describe($0) } ?? "unexpected status")
+        if oauth == nil && response.status == 401 {
+            return .invalidCredentials("the server refused the credentials (HTTP 401)")
+        }
+        return .rejected(status: response.status, reason: oauth.map(describe) ?? "unexpected reply")
     }
 
-    /// The error for a failed refresh reply: a rejected grant ends the session, a server failure does not.
-    func refreshFailure(_ response: HTTPResponse) -> AuthenticationError {
-        if response.status >= 500 { return .temporarilyUnavailable("the server answered HTTP \(response.status)") }
+    /// The error for a failed refresh reply: a rejected grant ends the session, a server failure does
+    /// not. A bare 401 ends it only where the contract says so (the header style answers a dead
+    /// refresh token that way); under OAuth it could be a proxy's page, so it is not trusted.
+    func refreshFailure(_ response: HTTPResponse, bareUnauthorizedEndsSession: Bool) -> AuthenticationError {
+        if let temporary = temporaryFailure(response) { return temporary }
         let oauth = ResponseBody.oauthError(in: response)
-        if oauth?.code == "invalid_grant" || (response.status == 401 && oauth == nil) { return .sessionExpired }
-        return .rejected(status: response.status, reason: oauth.map { describe($0) } ?? "unexpected status")
+        if oauth?.code == "invalid_grant" { return .sessionExpired }
+        if oauth == nil && response.status == 401 && bareUnauthorizedEndsSession { return .sessionExpired }
+        return .rejected(status: response.status, reason: oauth.map(describe) ?? "unexpected reply")
+    }
+
+    /// A 5xx, 429 (too many requests) or 408 (request timeout): the server may answer later.
+    private func temporaryFailure(_ response: HTTPResponse) -> AuthenticationError? {
+        switch response.status {
+        case 500...599, 429, 408: .temporarilyUnavailable("the server answered HTTP \(response.status)")
+        default: nil
+        }
     }
 
     /// Revokes a refresh token with `POST /oauth/revoke` (RFC 7009).
@@ -69,9 +83,7 @@ struct AuthServerExchange: Sendable {
                 ("client_id", clientID),
             ])
         guard response.status == 200 else {
-            if response.status >= 500 {
-                throw .temporarilyUnavailable("the server answered HTTP \(response.status)")
-            }
+            if let temporary = temporaryFailure(response) { throw temporary }
             throw .rejected(
                 status: response.status,
                 reason: ResponseBody.oauthError(in: response).map { describe($0) } ?? "revocation refused")
@@ -79,8 +91,7 @@ struct AuthServerExchange: Sendable {
     }
 
     private func describe(_ error: (code: String, description: String?)) -> String {
-        // Server text is shown bounded and as plain words: it is not trusted.
-        let text = error.description.map { ": " + String($0.prefix(120)) } ?? ""
-        return String(error.code.prefix(40)) + text
+        // Server text is not trusted: bounded, and without control characters.
+        ServerText.printable(error.code, limit: 40) + (error.description.map { ": " + ServerText.printable($0) } ?? "")
     }
 }

@@ -45,7 +45,7 @@ public struct HeaderAuthenticationGateway: AuthenticationGateway {
         headers["Authorization-refresh"] = session.refreshToken.value.revealedString()
         headers["Accept"] = "application/json"
         let response = try await exchange.send(HTTPRequest(method: "POST", path: "/auth/refresh", headers: headers))
-        guard response.status == 200 else { throw exchange.refreshFailure(response) }
+        guard response.status == 200 else { throw exchange.refreshFailure(response, bareUnauthorizedEndsSession: true) }
         let body: HeaderSignInBodyDTO? =
             response.body.isEmpty ? nil : try ResponseBody.decode(HeaderSignInBodyDTO.self, from: response)
         return try HeaderTokens(response: response, body: body, receivedAt: now()).refresh

@@ -44,7 +44,7 @@ public struct OAuthAuthenticationGateway: AuthenticationGateway {
                 ("grant_type", "refresh_token"), ("refresh_token", session.refreshToken.value.revealedString() ?? ""),
                 ("client_id", exchange.clientID),
             ])
-        guard response.status == 200 else { throw exchange.refreshFailure(response) }
+        guard response.status == 200 else { throw exchange.refreshFailure(response, bareUnauthorizedEndsSession: false) }
         return try ResponseBody.decode(OAuthTokenResponseDTO.self, from: response)
             .tokens(receivedAt: now(), requireRefreshToken: false)
     }

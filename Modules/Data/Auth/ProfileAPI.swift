@@ -19,13 +19,15 @@ public struct ProfileAPI: Sendable {
         let response: HTTPResponse
         do {
             response = try await http.send(HTTPRequest(method: "GET", path: "/api/me", headers: headers))
+        } catch .responseTooLarge(let limit) {
+            throw .invalidResponse("the reply body is larger than \(limit) bytes")
         } catch {
             throw .temporarilyUnavailable(error.description)
         }
         switch response.status {
         case 200: return .success(try ResponseBody.decode(MeResponseDTO.self, from: response).user())
         case 401: return .unauthorized
-        case 500...: throw .temporarilyUnavailable("the server answered HTTP \(response.status)")
+        case 500...599, 429, 408: throw .temporarilyUnavailable("the server answered HTTP \(response.status)")
         default: throw .rejected(status: response.status, reason: "unexpected status from /api/me")
         }
     }

@@ -38,15 +38,13 @@ public struct SecureStoreSessionRepository: SessionRepository {
         try run { try store.delete(.genericPassword(service: service)) > 0 }
     }
 
-    public func claimRefresh(of refreshToken: RefreshToken, owner: String, until: Date, now: Date)
+    public func claimRefresh(replacing stale: Session, owner: String, until: Date, now: Date)
         throws(AuthenticationError) -> RefreshClaim
     {
         try run {
             try store.transaction { transaction -> RefreshClaim in
                 guard let current = try read(from: transaction) else { return .signedOut }
-                guard current.session.refreshToken.isSameToken(as: refreshToken) else {
-                    return .superseded(current.session)
-                }
+                guard current.session.isSameGeneration(as: stale) else { return .superseded(current.session) }
                 if let claim = current.claim, claim.owner != owner,
                     Date(millisecondsSince1970: claim.until) > now
                 {
@@ -59,15 +57,15 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    public func completeRefresh(of refreshToken: RefreshToken, with session: Session, owner: String)
+    public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         throws(AuthenticationError) -> Bool
     {
         try run {
             try store.transaction { transaction -> Bool in
-                guard let current = try read(from: transaction),
-                    current.session.refreshToken.isSameToken(as: refreshToken)
-                else { return false }
-                try write(session, to: transaction)
+                guard let current = try read(from: transaction), current.session.isSameGeneration(as: stale) else {
+                    return false
+                }
+                try write(refreshed, to: transaction)
                 try transaction.delete(item(Account.claim))
                 return true
             }

@@ -17,6 +17,13 @@ public struct Session: Sendable {
         self.method = method
     }
 
+    /// Whether `other` is the same generation of this session: the same refresh token and the same
+    /// access token (compared in constant time). A refresh, with or without rotation, always starts a
+    /// new generation, because it always issues a new access token.
+    public func isSameGeneration(as other: Session) -> Bool {
+        refreshToken.isSameToken(as: other.refreshToken) && accessToken.value.constantTimeEquals(other.accessToken.value)
+    }
+
     /// This session after a refresh: the new access token, and the new refresh token if the server
     /// sent one (otherwise the old one stays).
     public func refreshed(with refresh: TokenRefresh) -> Session {

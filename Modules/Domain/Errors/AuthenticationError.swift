@@ -7,20 +7,23 @@ public enum AuthenticationError: Error, Sendable, Equatable {
     /// The server rejected the refresh token (expired, revoked or reused). The session was ended;
     /// sign in again.
     case sessionExpired
-    /// The server could not be reached or failed (network, timeout, 5xx, a garbled answer). The
-    /// session is kept; try again later.
+    /// The server could not be reached or failed (network, timeout, 5xx, 429). The session is kept;
+    /// try again later.
     case temporarilyUnavailable(String)
     /// The secure store is locked or damaged, so whether a session exists is unknown. Never treat
     /// this as signed out.
     case storeUnavailable(String)
     /// Writing to the secure store failed; nothing was half-written.
     case storageFailed(String)
-    /// Too many refreshes in a short window: something keeps rejecting fresh tokens.
+    /// Too many refresh attempts in a short window: something keeps rejecting fresh tokens or failing.
     case refreshStorm(refreshes: Int, windowSeconds: Int)
     /// The server answered 401 even with a freshly refreshed token.
     case unauthorized
     /// The server's answer did not fit the contract (missing token, wrong token type, not JSON, …).
+    /// Nothing was stored; an existing session is kept.
     case invalidResponse(String)
+    /// A legacy preferences file does not hold usable tokens; it was left as it is.
+    case invalidLegacyFile(String)
     /// The server refused the request for another reason (an unknown client id, say).
     case rejected(status: Int, reason: String)
     /// The configured server contract cannot do this.
@@ -38,9 +41,10 @@ extension AuthenticationError: CustomStringConvertible {
         case .storeUnavailable(let reason): "the secure store cannot be read: \(reason)"
         case .storageFailed(let reason): "the secure store could not be written: \(reason)"
         case .refreshStorm(let count, let window):
-            "refused to refresh: \(count) refreshes in \(window) s. Something rejects every new token; check the server."
+            "refused to refresh: \(count) refresh attempts in \(window) s already. Something keeps refusing new tokens or failing; check the server, then try again later."
         case .unauthorized: "the server refused a freshly refreshed token (401). Sign in again."
         case .invalidResponse(let reason): "the server's answer did not fit the contract: \(reason)"
+        case .invalidLegacyFile(let reason): "cannot migrate: \(reason). The file was left as it is."
         case .rejected(let status, let reason): "the server refused the request (HTTP \(status)): \(reason)"
         case .unsupported(let reason): reason
         }

@@ -4,8 +4,8 @@ public import Foundation
 public enum RefreshClaim: Sendable {
     /// This caller may present the refresh token.
     case claimed
-    /// The stored refresh token is no longer the one presented: someone refreshed already. Here is
-    /// the current session.
+    /// The stored session is no longer the stale one: someone refreshed already. Here is the current
+    /// session.
     case superseded(Session)
     /// Another process holds a live claim until the given time; wait for its result.
     case heldByAnother(until: Date)

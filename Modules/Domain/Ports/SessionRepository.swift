@@ -4,9 +4,9 @@ public import Foundation
 /// secure item store). Every write is atomic: both tokens change together or not at all.
 ///
 /// The refresh methods coordinate processes that share one store, so that only one of them presents
-/// a given refresh token: a process first claims the refresh (a compare-and-swap on the stored refresh
-/// token, with a short lease), and the others wait for its result instead of presenting the same,
-/// soon superseded, token.
+/// a given refresh token: a process first claims the refresh (a compare-and-swap on the stored
+/// session generation, with a lease), and the others wait for its result instead of presenting the
+/// same, soon superseded, token.
 public protocol SessionRepository: Sendable {
     /// The stored session, or `nil` when there is none.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
@@ -19,14 +19,14 @@ public protocol SessionRepository: Sendable {
     @discardableResult
     func delete() throws(AuthenticationError) -> Bool
 
-    /// Claims the right to present `refreshToken`, if it is still the stored one and nobody else
-    /// holds a live claim.
-    func claimRefresh(of refreshToken: RefreshToken, owner: String, until: Date, now: Date)
+    /// Claims the right to refresh `stale`, if it is still the stored generation (see
+    /// ``Session/isSameGeneration(as:)``) and nobody else holds a live claim.
+    func claimRefresh(replacing stale: Session, owner: String, until: Date, now: Date)
         throws(AuthenticationError) -> RefreshClaim
 
-    /// Stores the refreshed session if the stored refresh token is still `refreshToken`, and drops the
+    /// Stores `refreshed` if the stored session is still the generation of `stale`, and drops the
     /// claim; `false` (nothing written) when the session changed meanwhile.
-    func completeRefresh(of refreshToken: RefreshToken, with session: Session, owner: String)
+    func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         throws(AuthenticationError) -> Bool
 
     /// Drops `owner`'s claim without changing the session (after a failed refresh).

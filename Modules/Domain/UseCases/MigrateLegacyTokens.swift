@@ -20,7 +20,7 @@ public struct MigrateLegacyTokens: Sendable {
     }
 
     /// Runs the migration.
-    /// - Throws: ``AuthenticationError/invalidResponse(_:)`` when the file does not hold usable
+    /// - Throws: ``AuthenticationError/invalidLegacyFile(_:)`` when the file does not hold usable
     ///   tokens (it is left as it is), or a store error (the file is left as it is).
     public func callAsFunction() throws(AuthenticationError) -> MigrationOutcome {
         switch try source.read() {
@@ -30,15 +30,21 @@ public struct MigrateLegacyTokens: Sendable {
             try source.wipeAndDelete()
             return .alreadyMigrated
         case .tokens(let access, let refresh):
-            let refreshToken = try RefreshToken(value: refresh)
+            let refreshToken: RefreshToken
+            let accessToken: AccessToken
+            do {
+                refreshToken = try RefreshToken(value: refresh)
+                // The file never recorded when the access token expires: it is used until a 401 says so.
+                accessToken = try AccessToken(value: access, issuedAt: now(), expiresAt: nil)
+            } catch {
+                throw .invalidLegacyFile("a token in the file is not a valid bearer token")
+            }
             if let stored = try repository.load() {
                 // Either an earlier run imported this file and stopped before deleting it, or the user
                 // has since signed in with the new version: the stored session wins either way.
                 try source.wipeAndDelete()
                 return stored.refreshToken.isSameToken(as: refreshToken) ? .imported : .alreadyMigrated
             }
-            // The file never recorded when the access token expires: it is used until a 401 says so.
-            let accessToken = try AccessToken(value: access, issuedAt: now(), expiresAt: nil)
             try repository.replace(
                 with: Session(accessToken: accessToken, refreshToken: refreshToken, user: nil, method: .legacyImport))
             try source.wipeAndDelete()

@@ -58,7 +58,7 @@ public actor RefreshSession {
         while true {
             let instant = now()
             switch try repository.claimRefresh(
-                of: stale.refreshToken, owner: ownerID, until: instant.addingTimeInterval(policy.refreshLease),
+                replacing: stale, owner: ownerID, until: instant.addingTimeInterval(policy.refreshLease),
                 now: instant)
             {
             case .superseded(let current):
@@ -78,9 +78,12 @@ public actor RefreshSession {
         do throws(AuthenticationError) {
             try admitRefresh()
             let refreshed = current.refreshed(with: try await gateway.refresh(current))
-            guard try repository.completeRefresh(of: current.refreshToken, with: refreshed, owner: ownerID) else {
+            guard try storeRefreshed(refreshed, replacing: current) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the
-                // stored one wins.
+                // stored one wins, and the tokens just issued are revoked rather than left alive.
+                if !refreshed.refreshToken.isSameToken(as: current.refreshToken) {
+                    try? await gateway.revoke(refreshed.refreshToken)
+                }
                 guard let stored = try repository.load() else { throw .notSignedIn }
                 return stored
             }
@@ -95,7 +98,17 @@ public actor RefreshSession {
         }
     }
 
-    /// Records a refresh, or refuses it when too many happened within the window.
+    /// Stores the refreshed session, trying once more if the first write fails: the server has already
+    /// rotated the refresh token, so losing this write would leave only a superseded token behind.
+    private func storeRefreshed(_ refreshed: Session, replacing current: Session) throws(AuthenticationError) -> Bool {
+        do {
+            return try repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
+        } catch .storageFailed {
+            return try repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
+        }
+    }
+
+    /// Records a refresh attempt, or refuses it when too many happened within the window.
     private func admitRefresh() throws(AuthenticationError) {
         let instant = now()
         recentRefreshes.removeAll { instant.timeIntervalSince($0) > policy.refreshWindow }

@@ -10,11 +10,20 @@ public struct SignOut: Sendable {
         self.repository = repository
     }
 
-    /// Signs out and says what happened on both sides.
-    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be read or written,
-    ///   so nothing is known to be deleted.
+    /// Signs out and says what happened on both sides. A session that cannot be read (a record from
+    /// a newer version, say) is still deleted; it just cannot be revoked.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be written either
+    ///   (it is locked), so nothing was deleted.
     public func callAsFunction() async throws(AuthenticationError) -> SignOutResult {
-        guard let session = try repository.load() else {
+        let stored: Session?
+        do {
+            stored = try repository.load()
+        } catch .storeUnavailable(let reason) {
+            return SignOutResult(
+                revocation: .failed("the stored session could not be read (\(reason)), so it was not revoked"),
+                deletedLocalSession: try repository.delete())
+        }
+        guard let session = stored else {
             return SignOutResult(revocation: .notSignedIn, deletedLocalSession: try repository.delete())
         }
         let revocation: SignOutResult.Revocation

@@ -44,13 +44,20 @@ public final class LoopbackHTTPServer: Sendable {
         listener.start()
     }
 
-    /// Stops listening and waits for connections in progress (at most the read timeout plus a second;
-    /// it blocks the calling thread meanwhile). Calling it again does nothing.
+    /// Stops listening and frees the port at once; requests already being answered finish on their
+    /// own threads. Calling it again does nothing.
     public func stop() {
-        listener.stop()
+        listener.stop(drain: false)
+    }
+
+    /// Stops listening, then waits for the requests already being answered (at most the read timeout
+    /// plus a second), blocking the calling thread. For a process about to exit; never call it from a
+    /// task on the cooperative pool, whose threads those requests' handlers need.
+    public func stopAndDrain() {
+        listener.stop(drain: true)
     }
 
     deinit {
-        listener.stop()
+        listener.stop(drain: false)
     }
 }

@@ -57,9 +57,14 @@ final class LoopbackListener: Sendable {
         Thread { self.acceptLoop() }.start()
     }
 
-    /// Stops accepting, wakes connections still waiting for a request, and waits (at most the read
-    /// timeout plus a second) for those already answering to finish. Later calls do nothing.
-    func stop() {
+    /// Stops accepting, wakes connections still waiting for a request, and closes the listening
+    /// socket, so the port is free when it returns. With `drain`, it also waits (at most the read
+    /// timeout plus a second) for connections already answering; without, they finish on their own
+    /// threads. Later calls do nothing.
+    ///
+    /// Never drain from a task on the cooperative pool: the connections' handlers need that pool to
+    /// finish, so blocking it there can stall them until the timeout.
+    func stop(drain: Bool) {
         let first = state.withLock { state in
             guard !state.stopped else { return false }
             state.stopped = true
@@ -73,7 +78,7 @@ final class LoopbackListener: Sendable {
         POSIXSocket.close(listener)
         POSIXSocket.close(wakeRead)
         POSIXSocket.close(wakeWrite)
-        _ = connectionsDone.wait(timeout: .now() + timeout + 1)
+        if drain { _ = connectionsDone.wait(timeout: .now() + timeout + 1) }
     }
 
     private func acceptLoop() {

@@ -33,7 +33,7 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
             throw .storageFailed("the legacy file \(path) is not a regular file")
         }
         guard Int(info.st_size) <= Self.maximumBytes else {
-            throw .invalidResponse("the legacy file is larger than 1 MiB; it is not a preferences file")
+            throw .invalidLegacyFile("the file is larger than 1 MiB; it is not a preferences file")
         }
         guard var contents = FileManager.default.contents(atPath: path) else {
             throw .storageFailed("cannot read the legacy file \(path)")

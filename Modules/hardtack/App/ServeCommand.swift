@@ -42,7 +42,7 @@ enum ServeCommand {
             }
             Console.print("listening on \(server.baseURL.absoluteString)")
             await waitForTermination()
-            server.stop()
+            await server.stop()
         })
 
     private static func number(_ context: AppContext, _ spec: OptionSpec, default value: Int, range: ClosedRange<Int>)

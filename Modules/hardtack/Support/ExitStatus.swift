@@ -35,8 +35,9 @@ enum ExitStatus: Int32, Sendable {
         case .duplicateItem: self = .duplicate
         case .integrityFailure: self = .damaged
         case .wrongKey, .keySourceMismatch, .invalidKeyMaterial: self = .wrongKey
+        case .locked: self = .storeUnavailable
         case .attributeNotAllowed, .invalidAttributeValue, .readOnlyAttribute, .classMismatch, .missingEntitlement,
-            .invalidData, .locked, .insecurePermissions, .storage:
+            .invalidData, .insecurePermissions, .storage:
             self = .failure
         }
     }
@@ -49,7 +50,7 @@ enum ExitStatus: Int32, Sendable {
         case .temporarilyUnavailable, .refreshStorm: self = .serverUnavailable
         case .storeUnavailable: self = .storeUnavailable
         case .invalidResponse, .rejected: self = .protocolError
-        case .storageFailed, .unsupported: self = .failure
+        case .storageFailed, .unsupported, .invalidLegacyFile: self = .failure
         }
     }
 }

@@ -9,7 +9,7 @@ extension OAuthTokenResponseDTO {
         guard let accessToken, !accessToken.isEmpty else { throw .invalidResponse("no access_token in the reply") }
         guard let tokenType else { throw .invalidResponse("no token_type in the reply") }
         guard tokenType.lowercased() == "bearer" else {
-            throw .invalidResponse("token_type is '\(tokenType.prefix(20))', not Bearer")
+            throw .invalidResponse("token_type is '\(ServerText.printable(tokenType, limit: 20))', not Bearer")
         }
         let lifetime = try TokenLifetime.validated(expiresIn)
         let refresh: RefreshToken?
