@@ -102,7 +102,10 @@ final class StoreEngine {
         try forEachMatch(query, keys: keys, decryptAttributes: parts.contains(.attributes)) {
             (row, attributes) throws(SecureStoreError) in
             let data = parts.contains(.data) ? try openData(row, keys: keys) : nil
-            results.append(StoredItem(itemClass: row.itemClass, attributes: attributes, data: data))
+            // Attributes decrypted only to check the match are not part of the answer unless asked for.
+            results.append(
+                StoredItem(
+                    itemClass: row.itemClass, attributes: parts.contains(.attributes) ? attributes : nil, data: data))
             return limit == .all
         }
         guard !results.isEmpty else { throw .itemNotFound }
