@@ -82,7 +82,7 @@ final class StoreEngine {
 
     func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
         let keys = try unlockedKeys()
-        try rejectReadOnly(attributes)
+        try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
         full.setStoreManaged(.accessGroup, .string(groups[group]))
@@ -118,7 +118,7 @@ final class StoreEngine {
         let keys = try unlockedKeys()
         if let changes {
             guard changes.itemClass == query.itemClass else { throw .classMismatch(query.itemClass, changes.itemClass) }
-            try rejectReadOnly(changes)
+            try checkWritable(changes)
             if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
@@ -154,7 +154,7 @@ final class StoreEngine {
 
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
         let keys = try unlockedKeys()
-        try rejectReadOnly(attributes)
+        try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
         full.setStoreManaged(.accessGroup, .string(groups[group]))
@@ -377,8 +377,12 @@ final class StoreEngine {
         return [try resolveGroupForWrite(group)]
     }
 
-    private func rejectReadOnly(_ attributes: ItemAttributes) throws(SecureStoreError) {
-        if let name = attributes.values.keys.first(where: \.isReadOnly) { throw .readOnlyAttribute(name) }
+    /// Refuses attributes a caller may not write: any the class does not allow or of the wrong kind
+    /// (``ItemAttributes/setStoreManaged(_:_:)`` skips those checks, and an item written with them could
+    /// never be decoded again), and the read-only dates.
+    private func checkWritable(_ attributes: ItemAttributes) throws(SecureStoreError) {
+        _ = try ItemAttributes(attributes.itemClass, attributes.values)
+        if let name = attributes.values.keys.sorted().first(where: \.isReadOnly) { throw .readOnlyAttribute(name) }
     }
 
     private func roundedNow() -> Date {
