@@ -50,10 +50,28 @@ final class StoreEngine {
 
     // MARK: Transactions
 
-    /// Runs `body` inside one `BEGIN IMMEDIATE` transaction (or inside the one already open), taking the
-    /// write lock before anything is read, so read-then-write is never interleaved with another writer.
+    /// Runs `body` inside one `BEGIN IMMEDIATE` transaction, taking the write lock before anything is
+    /// read, so read-then-write is never interleaved with another writer.
+    ///
+    /// Inside a transaction already open, `body` runs in a savepoint: when it throws, all of its own
+    /// writes are undone (an update that clashes on its second item leaves the first as it was) while
+    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back.
     func write<Result>(_ body: () throws -> Result) throws -> Result {
-        if transactionDepth > 0 { return try body() }
+        if transactionDepth > 0 {
+            let savepoint = "nested\(transactionDepth)"
+            try connection.execute("SAVEPOINT \(savepoint)")
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            do {
+                let result = try body()
+                try connection.execute("RELEASE \(savepoint)")
+                return result
+            } catch {
+                // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
+                try? connection.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+                throw error
+            }
+        }
         try connection.execute("BEGIN IMMEDIATE")
         transactionDepth = 1
         defer { transactionDepth = 0 }
