@@ -85,8 +85,10 @@ enum KeyMaterial {
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         guard !bytes.isEmpty else { throw .invalidKeyMaterial("the key file \(path) is empty") }
         guard bytes.count == SecureKey.byteCount else {
+            // The read stops after 64 bytes, so a longer file is "more than 64", not its size.
+            let size = bytes.count > 64 ? "more than 64" : "\(bytes.count)"
             throw .invalidKeyMaterial(
-                "the key file \(path) holds \(bytes.count) bytes; a key file holds exactly 32 random bytes")
+                "the key file \(path) holds \(size) bytes; a key file holds exactly 32 random bytes")
         }
         return try SecureKey(copying: bytes)
     }
