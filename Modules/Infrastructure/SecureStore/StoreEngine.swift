@@ -197,8 +197,10 @@ final class StoreEngine {
     func verify() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
         var sound = 0
-        var damaged = 0
-        for row in try fetchRows("SELECT \(Self.columns) FROM items ORDER BY id", []) {
+        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(
+            "SELECT \(Self.columns) FROM items ORDER BY id", [])
+        var damaged = unknownClasses
+        for row in rows {
             do {
                 let attributes = try openAttributes(row, keys: keys)
                 let group = try keys.groupIndex(attributes.accessGroup ?? "")
@@ -236,19 +238,29 @@ final class StoreEngine {
         let mustCheck = byUnique ? !named.isSubset(of: uniqueNames) : !named.isEmpty
         for position in groupPositions {
             let group = groupIndexes[position]
-            let rows: [ItemRow]
+            var rows: [ItemRow]
             if byUnique {
-                rows = try fetchRows(
-                    "SELECT \(Self.columns) FROM items WHERE uniq = ?", [try keys.uniqueIndex(query, group: group)])
+                let unique = try keys.uniqueIndex(query, group: group)
+                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique])
+                // The unique index covers the class and group: a row it finds with another class or
+                // group, or another index value, was edited (or SQLite's index is damaged).
+                guard rows.allSatisfy({ $0.unique == unique && $0.itemClass == itemClass && $0.group == group }) else {
+                    throw .integrityFailure("an item's row disagrees with its unique index")
+                }
             } else if byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
                 rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id", [primary])
+                guard rows.allSatisfy({ $0.primary == primary }) else {
+                    throw .integrityFailure("an item's row disagrees with its primary index")
+                }
+                // The primary index is short: another class or group may share a value.
+                rows.removeAll { $0.itemClass != itemClass || $0.group != group }
             } else {
                 rows = try fetchRows(
                     "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id", [group],
                     itemClass: itemClass)
             }
-            for row in rows where row.itemClass == itemClass && row.group == group {
+            for row in rows {
                 var attributes: ItemAttributes?
                 if mustCheck || decryptAttributes {
                     attributes = try openAttributes(row, keys: keys)
@@ -259,8 +271,19 @@ final class StoreEngine {
         }
     }
 
+    /// The rows `sql` selects.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not know.
     private func fetchRows(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil) throws(SecureStoreError)
         -> [ItemRow]
+    {
+        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(sql, blobs, itemClass: itemClass)
+        guard unknownClasses == 0 else { throw .integrityFailure("an item has an unknown class") }
+        return rows
+    }
+
+    /// The rows `sql` selects, leaving out (and counting) rows whose class this version does not know.
+    private func fetchRowsCountingUnknownClasses(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil)
+        throws(SecureStoreError) -> (rows: [ItemRow], unknownClasses: Int)
     {
         let statement = try connection.prepared(sql)
         defer { statement.reset() }
@@ -274,9 +297,11 @@ final class StoreEngine {
             parameter += 1
         }
         var rows: [ItemRow] = []
+        var unknownClasses = 0
         while try statement.step() {
             guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))) else {
-                throw .integrityFailure("an item has an unknown class")
+                unknownClasses += 1
+                continue
             }
             rows.append(
                 ItemRow(
@@ -284,7 +309,7 @@ final class StoreEngine {
                     unique: statement.bytes(at: 3), primary: statement.bytes(at: 4),
                     sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6)))
         }
-        return rows
+        return (rows, unknownClasses)
     }
 
     // MARK: Sealing
