@@ -379,10 +379,14 @@ final class StoreEngine {
         throws(SecureStoreError)
     {
         var encoded = AttributeCodec.encode(attributes)
-        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        row.sealedAttributes = try Sodium.seal(
-            encoded, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
-            key: keys.attributes)
+        // Padded like the data, so the ciphertext shows only a length bucket of the names it holds.
+        let paddedAttributes = Sodium.pad(SecretBytes(encoded), block: ItemRow.paddingBlock)
+        encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) }
+        row.sealedAttributes = try paddedAttributes.withUnsafeBytes { raw throws(SecureStoreError) in
+            try Sodium.seal(
+                raw, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
+                key: keys.attributes)
+        }
         if let data {
             let padded = Sodium.pad(data, block: ItemRow.paddingBlock)
             row.sealedData = try padded.withUnsafeBytes { raw throws(SecureStoreError) in
@@ -392,9 +396,10 @@ final class StoreEngine {
     }
 
     private func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        let plain = try Sodium.open(
+        let padded = try Sodium.open(
             row.sealedAttributes, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
             key: keys.attributes, what: "an item's attributes")
+        let plain = try Sodium.unpad(padded, block: ItemRow.paddingBlock)
         let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
         guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
         return attributes
