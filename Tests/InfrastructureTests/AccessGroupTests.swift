@@ -46,7 +46,9 @@ import Testing
         try both.add(.genericPassword(service: "s", account: "to b", accessGroup: "b"), data: secret("4"))
         #expect(try b.findString(.genericPassword(account: "to b")) == "4")
         #expect(try both.findString(.genericPassword(account: "to b", accessGroup: "b")) == "4")
-        #expect(throws: SecureStoreError.itemNotFound) { try both.find(.genericPassword(account: "to b", accessGroup: "a")) }
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try both.find(.genericPassword(account: "to b", accessGroup: "a"))
+        }
 
         // An update may move an item between the handle's groups.
         try both.update(.genericPassword(account: "from a"), attributes: .genericPassword(accessGroup: "b"), data: nil)

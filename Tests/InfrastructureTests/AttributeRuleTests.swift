@@ -93,7 +93,7 @@ import Testing
             server: "h\u{0}st \u{1F511}", account: "", protocol: .ssh, port: -1, path: "/p", securityDomain: "d",
             authenticationType: .ntlm, label: "l", comment: "c", description: "d", generic: [0, 255, 0])
         try store.add(attributes, data: secret("v"))
-        let stored = try #require(try store.find(.internetPassword(), limit: .one, returning: .attributes).first?.attributes)
+        let stored = try #require(try store.item(.internetPassword()).attributes)
         for (name, value) in attributes.values { #expect(stored[name] == value, "\(name.key)") }
         #expect(stored.accessGroup == "default")
     }

@@ -102,7 +102,8 @@ import Testing
         func root(_ name: String) throws -> Int {
             Int(try raw.value("SELECT rootpage FROM sqlite_master WHERE name = ?", [.text(name)]).integer ?? 0)
         }
-        return (pageSize, try root("items"), [try root("sqlite_autoindex_items_1"), try root("items_prim")], try root("meta"))
+        let indexes = [try root("sqlite_autoindex_items_1"), try root("items_prim")]
+        return (pageSize, try root("items"), indexes, try root("meta"))
     }
 
     /// The offsets of a b-tree leaf page's header, cell pointers and cells; the rest is free space.

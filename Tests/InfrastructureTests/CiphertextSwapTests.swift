@@ -129,7 +129,8 @@ import Testing
     @Test func copyingAllCellsOfOneRowOverAnotherIsAnIntegrityFailure() throws {
         let ids = try createStore()
         let raw = try fixture.raw()
-        let source = try raw.query("SELECT grp, uniq, prim, attrs, data FROM items WHERE id = ?", [.integer(ids.refresh)])[0]
+        let source = try raw.query(
+            "SELECT grp, uniq, prim, attrs, data FROM items WHERE id = ?", [.integer(ids.refresh)])[0]
         try raw.query("DELETE FROM items WHERE id = ?", [.integer(ids.refresh)])
         try raw.query(
             "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?",

@@ -87,10 +87,12 @@ import Testing
                 let store = stores[task % 2]
                 group.addTask {
                     for index in 0..<25 {
-                        try store.add(.genericPassword(service: "add", account: "\(task)-\(index)"), data: secret("\(task)-\(index)"))
+                        let name = "\(task)-\(index)"
+                        try store.add(.genericPassword(service: "add", account: name), data: secret(name))
                         // Everyone also races for one shared key: exactly one add of it wins.
                         do {
-                            try store.add(.genericPassword(service: "shared", account: "\(index)"), data: secret("\(task)"))
+                            try store.add(
+                                .genericPassword(service: "shared", account: "\(index)"), data: secret("\(task)"))
                         } catch SecureStoreError.duplicateItem {}
                     }
                 }

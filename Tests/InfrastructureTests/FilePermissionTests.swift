@@ -31,7 +31,9 @@ import Testing
         }
         #expect(error?.isInsecurePermissions == true, "\(String(describing: error))", sourceLocation: sourceLocation)
         if let fix {
-            #expect(error?.description.contains(fix) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
+            #expect(
+                error?.description.contains(fix) == true, "\(String(describing: error))",
+                sourceLocation: sourceLocation)
         }
     }
 

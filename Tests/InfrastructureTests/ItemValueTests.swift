@@ -25,7 +25,9 @@ import Testing
 
         for invalid: [UInt8] in [[0xC0, 0x80], [0xED, 0xA0, 0x80], [0xE2, 0x82]] {
             try store.update(query, data: SecretBytes(invalid))
-            #expect(throws: SecureStoreError.invalidData("the secret is not valid UTF-8")) { try store.findString(query) }
+            #expect(throws: SecureStoreError.invalidData("the secret is not valid UTF-8")) {
+                try store.findString(query)
+            }
         }
         try store.addOrUpdate(query, string: "ok \u{1F511}")
         #expect(try store.findString(query) == "ok \u{1F511}")
@@ -45,7 +47,8 @@ import Testing
             ("marker-zero", [0x80, 0]),]
         {
             try store.add(.genericPassword(service: "pad", account: account), data: SecretBytes(bytes))
-            #expect(try store.find(.genericPassword(service: "pad", account: account)).first?.data == SecretBytes(bytes))
+            let read = try store.find(.genericPassword(service: "pad", account: account)).first?.data
+            #expect(read == SecretBytes(bytes))
         }
     }
 

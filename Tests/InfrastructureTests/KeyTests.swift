@@ -84,7 +84,9 @@ import Testing
     func aKeyFileOfTheWrongSizeIsInvalidKeyMaterial(size: Int) throws {
         try createKeyFileStore()
         let damaged = fixture.directory.file("damaged.key")
-        try FileBytes.writePrivate(Array(FileBytes.read(fixture.keyFile).prefix(size)) + randomBytes(max(0, size - 32)), to: damaged)
+        // The real key cut short, or the real key followed by more bytes.
+        let bytes = Array(FileBytes.read(fixture.keyFile).prefix(size)) + randomBytes(max(0, size - 32))
+        try FileBytes.writePrivate(bytes, to: damaged)
         let error = #expect(throws: SecureStoreError.self) { try fixture.openWithKeyFile(damaged) }
         #expect(error?.isInvalidKeyMaterial == true)
         if case .invalidKeyMaterial(let reason) = error {

@@ -37,7 +37,9 @@ import Testing
     private let second = Canaries("B")
 
     /// Records an issue for each canary (in UTF-8 or UTF-16) found in the db, -wal or -shm file.
-    private func expectAbsent(_ canaries: [String], _ moment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectAbsent(
+        _ canaries: [String], _ moment: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let files = fixture.allFileBytes
         #expect(!files[0].bytes.isEmpty, sourceLocation: sourceLocation)
         for (name, bytes) in files {
@@ -90,7 +92,8 @@ import Testing
         let (sealedAttributes, sealedData) = try {
             let raw = try fixture.raw()
             return (
-                try raw.blob("SELECT attrs FROM items WHERE id = 2"), try raw.blob("SELECT data FROM items WHERE id = 2")
+                try raw.blob("SELECT attrs FROM items WHERE id = 2"),
+                try raw.blob("SELECT data FROM items WHERE id = 2")
             )
         }()
         #expect(FileBytes.contains(FileBytes.read(fixture.path), Array(sealedData.prefix(32))))
@@ -100,7 +103,8 @@ import Testing
             try store.checkpoint()
             for (name, bytes) in fixture.allFileBytes {
                 #expect(!FileBytes.contains(bytes, Array(sealedData.prefix(32))), "data ciphertext in \(name)")
-                #expect(!FileBytes.contains(bytes, Array(sealedAttributes.prefix(32))), "attributes ciphertext in \(name)")
+                #expect(
+                    !FileBytes.contains(bytes, Array(sealedAttributes.prefix(32))), "attributes ciphertext in \(name)")
             }
         }
         #expect(try fixture.open().find(.genericPassword(), limit: .all).count == 2)

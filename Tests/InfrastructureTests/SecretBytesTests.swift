@@ -42,7 +42,11 @@ import Testing
         #expect(SecretBytes(utf8: text).revealedString() == text)
         #expect(SecretBytes(utf8: "\u{1F511} caf\u{E9}").revealedString() == "\u{1F511} caf\u{E9}")
         #expect(SecretBytes([]).revealedString() == "")
-        for invalid: [UInt8] in [[0xFF], [0x61, 0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x94], [0xF8, 0x88, 0x80, 0x80, 0x80]] {
+        // A stray byte, a lone continuation, an overlong form, a surrogate, a truncated sequence, 5 bytes.
+        let invalids: [[UInt8]] = [
+            [0xFF], [0x61, 0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x94], [0xF8, 0x88, 0x80, 0x80, 0x80],
+        ]
+        for invalid in invalids {
             #expect(SecretBytes(invalid).revealedString() == nil, "\(invalid)")
         }
     }

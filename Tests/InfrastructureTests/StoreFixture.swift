@@ -83,6 +83,14 @@ extension SecureStoreError {
     }
 }
 
+extension SecureItemTransaction {
+    /// The first item matching `query`, with its data and attributes.
+    func item(_ query: ItemAttributes) throws(SecureStoreError) -> StoredItem {
+        guard let item = try find(query, limit: .one, returning: .all).first else { throw .itemNotFound }
+        return item
+    }
+}
+
 extension StoredItem {
     /// The item's data as text, for assertions.
     var text: String? { data?.text }

@@ -113,13 +113,12 @@ import Testing
             .genericPassword(service: "api"), attributes: .genericPassword(comment: "rotated"), data: secret("new"))
         #expect(changed == 2)
         for account in ["alice", "bob"] {
-            let item = try #require(
-                try store.find(.genericPassword(service: "api", account: account), limit: .one, returning: .all).first)
+            let item = try store.item(.genericPassword(service: "api", account: account))
             #expect(item.text == "new")
             #expect(item.string(.comment) == "rotated")
             #expect(item.string(.label) == "API")
         }
-        let untouched = try #require(try store.find(.genericPassword(service: "mail"), limit: .one, returning: .all).first)
+        let untouched = try store.item(.genericPassword(service: "mail"))
         #expect(untouched.text == "a-mail")
         #expect(untouched.string(.comment) == "home")
     }
@@ -127,12 +126,16 @@ import Testing
     @Test func updateOfAttributesAloneKeepsTheData() throws {
         let store = try seeded()
         // Renaming the service moves every index, so the data is re-encrypted under the new ones.
-        #expect(try store.update(.genericPassword(service: "mail"), attributes: .genericPassword(service: "imap"), data: nil) == 1)
+        let renamed = try store.update(
+            .genericPassword(service: "mail"), attributes: .genericPassword(service: "imap"), data: nil)
+        #expect(renamed == 1)
         #expect(try store.findString(.genericPassword(service: "imap", account: "alice")) == "a-mail")
         #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(service: "mail")) }
         // A label change moves no index.
-        #expect(try store.update(.genericPassword(service: "imap"), attributes: .genericPassword(label: "IMAP"), data: nil) == 1)
-        let item = try #require(try store.find(.genericPassword(service: "imap"), limit: .one, returning: .all).first)
+        let relabelled = try store.update(
+            .genericPassword(service: "imap"), attributes: .genericPassword(label: "IMAP"), data: nil)
+        #expect(relabelled == 1)
+        let item = try store.item(.genericPassword(service: "imap"))
         #expect(item.text == "a-mail")
         #expect(item.string(.label) == "IMAP")
         #expect(try store.verify().isSound)
@@ -161,13 +164,13 @@ import Testing
             try store.update(
                 .genericPassword(account: "bob"), attributes: .genericPassword(account: "alice"), data: secret("clash"))
         }
-        let api = try #require(try store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .all).first)
+        let api = try store.item(.genericPassword(service: "api", account: "alice"))
         #expect(api.text == "a-api")
         #expect(api.string(.label) == "API")
-        let mail = try #require(try store.find(.genericPassword(service: "mail", account: "alice"), limit: .one, returning: .all).first)
+        let mail = try store.item(.genericPassword(service: "mail", account: "alice"))
         #expect(mail.text == "a-mail")
         #expect(mail.string(.label) == "Mail")
-        let bob = try #require(try store.find(.genericPassword(service: "api", account: "bob"), limit: .one, returning: .all).first)
+        let bob = try store.item(.genericPassword(service: "api", account: "bob"))
         #expect(bob.text == "b-api")
         #expect(try store.find(.genericPassword(), limit: .all).count == 3)
     }
@@ -195,7 +198,7 @@ import Testing
         let store = try fixture.open(now: { clock.now })
         let attributes = ItemAttributes.genericPassword(service: "api", account: "alice", label: "first")
         #expect(try store.addOrUpdate(attributes, data: secret("one")) == .added)
-        let added = try #require(try store.find(attributes, limit: .one, returning: .all).first)
+        let added = try store.item(attributes)
 
         clock.advance(by: 60)
         #expect(

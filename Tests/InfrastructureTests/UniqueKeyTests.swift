@@ -10,7 +10,9 @@ import Testing
 
     /// Adds `base`, then each variant (each must be a new item), then `base` again with only
     /// non-key attributes changed (a duplicate); finally finds every item by its full key.
-    private func check(base: ItemAttributes, variants: [AttributeName: AttributeValue], sameKey: ItemAttributes) throws {
+    private func check(
+        base: ItemAttributes, variants: [AttributeName: AttributeValue], sameKey: ItemAttributes
+    ) throws {
         let store = try fixture.open()
         try store.add(base, data: secret("base"))
         #expect(Set(variants.keys) == Set(base.itemClass.uniqueKey).subtracting([.accessGroup]))
