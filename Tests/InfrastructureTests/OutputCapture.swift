@@ -3,7 +3,12 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import Foundation
 import TestSupport
+
+/// Serializes captures: two at once would each save the other's redirection as "the original" and
+/// leave the process writing into a deleted file.
+private let captureLock = NSLock()
 
 /// Runs `body` with the process's standard output and error redirected to a file, and returns what
 /// was written. Other tests run in parallel in this process, so their output may land here too:
@@ -11,6 +16,8 @@ import TestSupport
 func capturingOutput<Result>(in directory: TemporaryDirectory, _ body: () throws -> Result) rethrows
     -> (result: Result, output: [UInt8])
 {
+    captureLock.lock()
+    defer { captureLock.unlock() }
     let path = directory.file("captured-output")
     let capture = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     precondition(capture >= 0, "cannot create \(path)")
