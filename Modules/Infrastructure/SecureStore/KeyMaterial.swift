@@ -69,16 +69,19 @@ enum KeyMaterial {
                         + "give the one it was made with")
             }
             try FileSecurity.prepareDirectory(FileSecurity.parentDirectory(of: path))
-            let temporary = path + ".tmp-\(getpid())"
+            // Unique per attempt, not just per process: two threads opening one new store at once would
+            // otherwise share it, and one would unlink the other's file before it was published.
+            let suffix = Sodium.randomBytes(8).map { String($0, radix: 16) }.joined()
+            let temporary = path + ".tmp-\(getpid())-\(suffix)"
             var fresh = Sodium.randomBytes(SecureKey.byteCount)
             defer { fresh.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-            unlink(temporary)
             try FileSecurity.createPrivateFile(temporary, contents: fresh)
             // link() publishes the finished file atomically; if another process won, use its key.
             let linked = link(temporary, path)
+            let linkError = errno  // read before unlink() can change it
             unlink(temporary)
-            if linked != 0 && errno != EEXIST {
-                throw .storage(code: errno, message: "cannot create the key file \(path)")
+            if linked != 0 && linkError != EEXIST {
+                throw .storage(code: linkError, message: "cannot create the key file \(path)")
             }
         }
         var bytes = try FileSecurity.readPrivateFile(path, maxBytes: 64)
