@@ -42,13 +42,9 @@ public final class SecretBytes: Sendable {
         storage = .allocate(byteCount: max(count, 1), alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         byteCount = count
-        do {
-            try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
-        } catch {
-            SecretBytes.wipe(storage)
-            storage.deallocate()
-            throw error
-        }
+        // Every stored property is set, so if `fill` throws, releasing `self` runs `deinit`, which wipes
+        // and frees the buffer; freeing it here as well would free it twice.
+        try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }
 
     deinit {

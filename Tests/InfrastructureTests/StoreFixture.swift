@@ -5,27 +5,96 @@ import Infrastructure
 import TestSupport
 
 /// A store in a fresh temporary directory with a key file, opened for one test.
+///
+/// A handle is closed when it is released: scope handles in `do { }` blocks before touching the files.
 struct StoreFixture {
     let directory = TemporaryDirectory()
     var path: String { directory.file("keychain.db") }
     var keyFile: String { directory.file("keychain.key") }
+    var walPath: String { path + "-wal" }
+    var shmPath: String { path + "-shm" }
 
     func open(
-        groups: [String] = ["default"], durability: StoreOptions.Durability = .full
-    ) throws -> SQLiteSecureItemStore {
+        groups: [String] = ["default"], durability: StoreOptions.Durability = .full,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(SecureStoreError) -> SQLiteSecureItemStore {
         try SQLiteSecureItemStore.open(
             at: path, keySource: .keyFile(path: keyFile), accessGroups: groups,
-            options: StoreOptions(durability: durability, passphraseCost: .interactive))
+            options: StoreOptions(durability: durability, passphraseCost: .interactive, now: now))
     }
 
-    func openWithPassphrase(_ passphrase: String, cost: Argon2Cost = .interactive) throws -> SQLiteSecureItemStore {
+    func openWithPassphrase(_ passphrase: String, cost: Argon2Cost = .interactive) throws(SecureStoreError)
+        -> SQLiteSecureItemStore
+    {
         try SQLiteSecureItemStore.open(
             at: path, keySource: .passphrase(SecretBytes(utf8: passphrase)),
             options: StoreOptions(passphraseCost: cost))
     }
+
+    func openWithKeyFile(_ keyFile: String) throws(SecureStoreError) -> SQLiteSecureItemStore {
+        try SQLiteSecureItemStore.open(
+            at: path, keySource: .keyFile(path: keyFile), options: StoreOptions(passphraseCost: .interactive))
+    }
+
+    /// A raw SQLite connection to the store file; open it only while no handle is open.
+    func raw() throws -> RawDatabase { try RawDatabase(path: path) }
+
+    /// The bytes of the database file and its `-wal` and `-shm` companions.
+    var allFileBytes: [(name: String, bytes: [UInt8])] {
+        [("db", FileBytes.read(path)), ("wal", FileBytes.read(walPath)), ("shm", FileBytes.read(shmPath))]
+    }
 }
+
+/// Whether the file at `path` still holds exactly `bytes` (a Bool, so a failure does not print both).
+func fileIsUnchanged(_ path: String, _ bytes: [UInt8]) -> Bool { FileBytes.read(path) == bytes }
+
+/// Secret bytes holding `text` in UTF-8.
+func secret(_ text: String) -> SecretBytes { SecretBytes(utf8: text) }
 
 extension SecretBytes {
     /// The bytes as a string, for assertions.
     var text: String? { revealedString() }
+}
+
+extension SecureStoreError {
+    /// Whether this is an integrity failure, whatever its message.
+    var isIntegrityFailure: Bool {
+        if case .integrityFailure = self { true } else { false }
+    }
+
+    /// Whether this is unusable key material, whatever its message.
+    var isInvalidKeyMaterial: Bool {
+        if case .invalidKeyMaterial = self { true } else { false }
+    }
+
+    /// Whether this is a key-source mismatch, whatever its message.
+    var isKeySourceMismatch: Bool {
+        if case .keySourceMismatch = self { true } else { false }
+    }
+
+    /// Whether this is an insecure-permissions refusal, whatever its message.
+    var isInsecurePermissions: Bool {
+        if case .insecurePermissions = self { true } else { false }
+    }
+
+    /// Whether this is undecodable data, whatever its message.
+    var isInvalidData: Bool {
+        if case .invalidData = self { true } else { false }
+    }
+}
+
+extension SecureItemTransaction {
+    /// The first item matching `query`, with its data and attributes.
+    func item(_ query: ItemAttributes) throws(SecureStoreError) -> StoredItem {
+        guard let item = try find(query, limit: .one, returning: .all).first else { throw .itemNotFound }
+        return item
+    }
+}
+
+extension StoredItem {
+    /// The item's data as text, for assertions.
+    var text: String? { data?.text }
+
+    /// One string attribute, for assertions.
+    func string(_ name: AttributeName) -> String? { attributes?.string(name) }
 }

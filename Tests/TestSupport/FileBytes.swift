@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Foundation
 
 /// Reads and writes whole files as bytes, for tests that inspect or damage store files.
@@ -12,6 +17,17 @@ public enum FileBytes {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Replaces the file's bytes, leaving it (or creating it) with mode 0600 whatever the umask, as a
+    /// key file or store file must be.
+    public static func writePrivate(_ bytes: [UInt8], to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        let written = bytes.withUnsafeBytes { writeToDescriptor(descriptor, $0) }
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
     /// Whether `needle` occurs anywhere in `haystack`.
     public static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, haystack.count >= needle.count else { return false }
@@ -23,4 +39,9 @@ public enum FileBytes {
         }
         return false
     }
+}
+
+/// `write(2)`, out of `FileBytes`, whose own `write` would shadow it.
+private func writeToDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+    write(descriptor, buffer.baseAddress, buffer.count)
 }

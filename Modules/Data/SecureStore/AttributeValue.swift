@@ -21,6 +21,17 @@ public enum AttributeValue: Sendable, Hashable {
         case integer
         /// A point in time.
         case date
+
+        /// The value an absent unique-key attribute of this kind counts as: empty text or bytes, zero,
+        /// or the 1970 epoch.
+        public var emptyValue: AttributeValue {
+            switch self {
+            case .string: .string("")
+            case .bytes: .bytes([])
+            case .integer: .integer(0)
+            case .date: .date(Date(timeIntervalSince1970: 0))
+            }
+        }
     }
 
     /// The kind of this value.

@@ -56,10 +56,15 @@ public struct ItemAttributes: Sendable, Hashable {
         values[name] = value
     }
 
-    /// Whether every value in `query` equals the value here (absent query values match anything).
+    /// Whether every value in `query` equals the value here. Absent query values match anything; an
+    /// absent unique-key attribute here counts as empty, as it does in the unique key.
     public func matches(_ query: ItemAttributes) -> Bool {
         guard query.itemClass == itemClass else { return false }
-        for (name, value) in query.values where values[name] != value { return false }
+        let uniqueKey = itemClass.uniqueKey
+        for (name, value) in query.values {
+            let stored = values[name] ?? (uniqueKey.contains(name) ? name.valueKind.emptyValue : nil)
+            if stored != value { return false }
+        }
         return true
     }
 }

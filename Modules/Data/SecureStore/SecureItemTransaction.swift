@@ -4,8 +4,9 @@ public import Domain
 /// valid inside one transaction.
 ///
 /// Inside ``SecureItemStore/transaction(_:)`` every call joins the one transaction, which commits when
-/// the closure returns and rolls back when it throws. Called on the store itself, each is its own
-/// transaction.
+/// the closure returns and rolls back when it throws. A call that throws leaves none of its own writes
+/// behind either way, so the closure may catch its error and go on. Called on the store itself, each
+/// is its own transaction.
 public protocol SecureItemTransaction {
     /// Adds an item. Unique-key attributes left out count as empty values.
     /// - Throws: ``SecureStoreError/duplicateItem`` when an item with the same unique key exists.

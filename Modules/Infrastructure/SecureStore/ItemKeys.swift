@@ -43,22 +43,25 @@ final class ItemKeys {
         try Sodium.keyedHash([0x01] + Array(group.utf8), key: index, length: Self.indexBytes)
     }
 
-    /// The blind index of an item's unique key (its class, group and unique-key attributes; an absent
-    /// attribute differs from an empty one).
+    /// The blind index of an item's unique key: its class, group and unique-key attributes, an absent
+    /// one counting as empty (as ``SecureItemTransaction/add(_:data:)`` promises and Keychain Services
+    /// does: an item with no account and one with an empty account are the same item).
     func uniqueIndex(_ attributes: ItemAttributes, group: [UInt8]) throws(SecureStoreError) -> [UInt8] {
         var message: [UInt8] = [0x02, attributes.itemClass.rawValue] + group
         for name in attributes.itemClass.uniqueKey where name != .accessGroup {
-            AttributeCodec.append(name, attributes[name], to: &message)
+            AttributeCodec.append(name, attributes[name] ?? name.valueKind.emptyValue, to: &message)
         }
         return try Sodium.keyedHash(message, key: index, length: Self.indexBytes)
     }
 
-    /// The blind index of an item's primary attribute (service, server, issuer or application tag).
+    /// The blind index of an item's primary attribute (service, server, issuer or application tag; part
+    /// of the unique key, so absent counts as empty here too).
     func primaryIndex(_ itemClass: ItemClass, value: AttributeValue?, group: [UInt8]) throws(SecureStoreError)
         -> [UInt8]
     {
         var message: [UInt8] = [0x03, itemClass.rawValue] + group
-        AttributeCodec.append(itemClass.primaryAttribute, value, to: &message)
+        let name = itemClass.primaryAttribute
+        AttributeCodec.append(name, value ?? name.valueKind.emptyValue, to: &message)
         return Array(try Sodium.keyedHash(message, key: index, length: 16).prefix(Self.primaryIndexBytes))
     }
 

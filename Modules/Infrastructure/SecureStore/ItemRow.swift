@@ -20,6 +20,7 @@ struct ItemRow {
     /// Additional-data column tags.
     static let attributesColumn: UInt8 = 1
     static let dataColumn: UInt8 = 2
-    /// Secrets are padded to a multiple of this many bytes, so a ciphertext shows only a length bucket.
+    /// Secrets and encoded attributes are padded to a multiple of this many bytes, so a ciphertext
+    /// shows only a length bucket.
     static let paddingBlock = 64
 }

@@ -69,24 +69,29 @@ enum KeyMaterial {
                         + "give the one it was made with")
             }
             try FileSecurity.prepareDirectory(FileSecurity.parentDirectory(of: path))
-            let temporary = path + ".tmp-\(getpid())"
+            // Unique per attempt, not just per process: two threads opening one new store at once would
+            // otherwise share it, and one would unlink the other's file before it was published.
+            let suffix = Sodium.randomBytes(8).map { String($0, radix: 16) }.joined()
+            let temporary = path + ".tmp-\(getpid())-\(suffix)"
             var fresh = Sodium.randomBytes(SecureKey.byteCount)
             defer { fresh.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-            unlink(temporary)
             try FileSecurity.createPrivateFile(temporary, contents: fresh)
             // link() publishes the finished file atomically; if another process won, use its key.
             let linked = link(temporary, path)
+            let linkError = errno  // read before unlink() can change it
             unlink(temporary)
-            if linked != 0 && errno != EEXIST {
-                throw .storage(code: errno, message: "cannot create the key file \(path)")
+            if linked != 0 && linkError != EEXIST {
+                throw .storage(code: linkError, message: "cannot create the key file \(path)")
             }
         }
         var bytes = try FileSecurity.readPrivateFile(path, maxBytes: 64)
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         guard !bytes.isEmpty else { throw .invalidKeyMaterial("the key file \(path) is empty") }
         guard bytes.count == SecureKey.byteCount else {
+            // The read stops after 64 bytes, so a longer file is "more than 64", not its size.
+            let size = bytes.count > 64 ? "more than 64" : "\(bytes.count)"
             throw .invalidKeyMaterial(
-                "the key file \(path) holds \(bytes.count) bytes; a key file holds exactly 32 random bytes")
+                "the key file \(path) holds \(size) bytes; a key file holds exactly 32 random bytes")
         }
         return try SecureKey(copying: bytes)
     }

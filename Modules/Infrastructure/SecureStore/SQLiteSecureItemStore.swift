@@ -45,7 +45,8 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     /// - Parameters:
     ///   - path: the database file; its directory must be private to this user.
     ///   - keySource: what unlocks the store, or protects a new one.
-    ///   - accessGroups: the groups this client belongs to, first one first (at least one).
+    ///   - accessGroups: the groups this client belongs to, first one first (at least one; a group
+    ///     named twice counts once).
     ///   - options: durability, passphrase cost, busy timeout and clock.
     /// - Throws: ``SecureStoreError/wrongKey`` (the file is left as it was),
     ///   ``SecureStoreError/insecurePermissions(path:fix:)``, ``SecureStoreError/integrityFailure(_:)``
@@ -57,8 +58,11 @@ public final class SQLiteSecureItemStore: SecureItemStore {
         guard !accessGroups.isEmpty, !accessGroups.contains(where: \.isEmpty) else {
             throw .missingEntitlement(accessGroup: "")
         }
-        let engine = try StoreOpener.open(path: path, keySource: keySource, groups: accessGroups, options: options)
-        return SQLiteSecureItemStore(path: path, accessGroups: accessGroups, engine: engine)
+        // A repeated group would make every read visit its items twice (and update and delete count them twice).
+        var seen: Set<String> = []
+        let groups = accessGroups.filter { seen.insert($0).inserted }
+        let engine = try StoreOpener.open(path: path, keySource: keySource, groups: groups, options: options)
+        return SQLiteSecureItemStore(path: path, accessGroups: groups, engine: engine)
     }
 
     /// Whether the keys are wiped; a locked store refuses every item operation with

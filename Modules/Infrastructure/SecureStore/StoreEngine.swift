@@ -50,10 +50,28 @@ final class StoreEngine {
 
     // MARK: Transactions
 
-    /// Runs `body` inside one `BEGIN IMMEDIATE` transaction (or inside the one already open), taking the
-    /// write lock before anything is read, so read-then-write is never interleaved with another writer.
+    /// Runs `body` inside one `BEGIN IMMEDIATE` transaction, taking the write lock before anything is
+    /// read, so read-then-write is never interleaved with another writer.
+    ///
+    /// Inside a transaction already open, `body` runs in a savepoint: when it throws, all of its own
+    /// writes are undone (an update that clashes on its second item leaves the first as it was) while
+    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back.
     func write<Result>(_ body: () throws -> Result) throws -> Result {
-        if transactionDepth > 0 { return try body() }
+        if transactionDepth > 0 {
+            let savepoint = "nested\(transactionDepth)"
+            try connection.execute("SAVEPOINT \(savepoint)")
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            do {
+                let result = try body()
+                try connection.execute("RELEASE \(savepoint)")
+                return result
+            } catch {
+                // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
+                try? connection.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+                throw error
+            }
+        }
         try connection.execute("BEGIN IMMEDIATE")
         transactionDepth = 1
         defer { transactionDepth = 0 }
@@ -82,7 +100,7 @@ final class StoreEngine {
 
     func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
         let keys = try unlockedKeys()
-        try rejectReadOnly(attributes)
+        try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
         full.setStoreManaged(.accessGroup, .string(groups[group]))
@@ -102,7 +120,10 @@ final class StoreEngine {
         try forEachMatch(query, keys: keys, decryptAttributes: parts.contains(.attributes)) {
             (row, attributes) throws(SecureStoreError) in
             let data = parts.contains(.data) ? try openData(row, keys: keys) : nil
-            results.append(StoredItem(itemClass: row.itemClass, attributes: attributes, data: data))
+            // Attributes decrypted only to check the match are not part of the answer unless asked for.
+            results.append(
+                StoredItem(
+                    itemClass: row.itemClass, attributes: parts.contains(.attributes) ? attributes : nil, data: data))
             return limit == .all
         }
         guard !results.isEmpty else { throw .itemNotFound }
@@ -115,7 +136,7 @@ final class StoreEngine {
         let keys = try unlockedKeys()
         if let changes {
             guard changes.itemClass == query.itemClass else { throw .classMismatch(query.itemClass, changes.itemClass) }
-            try rejectReadOnly(changes)
+            try checkWritable(changes)
             if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
@@ -151,7 +172,7 @@ final class StoreEngine {
 
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
         let keys = try unlockedKeys()
-        try rejectReadOnly(attributes)
+        try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
         full.setStoreManaged(.accessGroup, .string(groups[group]))
@@ -176,8 +197,10 @@ final class StoreEngine {
     func verify() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
         var sound = 0
-        var damaged = 0
-        for row in try fetchRows("SELECT \(Self.columns) FROM items ORDER BY id", []) {
+        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(
+            "SELECT \(Self.columns) FROM items ORDER BY id", [])
+        var damaged = unknownClasses
+        for row in rows {
             do {
                 let attributes = try openAttributes(row, keys: keys)
                 let group = try keys.groupIndex(attributes.accessGroup ?? "")
@@ -215,19 +238,29 @@ final class StoreEngine {
         let mustCheck = byUnique ? !named.isSubset(of: uniqueNames) : !named.isEmpty
         for position in groupPositions {
             let group = groupIndexes[position]
-            let rows: [ItemRow]
+            var rows: [ItemRow]
             if byUnique {
-                rows = try fetchRows(
-                    "SELECT \(Self.columns) FROM items WHERE uniq = ?", [try keys.uniqueIndex(query, group: group)])
+                let unique = try keys.uniqueIndex(query, group: group)
+                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique])
+                // The unique index covers the class and group: a row it finds with another class or
+                // group, or another index value, was edited (or SQLite's index is damaged).
+                guard rows.allSatisfy({ $0.unique == unique && $0.itemClass == itemClass && $0.group == group }) else {
+                    throw .integrityFailure("an item's row disagrees with its unique index")
+                }
             } else if byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
                 rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id", [primary])
+                guard rows.allSatisfy({ $0.primary == primary }) else {
+                    throw .integrityFailure("an item's row disagrees with its primary index")
+                }
+                // The primary index is short: another class or group may share a value.
+                rows.removeAll { $0.itemClass != itemClass || $0.group != group }
             } else {
                 rows = try fetchRows(
                     "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id", [group],
                     itemClass: itemClass)
             }
-            for row in rows where row.itemClass == itemClass && row.group == group {
+            for row in rows {
                 var attributes: ItemAttributes?
                 if mustCheck || decryptAttributes {
                     attributes = try openAttributes(row, keys: keys)
@@ -238,8 +271,19 @@ final class StoreEngine {
         }
     }
 
+    /// The rows `sql` selects.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not know.
     private func fetchRows(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil) throws(SecureStoreError)
         -> [ItemRow]
+    {
+        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(sql, blobs, itemClass: itemClass)
+        guard unknownClasses == 0 else { throw .integrityFailure("an item has an unknown class") }
+        return rows
+    }
+
+    /// The rows `sql` selects, leaving out (and counting) rows whose class this version does not know.
+    private func fetchRowsCountingUnknownClasses(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil)
+        throws(SecureStoreError) -> (rows: [ItemRow], unknownClasses: Int)
     {
         let statement = try connection.prepared(sql)
         defer { statement.reset() }
@@ -253,9 +297,11 @@ final class StoreEngine {
             parameter += 1
         }
         var rows: [ItemRow] = []
+        var unknownClasses = 0
         while try statement.step() {
             guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))) else {
-                throw .integrityFailure("an item has an unknown class")
+                unknownClasses += 1
+                continue
             }
             rows.append(
                 ItemRow(
@@ -263,7 +309,7 @@ final class StoreEngine {
                     unique: statement.bytes(at: 3), primary: statement.bytes(at: 4),
                     sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6)))
         }
-        return rows
+        return (rows, unknownClasses)
     }
 
     // MARK: Sealing
@@ -333,10 +379,14 @@ final class StoreEngine {
         throws(SecureStoreError)
     {
         var encoded = AttributeCodec.encode(attributes)
-        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        row.sealedAttributes = try Sodium.seal(
-            encoded, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
-            key: keys.attributes)
+        // Padded like the data, so the ciphertext shows only a length bucket of the names it holds.
+        let paddedAttributes = Sodium.pad(SecretBytes(encoded), block: ItemRow.paddingBlock)
+        encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) }
+        row.sealedAttributes = try paddedAttributes.withUnsafeBytes { raw throws(SecureStoreError) in
+            try Sodium.seal(
+                raw, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
+                key: keys.attributes)
+        }
         if let data {
             let padded = Sodium.pad(data, block: ItemRow.paddingBlock)
             row.sealedData = try padded.withUnsafeBytes { raw throws(SecureStoreError) in
@@ -346,9 +396,10 @@ final class StoreEngine {
     }
 
     private func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        let plain = try Sodium.open(
+        let padded = try Sodium.open(
             row.sealedAttributes, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
             key: keys.attributes, what: "an item's attributes")
+        let plain = try Sodium.unpad(padded, block: ItemRow.paddingBlock)
         let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
         guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
         return attributes
@@ -374,8 +425,12 @@ final class StoreEngine {
         return [try resolveGroupForWrite(group)]
     }
 
-    private func rejectReadOnly(_ attributes: ItemAttributes) throws(SecureStoreError) {
-        if let name = attributes.values.keys.first(where: \.isReadOnly) { throw .readOnlyAttribute(name) }
+    /// Refuses attributes a caller may not write: any the class does not allow or of the wrong kind
+    /// (``ItemAttributes/setStoreManaged(_:_:)`` skips those checks, and an item written with them could
+    /// never be decoded again), and the read-only dates.
+    private func checkWritable(_ attributes: ItemAttributes) throws(SecureStoreError) {
+        _ = try ItemAttributes(attributes.itemClass, attributes.values)
+        if let name = attributes.values.keys.sorted().first(where: \.isReadOnly) { throw .readOnlyAttribute(name) }
     }
 
     private func roundedNow() -> Date {

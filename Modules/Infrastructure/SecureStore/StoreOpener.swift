@@ -31,6 +31,15 @@ enum StoreOpener {
         try FileSecurity.prepareStoreFile(path)
         let connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        // Read the header before changing anything in the file: a database that has tables but no
+        // header is not a store to take over (its header was removed, or it is some other database).
+        var stored = try readMeta(connection)
+        if stored == nil, try !isEmpty(connection) {
+            // Another process may have created the store since the header was read: the tables and the
+            // header are committed together, so read it again.
+            stored = try readMeta(connection)
+            guard stored != nil else { throw missingHeader }
+        }
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
         }
@@ -38,7 +47,6 @@ enum StoreOpener {
             "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
                 + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
 
-        let stored = try readMeta(connection)
         let engine: StoreEngine
         if let stored {
             let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
@@ -87,6 +95,8 @@ enum StoreOpener {
     /// transaction.
     static func rewrap(_ engine: StoreEngine, to newSource: KeySource) throws(SecureStoreError) {
         guard let keys = engine.keys else { throw .locked }
+        // A header whose cost is out of bounds is refused as tampered when the store is next opened.
+        try checkCost(of: newSource, options: engine.options)
         let header = StoreHeader(
             storeID: engine.header.storeID, keyKind: newSource.isPassphrase ? .passphrase : .keyMaterial,
             cost: engine.options.passphraseCost)
@@ -105,9 +115,7 @@ enum StoreOpener {
     private static func create(_ connection: SQLiteConnection, keySource: KeySource, groups: [String], options: StoreOptions)
         throws(SecureStoreError) -> StoreEngine
     {
-        if case .passphrase = keySource, !options.passphraseCost.isWithinBounds {
-            throw .invalidKeyMaterial("the Argon2id cost is outside the supported range")
-        }
+        try checkCost(of: keySource, options: options)
         let header = StoreHeader(
             storeID: Sodium.randomBytes(16), keyKind: keySource.isPassphrase ? .passphrase : .keyMaterial,
             cost: options.passphraseCost)
@@ -115,9 +123,11 @@ enum StoreOpener {
         let wrapped = try wrap(master, header: header, source: keySource)
         let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
         try engine.writeTyped { () throws(SecureStoreError) in
-            try connection.execute(schema)
             // Another process may have created the store while this one derived its key.
             guard try readMeta(connection) == nil else { return }
+            // Only an empty file becomes a new store: a fresh master key would orphan existing items.
+            guard try isEmpty(connection) else { throw missingHeader }
+            try connection.execute(schema)
             let statement = try connection.prepared(
                 "INSERT INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
             statement.bind(header.encoded, at: 1)
@@ -127,6 +137,22 @@ enum StoreOpener {
         }
         return engine
     }
+
+    /// Refuses a passphrase cost outside the bounds a header is checked against.
+    private static func checkCost(of source: KeySource, options: StoreOptions) throws(SecureStoreError) {
+        if source.isPassphrase, !options.passphraseCost.isWithinBounds {
+            throw .invalidKeyMaterial("the Argon2id cost is outside the supported range")
+        }
+    }
+
+    /// Whether the database has no tables at all: a new file.
+    private static func isEmpty(_ connection: SQLiteConnection) throws(SecureStoreError) -> Bool {
+        try connection.scalarText("SELECT count(*) FROM sqlite_master") == "0"
+    }
+
+    /// A database with tables but no header: a store whose header was deleted, or not a store at all.
+    private static let missingHeader = SecureStoreError.integrityFailure(
+        "the store header is missing (the file was damaged, or is not a Hardtack store)")
 
     private static func wrap(_ master: SecureKey, header: StoreHeader, source: KeySource) throws(SecureStoreError)
         -> [UInt8]

@@ -1,0 +1,74 @@
+import Data
+import Domain
+import Infrastructure
+import TestSupport
+import Testing
+
+/// `verify()`: counts sound and damaged items across every group, and says nothing about them.
+@Suite struct VerifyTests {
+    let fixture = StoreFixture()
+    private let secrets = ["VERIFY-SECRET-0a1b", "VERIFY-SECRET-2c3d", "VERIFY-SECRET-4e5f"]
+
+    private func createStore() throws {
+        let a = try fixture.open(groups: ["a"])
+        let b = try fixture.open(groups: ["b"])
+        try a.add(.genericPassword(service: "VERIFY-SERVICE", account: "0"), data: secret(secrets[0]))
+        try b.add(.internetPassword(server: "VERIFY-SERVER", account: "1"), data: secret(secrets[1]))
+        try a.add(.key(applicationTag: Array("VERIFY-TAG".utf8)), data: secret(secrets[2]))
+        try a.checkpoint()
+    }
+
+    @Test func anEmptyStoreIsSound() throws {
+        let report = try fixture.open().verify()
+        #expect(report.soundItems == 0)
+        #expect(report.damagedItems == 0)
+        #expect(report.databaseCheck == "ok")
+        #expect(report.isSound)
+    }
+
+    @Test func aSoundStoreReportsEveryItemOfEveryGroupSound() throws {
+        try createStore()
+        let report = try fixture.open(groups: ["a"]).verify()
+        #expect(report.soundItems == 3)
+        #expect(report.damagedItems == 0)
+        #expect(report.databaseCheck == "ok")
+        #expect(report.isSound)
+    }
+
+    @Test(arguments: ["data", "attrs", "uniq", "prim", "grp"])
+    func oneDamagedCellMakesOneDamagedItemAndVerifyPrintsNothing(column: String) throws {
+        try createStore()
+        do {
+            let raw = try fixture.raw()
+            var cell = try raw.blob("SELECT \(column) FROM items WHERE id = 2")
+            cell[cell.count / 2] ^= 0x40
+            try raw.setItemColumn(column, of: 2, to: .blob(cell))
+        }
+        let store = try fixture.open(groups: ["a"])
+        let (report, output) = try capturingOutput(in: fixture.directory) { try store.verify() }
+        #expect(report.soundItems == 2)
+        #expect(report.damagedItems == 1)
+        #expect(report.databaseCheck == "ok")
+        #expect(!report.isSound)
+        for word in secrets + ["VERIFY-SERVICE", "VERIFY-SERVER", "VERIFY-TAG"] {
+            #expect(!FileBytes.contains(output, Array(word.utf8)), "verify printed \(word)")
+        }
+        // The sound items still read.
+        #expect(try store.findString(.genericPassword(service: "VERIFY-SERVICE")) == secrets[0])
+        #expect(try store.findString(.key(applicationTag: Array("VERIFY-TAG".utf8))) == secrets[2])
+    }
+
+    @Test func aRowWithAnUnknownClassIsCountedDamaged() throws {
+        try createStore()
+        try fixture.raw().setItemColumn("class", of: 3, to: .integer(42))
+        let report = try fixture.open(groups: ["a"]).verify()
+        #expect(report.soundItems == 2)
+        #expect(report.damagedItems == 1)
+    }
+
+    @Test func verifyOfALockedStoreIsLocked() throws {
+        let store = try fixture.open()
+        store.lock()
+        #expect(throws: SecureStoreError.locked) { try store.verify() }
+    }
+}
