@@ -63,24 +63,24 @@ import Testing
     }
 
     @Test func theModificationDateAdvancesOnUpdateAndTheCreationDateStays() throws {
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000.25))
-        let store = try fixture.open(now: { clock.now })
+        let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000.25))
+        let store = try fixture.open(now: clock.now)
         let query = ItemAttributes.genericPassword(service: "s", account: "a")
         try store.add(query, data: secret("x"))
         let created = try #require(try store.find(query, limit: .one, returning: .attributes).first?.attributes)
-        #expect(created[.creationDate]?.dateValue == clock.now)
-        #expect(created[.modificationDate]?.dateValue == clock.now)
+        #expect(created[.creationDate]?.dateValue == clock.date)
+        #expect(created[.modificationDate]?.dateValue == clock.date)
 
         clock.advance(by: 90.5)
         try store.update(query, attributes: .genericPassword(label: "L"), data: nil)
         let labelled = try #require(try store.find(query, limit: .one, returning: .attributes).first?.attributes)
         #expect(labelled[.creationDate] == created[.creationDate])
-        #expect(labelled[.modificationDate]?.dateValue == clock.now)
+        #expect(labelled[.modificationDate]?.dateValue == clock.date)
 
         clock.advance(by: 1)
         try store.update(query, data: secret("y"))
         let rekeyed = try #require(try store.find(query, limit: .one, returning: .attributes).first?.attributes)
-        #expect(rekeyed[.modificationDate]?.dateValue == clock.now)
+        #expect(rekeyed[.modificationDate]?.dateValue == clock.date)
         #expect(rekeyed[.creationDate] == created[.creationDate])
 
         // Dates keep milliseconds: a date query matches exactly what was stored.

@@ -179,9 +179,11 @@ import Testing
         try await withThrowingTaskGroup(of: (wrong: Int, refused: Int, unaffected: Int).self) { group in
             for half in halves {
                 group.addTask {
-                    let copy = StoreFixture()
-                    try FileBytes.writePrivate(key, to: copy.keyFile)
-                    return try flip(half, of: pristine, in: copy)
+                    try await DedicatedThread.run {
+                        let copy = StoreFixture()
+                        try FileBytes.writePrivate(key, to: copy.keyFile)
+                        return try flip(half, of: pristine, in: copy)
+                    }
                 }
             }
             for try await result in group {

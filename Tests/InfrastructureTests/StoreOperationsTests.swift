@@ -194,8 +194,8 @@ import Testing
     }
 
     @Test func addOrUpdateAddsThenUpdatesInPlace() throws {
-        let clock = ManualClock()
-        let store = try fixture.open(now: { clock.now })
+        let clock = TestClock()
+        let store = try fixture.open(now: clock.now)
         let attributes = ItemAttributes.genericPassword(service: "api", account: "alice", label: "first")
         #expect(try store.addOrUpdate(attributes, data: secret("one")) == .added)
         let added = try store.item(attributes)

@@ -116,7 +116,8 @@ import Testing
             try await client.send(HTTPRequest(method: "GET", path: "/"))
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed > .milliseconds(400) && elapsed < .seconds(4), "\(elapsed)")
+        // The upper bound only rules out a hang: on a loaded two-core machine the timer fires late.
+        #expect(elapsed > .milliseconds(400) && elapsed < .seconds(15), "\(elapsed)")
     }
 
     @Test func cancellingTheCallerCancelsTheRequestInFlight() async throws {
@@ -221,7 +222,8 @@ import Testing
     }
 
     @Test func connectionsBeyondTheLimitGet503() async throws {
-        let http = try LoopbackHTTPServer(readTimeout: 2, maxConnections: 1) { _ in HTTPResponse(status: 200) }
+        // A generous read timeout: the held connection must outlive a slow, loaded test run.
+        let http = try LoopbackHTTPServer(readTimeout: 20, maxConnections: 1) { _ in HTTPResponse(status: 200) }
         defer { http.stop() }
         let holder = RawSocket.connect(port: http.port)
         defer { close(holder) }

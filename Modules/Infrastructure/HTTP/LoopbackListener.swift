@@ -135,11 +135,14 @@ final class LoopbackListener: Sendable {
         drain(fd)
     }
 
-    /// Runs the handler on the concurrency runtime and waits for its answer.
+    /// Where handlers run: off the cooperative pool, which other work in the process may be holding.
+    private static let handlerExecutor = DispatchTaskExecutor(label: "hardtack.loopback.handlers")
+
+    /// Runs the handler on its own executor and waits for its answer.
     private func respond(to request: HTTPRequest) -> HTTPResponse {
         let result = HandlerResult()
         let handler = self.handler
-        Task { result.deliver(await handler(request)) }
+        Task(executorPreference: Self.handlerExecutor) { result.deliver(await handler(request)) }
         return result.wait()
     }
 

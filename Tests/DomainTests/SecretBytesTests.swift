@@ -1,4 +1,3 @@
-import Data
 import Domain
 import Testing
 
@@ -11,7 +10,7 @@ import Testing
         var dumped = ""
         dump(secret, to: &dumped)
         var dumpedItem = ""
-        dump(StoredItem(itemClass: .genericPassword, attributes: nil, data: secret), to: &dumpedItem)
+        dump([secret], to: &dumpedItem)
         let forms = [
             secret.description, secret.debugDescription, String(describing: secret), String(reflecting: secret),
             "\(secret)", "\([secret])", "\(Optional(secret) as Any)", dumped, dumpedItem,
