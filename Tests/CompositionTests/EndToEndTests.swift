@@ -54,9 +54,19 @@ import Testing
         let app = try world.launch()
         _ = try await app.signIn(alice)
         world.advanceClock(by: world.accessTokenLifetime + 60)
-        for failure in [ServerFailure.serverError, .garbage, .down] {
+        let expected: [(ServerFailure, String)] = [
+            (.serverError, "the server answered HTTP 503"), (.garbage, "HTML"), (.down, "cannot reach the server"),
+        ]
+        for (failure, reason) in expected {
             await world.simulateServerFailure(failure)
-            await #expect(throws: AuthenticationError.self) { try await app.currentUser() }
+            await #expect {
+                try await app.currentUser()
+            } throws: { error in
+                switch error as? AuthenticationError {
+                case .temporarilyUnavailable(let message), .invalidResponse(let message): message.contains(reason)
+                default: false
+                }
+            }
             #expect(try app.repository.load() != nil)
             #expect(app.validateAuthentication().showsMainFlow)
         }

@@ -97,4 +97,19 @@ import Testing
         }
         #expect(http.requests.allSatisfy { $0.headers["Authorization"] == "Bearer at0" })
     }
+
+    @Test func aBare401OnRefreshEndsAHeaderStyleSession() async {
+        http.reply("/auth/refresh", status: 401)
+        await #expect(throws: AuthenticationError.sessionExpired) { try await gateway.refresh(UseCaseSamples.session()) }
+    }
+
+    @Test func anHTMLRefreshReplyIsRefused() async {
+        http.reply("/auth/refresh", status: 200, headers: [("Authorization", "Bearer at2")], body: "<html>hi</html>")
+        await #expect {
+            try await gateway.refresh(UseCaseSamples.session())
+        } throws: { error in
+            guard case .invalidResponse(let message) = error as? AuthenticationError else { return false }
+            return message.contains("HTML")
+        }
+    }
 }

@@ -88,14 +88,20 @@ import Testing
         await #expect(throws: AuthenticationError.temporarilyUnavailable("the server answered HTTP 503")) {
             try await gateway.signIn(credentials)
         }
-        http.fail("/oauth/token", with: .cannotConnect("connection refused"))
-        let session = UseCaseSamples.session()
-        await #expect(throws: AuthenticationError.self) { try await gateway.refresh(session) }
+        let unreachable = ScriptedHTTPClient()
+        unreachable.fail("/oauth/token", with: .cannotConnect("connection refused"))
+        let offline = OAuthAuthenticationGateway(http: unreachable, clientID: "demo-app", now: clock.now)
+        await #expect(
+            throws: AuthenticationError.temporarilyUnavailable(HTTPClientError.cannotConnect("connection refused").description)
+        ) { try await offline.refresh(UseCaseSamples.session()) }
     }
 
     @Test func identityTokensNeedTheHeaderContract() async {
-        await #expect(throws: AuthenticationError.self) {
+        await #expect {
             try await gateway.signIn(.identityToken(provider: "apple", token: SecretBytes(utf8: "id")))
+        } throws: { error in
+            guard case .unsupported(let message) = error as? AuthenticationError else { return false }
+            return message.contains("--style header")
         }
         #expect(http.requests.isEmpty)
     }
@@ -126,6 +132,61 @@ import Testing
         #expect(FormBodyProbe.fields(http.requests[0].body) == [
             "token": "rt0", "token_type_hint": "refresh_token", "client_id": "demo-app",
         ])
+    }
+
+    @Test(arguments: [
+        ("<html>captive portal</html>", "HTML"),
+        (#"{"token_type":"Bearer"}"#, "access_token"),
+        (#"{"access_token":"at2","token_type":"mac"}"#, "not Bearer"),
+    ])
+    func malformedRefreshRepliesAreRefusedAndKeepNothing(_ body: String, _ reason: String) async {
+        tokenReply(body)
+        await #expect {
+            try await gateway.refresh(UseCaseSamples.session())
+        } throws: { error in
+            guard case .invalidResponse(let message) = error as? AuthenticationError else { return false }
+            return message.contains(reason)
+        }
+    }
+
+    @Test(arguments: [429, 408, 502])
+    func busyOrFailingServersAreTemporary(_ status: Int) async {
+        tokenReply("", status: status)
+        await #expect(throws: AuthenticationError.temporarilyUnavailable("the server answered HTTP \(status)")) {
+            try await gateway.refresh(UseCaseSamples.session())
+        }
+    }
+
+    @Test func aBare401OnRefreshIsNotTrustedToEndAnOAuthSession() async {
+        tokenReply("<html>401 from a proxy</html>", status: 401)
+        await #expect(throws: AuthenticationError.rejected(status: 401, reason: "unexpected reply")) {
+            try await gateway.refresh(UseCaseSamples.session())
+        }
+    }
+
+    @Test func anOversizedReplyIsOutOfContractNotTemporary() async {
+        http.fail("/oauth/token", with: .responseTooLarge(limit: 1_048_576))
+        await #expect(throws: AuthenticationError.invalidResponse("the reply body is larger than 1048576 bytes")) {
+            try await gateway.refresh(UseCaseSamples.session())
+        }
+    }
+
+    @Test func serverTextIsShownWithoutControlCharacters() async {
+        tokenReply(#"{"error":"invalid_grant","error_description":"bad\u001b[2Jpassword"}"#, status: 400)
+        await #expect(throws: AuthenticationError.invalidCredentials("bad[2Jpassword")) {
+            try await gateway.signIn(credentials)
+        }
+    }
+
+    @Test func headersNeverShowTheirValues() {
+        var headers = HTTPHeaders()
+        headers["Authorization"] = "Bearer top-secret-token"
+        let request = HTTPRequest(method: "GET", path: "/api/me", headers: headers)
+        var dumped = ""
+        dump(request, to: &dumped)
+        for text in ["\(headers)", "\(request)", String(reflecting: headers), dumped] {
+            #expect(!text.contains("top-secret-token"), "\(text)")
+        }
     }
 }
 

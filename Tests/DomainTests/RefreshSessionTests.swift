@@ -94,4 +94,49 @@ import Testing
         #expect(fixture.gateway.refreshCalls == 1)
         #expect(again.refreshToken.value.revealedString() == "refresh-1")
     }
+
+    @Test func aServerThatKeepsTheRefreshTokenStillGetsOneRefreshPerGeneration() async throws {
+        let fixture = UseCaseFixture()
+        fixture.gateway.setRefreshBehaviour(.accessOnly)
+        let stale = try #require(fixture.repository.stored)
+        async let a = fixture.refresher(owner: "process-1").refresh(replacing: stale)
+        async let b = fixture.refresher(owner: "process-2").refresh(replacing: stale)
+        _ = try await (a, b)
+        #expect(fixture.gateway.refreshCalls == 1)
+        // A caller still holding the old generation gets the stored one, without presenting anything.
+        let again = try await fixture.refresher(owner: "process-3").refresh(replacing: stale)
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(again.accessToken.value.revealedString() == "access-1")
+    }
+
+    @Test func aClaimLeftByADeadProcessIsTakenOverAfterItsLease() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let now = fixture.clock.date
+        guard case .claimed = try fixture.repository.claimRefresh(replacing: stale, owner: "dead", until: now + 15, now: now)
+        else {
+            Issue.record("the dead process's claim should be taken")
+            return
+        }
+        let refresher = fixture.refresher(owner: "alive")
+        let waiting = Task { try await refresher.refresh(replacing: stale) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(fixture.gateway.refreshCalls == 0, "a live claim holds others back")
+        fixture.clock.advance(by: 16)
+        _ = try await waiting.value
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(fixture.storedRefreshToken() == "refresh-1")
+    }
+
+    @Test func aSignOutDuringTheRefreshWinsAndTheNewTokenIsRevoked() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let refresher = fixture.refresher()
+        let refreshing = Task { try await refresher.refresh(replacing: stale) }
+        try await Task.sleep(for: .milliseconds(5))  // The gateway takes 20 ms to answer.
+        #expect(try fixture.repository.delete())
+        await #expect(throws: AuthenticationError.notSignedIn) { try await refreshing.value }
+        #expect(fixture.repository.stored == nil)
+        #expect(fixture.gateway.revokeCalls == 1)
+    }
 }

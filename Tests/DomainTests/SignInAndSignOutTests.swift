@@ -62,4 +62,26 @@ import Testing
         #expect(result == SignOutResult(revocation: .notSignedIn, deletedLocalSession: false))
         #expect(fixture.gateway.revokeCalls == 0)
     }
+
+    @Test func anUnreadableSessionIsStillDeleted() async throws {
+        let fixture = UseCaseFixture()
+        fixture.repository.setUnreadable("record from a newer version")
+        let result = try await SignOut(gateway: fixture.gateway, repository: fixture.repository)()
+        #expect(result.deletedLocalSession)
+        #expect(fixture.gateway.revokeCalls == 0)
+        guard case .failed = result.revocation else {
+            Issue.record("an unreadable session cannot be revoked")
+            return
+        }
+        fixture.repository.setUnreadable(nil)
+        #expect(fixture.repository.stored == nil)
+    }
+
+    @Test func aLockedStoreCannotSignOut() async {
+        let fixture = UseCaseFixture()
+        fixture.repository.setUnavailable("locked")
+        await #expect(throws: AuthenticationError.storeUnavailable("locked")) {
+            try await SignOut(gateway: fixture.gateway, repository: fixture.repository)()
+        }
+    }
 }

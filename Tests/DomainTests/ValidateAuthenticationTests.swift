@@ -38,7 +38,21 @@ import Testing
         fixture.repository.setUnavailable("locked")
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
         #expect(decide() == .storeUnavailable(reason: "locked"))
-        fixture.repository.setUnavailable(nil)
-        #expect(fixture.repository.stored != nil)
+        #expect(!decide().showsMainFlow)
+    }
+
+    @Test func anExpiredRefreshTokenWithAnExpiredAccessTokenIsSignedOut() throws {
+        let fixture = UseCaseFixture(signedIn: false)
+        let now = fixture.clock.date
+        try fixture.repository.replace(
+            with: Session(
+                accessToken: try AccessToken(value: SecretBytes(utf8: "a"), issuedAt: now, expiresAt: now + 60),
+                refreshToken: try RefreshToken(value: SecretBytes(utf8: "r"), expiresAt: now + 3600),
+                user: nil, method: .password))
+        let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
+        fixture.clock.advance(by: 120)
+        #expect(decide() == .signedInNeedsRefresh(user: nil))
+        fixture.clock.advance(by: 3600)
+        #expect(decide() == .signedOut)
     }
 }

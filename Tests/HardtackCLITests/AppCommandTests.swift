@@ -139,6 +139,9 @@ import Testing
         try FileBytes.write(Array("right\n".utf8), to: passphrase)
         chmod(passphrase, 0o600)
         let env = ["HARDTACK_ARGON2_COST": "interactive"]
+        let created = try sandbox.keychain(
+            ["--passphrase-file", passphrase, "add-generic-password", "-s", "other", "-a", "item", "-w", "x"], environment: env)
+        #expect(created.status == 0)
         #expect(try sandbox.run(["status", "--store", sandbox.store, "--passphrase-file", passphrase], environment: env).status == 3)
         try FileBytes.write(Array("wrong\n".utf8), to: passphrase)
         let locked = try sandbox.run(["status", "--store", sandbox.store, "--passphrase-file", passphrase], environment: env)
@@ -167,5 +170,47 @@ import Testing
         }
         let again = try sandbox.run(["migrate-legacy", legacy, "--store", sandbox.store])
         #expect(again.stdout.contains("nothing to migrate"))
+    }
+
+    @Test func headerStyleTokensExpireOnTheServedServerAndA401Refreshes() throws {
+        let (server, url) = try serve(["--access-token-lifetime", "1"])
+        defer { _ = stop(server) }
+        let header = ["--style", "header"]
+        #expect(try app("signin", url, header + ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
+        usleep(1_500_000)
+        let me = try app("me", url, header)
+        #expect(me.status == 0, "\(me.stderr)")
+        #expect(me.stdout.contains("refreshes by this process: 1"))
+        let counters = try stats(url)
+        #expect(counters["unauthorized"] == 1)
+        #expect(counters["refreshes"] == 1)
+    }
+
+    @Test func commandsThatOnlyReadNeverCreateAStore() throws {
+        let status = try sandbox.run(["status", "--store", sandbox.store])
+        #expect(status.status == 3)
+        for command in ["me", "refresh", "signout"] {
+            #expect(try app(command, "http://127.0.0.1:9").status == 3, "\(command)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
+    }
+
+    @Test func theDemoSpeaksTheHeaderContractToo() throws {
+        let result = try sandbox.run(["demo", "--style", "header"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("header-style contract"))
+        #expect(result.stdout.contains("refused the expired token (401)"))
+        #expect(result.stdout.contains("reuse detections: 1"))
+    }
+
+    @Test func theDemoRefusesAStoreThatHoldsASession() throws {
+        let (server, url) = try serve()
+        defer { _ = stop(server) }
+        #expect(try app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
+        let demo = try sandbox.run(["demo", "--store", sandbox.store])
+        #expect(demo.status == 2)
+        #expect(demo.stderr.contains("already holds a session"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
     }
 }

@@ -71,4 +71,16 @@ import Testing
         }
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
+
+    @Test func aLargeFileWipedOnlyInPartIsFinishedOnTheNextRun() throws {
+        // A 10 KiB preferences file (padded with other settings) whose wipe was killed after 4 KiB.
+        let padding = String(repeating: "x", count: 10_000)
+        var bytes = Array(#"{"theme":"\#(padding)","Authorization":"a","refresh":"legacy-refresh-tail"}"#.utf8)
+        for index in 0..<4096 { bytes[index] = 0 }
+        let file = try write("")
+        try FileBytes.write(bytes, to: file.path)
+        let outcome = try MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
+        #expect(outcome == .alreadyMigrated)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
 }

@@ -9,6 +9,7 @@ public final class InMemorySessionRepository: SessionRepository {
         var session: Session?
         var lease: (owner: String, until: Date)?
         var unavailable: String?
+        var unreadable: String?
         var writes = 0
     }
 
@@ -30,6 +31,12 @@ public final class InMemorySessionRepository: SessionRepository {
         state.withLock { $0.unavailable = reason }
     }
 
+    /// Makes loads fail with ``AuthenticationError/storeUnavailable(_:)`` while writes still work, like
+    /// a session record from a newer version.
+    public func setUnreadable(_ reason: String?) {
+        state.withLock { $0.unreadable = reason }
+    }
+
     private func withState<Result>(_ body: (inout State) throws(AuthenticationError) -> Result) throws(AuthenticationError)
         -> Result
     {
@@ -41,7 +48,10 @@ public final class InMemorySessionRepository: SessionRepository {
     }
 
     public func load() throws(AuthenticationError) -> Session? {
-        try withState { $0.session }
+        try withState { state throws(AuthenticationError) in
+            if let reason = state.unreadable { throw .storeUnavailable(reason) }
+            return state.session
+        }
     }
 
     public func replace(with session: Session) throws(AuthenticationError) {

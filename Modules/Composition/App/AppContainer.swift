@@ -24,14 +24,16 @@ public struct AppContainer: Sendable {
     public let keychain: KeychainHandle
     /// The gateway, for the demo's replay of a stolen refresh token.
     let gateway: any AuthenticationGateway
-    private let now: @Sendable () -> Date
+
+    /// Seconds one request to the auth server may take.
+    static let requestTimeout: Double = 15
 
     /// Builds the app from `configuration`, opening (or creating) the store.
     /// - Throws: ``SecureStoreError`` when the store cannot be opened.
     public init(_ configuration: AppConfiguration) throws(SecureStoreError) {
         let http: any HTTPClient
         switch configuration.server {
-        case .remote(let url): http = URLSessionHTTPClient(baseURL: url)
+        case .remote(let url): http = URLSessionHTTPClient(baseURL: url, timeout: Self.requestTimeout)
         case .embedded: http = EmbeddedAuthServerTransport(server: EmbeddedAuthServer())
         }
         try self.init(configuration, http: http)
@@ -47,12 +49,11 @@ public struct AppContainer: Sendable {
             case .header: HeaderAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
             }
         let refresher = RefreshSession(
-            gateway: gateway, repository: repository, policy: configuration.policy, ownerID: Self.processOwnerID(),
-            now: configuration.now)
+            gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),
+            ownerID: Self.processOwnerID(), now: configuration.now)
         self.keychain = keychain
         self.repository = repository
         self.gateway = gateway
-        self.now = configuration.now
         signIn = SignIn(gateway: gateway, repository: repository)
         validateAuthentication = ValidateAuthentication(
             repository: repository, policy: configuration.policy, now: configuration.now)
@@ -76,9 +77,13 @@ public struct AppContainer: Sendable {
         return try await refreshSession.refresh(replacing: session)
     }
 
-    /// The migration of the legacy plaintext file at `path`.
-    public func migrateLegacyTokens(from path: String) -> MigrateLegacyTokens {
-        MigrateLegacyTokens(source: LegacyPreferencesFile(path: path), repository: repository, now: now)
+    /// `policy` with a refresh lease long enough to outlast one refresh: the request (at most
+    /// ``requestTimeout``), a wait for the store's lock, and the write. A shorter lease could run out
+    /// while the server answers, and another process would then present the same refresh token.
+    static func safePolicy(_ policy: AuthenticationPolicy) -> AuthenticationPolicy {
+        var safe = policy
+        safe.refreshLease = max(policy.refreshLease, 2 * requestTimeout + 15)
+        return safe
     }
 
     /// Identifies this process's refresh claims: the process id plus random bits, so a recycled pid

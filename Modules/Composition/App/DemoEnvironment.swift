@@ -35,7 +35,8 @@ public final class DemoEnvironment: Sendable {
             let temporary = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
             var template = Array((temporary + "hardtack-demo-XXXXXX").utf8CString)
             guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-                throw .storage(code: errno, message: "cannot create a temporary directory for the demo store")
+                throw .insecurePermissions(
+                    path: temporary, fix: "a private temporary directory cannot be created there; set TMPDIR to a writable directory.")
             }
             self.storePath = String(cString: made) + "/keychain.db"
             isTemporary = true

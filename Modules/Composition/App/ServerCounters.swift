@@ -8,7 +8,7 @@ public struct ServerCounters: Sendable, Equatable {
     public let reuseDetections: Int
     /// Revocations.
     public let revocations: Int
-    /// `/api/me` calls, and how many of all requests were refused with 401.
+    /// `/api/me` calls.
     public let meCalls: Int
     /// Requests refused with 401.
     public let unauthorized: Int

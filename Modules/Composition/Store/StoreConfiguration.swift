@@ -78,4 +78,10 @@ public struct StoreConfiguration: Sendable {
             at: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)
         return KeychainHandle(store: store)
     }
+
+    /// Whether a store file exists at ``storePath``: commands that only read a session never create
+    /// one (no store means no session).
+    public var storeExists: Bool {
+        FileManager.default.fileExists(atPath: storePath)
+    }
 }

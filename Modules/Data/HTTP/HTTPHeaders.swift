@@ -36,3 +36,10 @@ extension String {
         utf8.count == other.utf8.count && lowercased() == other.lowercased()
     }
 }
+
+extension HTTPHeaders: CustomStringConvertible, CustomReflectable {
+    /// The field names only: values (an `Authorization` header, a cookie) may be secret.
+    public var description: String { "HTTPHeaders(" + fields.map(\.name).joined(separator: ", ") + ")" }
+    /// A mirror with no children, so `dump` shows no value.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -3,8 +3,9 @@ public struct AuthenticationPolicy: Sendable {
     /// Seconds kept in hand before an access token's expiry (clock skew, time in flight); capped at
     /// half a token's lifetime so short-lived tokens are still used.
     public var clockSkew: Double
-    /// How long a claim on a refresh holds other processes back, in seconds. A process that dies
-    /// mid-refresh blocks others at most this long.
+    /// How long a claim on a refresh holds other processes back, in seconds. It must outlast the
+    /// slowest refresh (request timeout plus the store's lock wait), or another process could present
+    /// the same refresh token; a process that dies mid-refresh blocks others at most this long.
     public var refreshLease: Double
     /// At most this many refreshes within ``refreshWindow`` seconds; one more is a refresh storm.
     public var maxRefreshesPerWindow: Int
@@ -15,7 +16,7 @@ public struct AuthenticationPolicy: Sendable {
 
     /// Creates a policy; the defaults suit interactive apps.
     public init(
-        clockSkew: Double = 30, refreshLease: Double = 15, maxRefreshesPerWindow: Int = 10,
+        clockSkew: Double = 30, refreshLease: Double = 45, maxRefreshesPerWindow: Int = 10,
         refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20
     ) {
         self.clockSkew = clockSkew

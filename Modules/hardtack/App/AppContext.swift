@@ -13,8 +13,11 @@ struct AppContext {
     let parser: OptionParser
 
     /// Builds the app from the options: opens the store, points at the server.
-    func app() throws(CommandFailure) -> AppContainer {
+    /// - Parameter creatingStore: whether a missing store may be created (sign-in); otherwise a
+    ///   missing store means "not signed in" and nothing is created.
+    func app(creatingStore: Bool = false) throws(CommandFailure) -> AppContainer {
         let configuration = try AppOptions.configuration(self)
+        guard creatingStore || configuration.store.storeExists else { throw .auth(.notSignedIn) }
         do throws(SecureStoreError) {
             return try AppContainer(configuration)
         } catch {

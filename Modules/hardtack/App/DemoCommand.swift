@@ -16,7 +16,7 @@ enum DemoCommand {
         options: [store, style], operands: "", usesServer: false, usesStore: false,
         notes: [
             "Runs against the embedded auth server in this process; its clock is moved by hand, so nothing sleeps "
-                + "and the demo finishes in about a second. Tokens are shown redacted: length and a fingerprint "
+                + "and the demo finishes in well under a second. Tokens are shown redacted: length and a fingerprint "
                 + "that only means something within one run."
         ],
         run: { context, _ throws(CommandFailure) in
@@ -55,6 +55,11 @@ private struct Demo {
 
         step(1, "Launch")
         var app = try launch(world)
+        if !world.isTemporary && app.validateAuthentication() != .signedOut {
+            throw .usage(
+                "the store at \(world.storePath) already holds a session, which the demo would replace and then "
+                    + "delete. Give another --store, or none for a temporary one.")
+        }
         status(app)
 
         step(2, "Sign in as \(DemoEnvironment.credentials.username)")
@@ -80,7 +85,11 @@ private struct Demo {
         step(6, "The next call refreshes by itself")
         _ = try await auth { () async throws(AuthenticationError) in try await app.currentUser() }
         let afterFirstRefresh = try loadSession(app)
-        detail("the access token was known to be expired, so it was refreshed before the call")
+        if await world.serverCounters().unauthorized > 0 {
+            detail("the server refused the expired token (401), so the app refreshed once and retried")
+        } else {
+            detail("the access token was known to be expired, so it was refreshed before the call")
+        }
         detail("new refresh token: \(Redaction.token(afterFirstRefresh.refreshToken.value)) (rotated, stored first)")
         detail("server refreshes so far: \(await world.serverCounters().refreshes)")
 

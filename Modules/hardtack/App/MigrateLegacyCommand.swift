@@ -15,18 +15,18 @@ enum MigrateLegacyCommand {
         ],
         run: { context, operands throws(CommandFailure) in
             let store = try GlobalOptions.configuration(context.options, environment: context.environment, parser: context.parser)
-            let app: AppContainer
+            let local: LocalSession
             do throws(SecureStoreError) {
-                app = try AppContainer(AppConfiguration(store: store, server: .embedded))
+                local = try LocalSession(store: store)
             } catch {
                 throw .store(error)
             }
             let outcome = try await authStep { () async throws(AuthenticationError) in
-                try app.migrateLegacyTokens(from: operands[0])()
+                try local.migrateLegacyTokens(from: operands[0])()
             }
             switch outcome {
             case .nothingToMigrate: Console.print("nothing to migrate: \(operands[0]) does not exist")
-            case .imported: Console.print("imported the tokens into \(app.keychain.storePath); the plaintext file is gone")
+            case .imported: Console.print("imported the tokens into \(local.storePath); the plaintext file is gone")
             case .alreadyMigrated: Console.print("a session was already stored; the plaintext file was wiped and deleted")
             }
         })

@@ -17,7 +17,7 @@ enum Redaction {
 
     /// A duration in words: `4 min 59 s`, `12 s`.
     static func duration(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.down))
+        let whole = Int(seconds.rounded())
         if whole >= 3600 { return "\(whole / 3600) h \(whole % 3600 / 60) min" }
         if whole >= 60 { return "\(whole / 60) min \(whole % 60) s" }
         return "\(max(whole, 0)) s"

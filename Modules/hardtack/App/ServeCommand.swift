@@ -6,6 +6,7 @@
 import Composition
 import Dispatch
 import Foundation
+import Synchronization
 
 /// `hardtack serve`: the embedded auth server on a loopback port, until interrupted.
 enum ServeCommand {
@@ -57,35 +58,33 @@ enum ServeCommand {
 
     /// Suspends until SIGINT or SIGTERM arrives.
     private static func waitForTermination() async {
+        let queue = DispatchQueue(label: "hardtack.serve.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            sources.append(DispatchSource.makeSignalSource(signal: signalNumber, queue: queue))
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queue = DispatchQueue(label: "hardtack.serve.signals")
-            let resumed = SignalLatch(continuation)
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler { resumed.fire() }
+            let latch = SignalLatch(continuation)
+            for source in sources {
+                source.setEventHandler { latch.fire() }
                 source.resume()
-                resumed.keep(source)
             }
         }
+        for source in sources { source.cancel() }
     }
 }
 
-/// Resumes a continuation once, from whichever signal comes first, and keeps the signal sources alive.
-///
-/// Safety: `continuation` is set in `init` and afterwards read and cleared only by `fire`, which runs
-/// on the one serial signal queue; `sources` is appended to only by the thread that creates the
-/// sources, and `fire` never touches it. No field is ever used by two threads at once.
-private final class SignalLatch: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
+/// Resumes a continuation once, from whichever signal comes first.
+private final class SignalLatch: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
 
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Mutex(continuation) }
 
     func fire() {
-        continuation?.resume()
-        continuation = nil
+        continuation.withLock { pending in
+            pending?.resume()
+            pending = nil
+        }
     }
 }

@@ -5,7 +5,8 @@ import Domain
 enum SignInCommand {
     static let username = OptionSpec.value("--username", "NAME", "The account to sign in as.")
     static let passwordStdin = OptionSpec.flag(
-        "--password-stdin", "Read the password from standard input (the only way to give it: never on the command line).")
+        "--password-stdin", "Read the password from standard input (the only way to give it: never on the command line); from a "
+            + "terminal it prompts with echo off.")
     static let provider = OptionSpec.value(
         "--provider", "NAME", "Sign in with an identity provider's token instead (apple, google); header style only.")
     static let tokenStdin = OptionSpec.flag(
@@ -20,7 +21,7 @@ enum SignInCommand {
         ],
         run: { context, _ throws(CommandFailure) in
             let credentials = try credentials(context)
-            let app = try context.app()
+            let app = try context.app(creatingStore: true)
             let session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
             Console.print("signed in as \(session.user.map { "\($0.name) (\($0.id))" } ?? "(unknown user)")")
             Console.print("access token:  \(Redaction.token(session.accessToken.value))")
@@ -34,7 +35,12 @@ enum SignInCommand {
             guard options.has(tokenStdin.name), !options.has(username.name) else {
                 throw context.usage("--provider needs --identity-token-stdin (and no --username)")
             }
-            guard let token = Console.readSecretFromStandardInput(), !token.isEmpty else {
+            guard !provider.isEmpty, provider.count <= 40,
+                provider.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+            else {
+                throw context.usage("--provider takes a name of lowercase letters, digits and '-', such as apple")
+            }
+            guard let token = Console.readSecret(prompt: "Identity token: "), !token.isEmpty else {
                 throw context.usage("no identity token on standard input")
             }
             return .identityToken(provider: provider, token: token)
@@ -45,7 +51,7 @@ enum SignInCommand {
         guard options.has(passwordStdin.name) else {
             throw context.usage("give the password on standard input with --password-stdin")
         }
-        guard let password = Console.readSecretFromStandardInput(), !password.isEmpty else {
+        guard let password = Console.readSecret(prompt: "Password for \(name): "), !password.isEmpty else {
             throw context.usage("no password on standard input")
         }
         return .password(username: name, password: password)

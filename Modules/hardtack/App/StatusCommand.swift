@@ -14,14 +14,17 @@ enum StatusCommand {
         ],
         run: { context, _ throws(CommandFailure) in
             let store = try GlobalOptions.configuration(context.options, environment: context.environment, parser: context.parser)
-            // The decision needs no server; the embedded location is never contacted here.
-            let app: AppContainer
+            guard store.storeExists else {
+                Console.print(Redaction.decision(.signedOut) + " (no store at \(store.storePath))")
+                throw .finding(.signedOut, "not signed in")
+            }
+            let local: LocalSession
             do throws(SecureStoreError) {
-                app = try AppContainer(AppConfiguration(store: store, server: .embedded))
+                local = try LocalSession(store: store)
             } catch {
                 throw .store(error)
             }
-            let decision = app.validateAuthentication()
+            let decision = local.validateAuthentication()
             Console.print(Redaction.decision(decision))
             switch decision {
             case .signedIn, .signedInNeedsRefresh: return

@@ -27,6 +27,36 @@ enum Console {
         emit([0x0A], to: STDOUT_FILENO)
     }
 
+    /// Reads a secret: from a terminal, after `prompt` on standard error with echo turned off, one
+    /// line; otherwise all of standard input, as ``readSecretFromStandardInput()`` does.
+    static func readSecret(prompt: String) -> SecretBytes? {
+        guard isatty(STDIN_FILENO) == 1 else { return readSecretFromStandardInput() }
+        emit(Array(prompt.utf8), to: STDERR_FILENO)
+        var saved = termios()
+        let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
+        if canHide {
+            var silent = saved
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        }
+        defer {
+            if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+            emit([0x0A], to: STDERR_FILENO)
+        }
+        var line = [UInt8](repeating: 0, count: 4096)
+        defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        var count = 0
+        while count < line.count {
+            var byte: UInt8 = 0
+            let got = read(STDIN_FILENO, &byte, 1)
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 || byte == 0x0A { break }
+            line[count] = byte
+            count += 1
+        }
+        return SecretBytes(line[..<count])
+    }
+
     /// Reads all of standard input (at most ``maxInputBytes``) into wiped-on-release memory, without one
     /// trailing newline; `nil` when it is longer or cannot be read.
     static func readSecretFromStandardInput() -> SecretBytes? {

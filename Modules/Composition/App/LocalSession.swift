@@ -1,0 +1,33 @@
+public import Domain
+public import Data
+public import Foundation
+import Infrastructure
+
+/// The parts of the app that need only the store, not a server: the launch decision and the legacy
+/// migration. Building them touches no network and creates no server.
+public struct LocalSession: Sendable {
+    /// Decides at launch whether the user is signed in.
+    public let validateAuthentication: ValidateAuthentication
+    /// The store file.
+    public let storePath: String
+    private let repository: any SessionRepository
+    private let now: @Sendable () -> Date
+
+    /// Opens (creating on first use) the store `configuration` describes.
+    /// - Throws: ``SecureStoreError`` when the store cannot be opened.
+    public init(
+        store configuration: StoreConfiguration, policy: AuthenticationPolicy = AuthenticationPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(SecureStoreError) {
+        let keychain = try configuration.open()
+        repository = SecureStoreSessionRepository(store: keychain.items)
+        validateAuthentication = ValidateAuthentication(repository: repository, policy: policy, now: now)
+        storePath = keychain.storePath
+        self.now = now
+    }
+
+    /// The migration of the legacy plaintext file at `path` into this store.
+    public func migrateLegacyTokens(from path: String) -> MigrateLegacyTokens {
+        MigrateLegacyTokens(source: LegacyPreferencesFile(path: path), repository: repository, now: now)
+    }
+}
