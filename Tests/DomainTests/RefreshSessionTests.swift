@@ -131,11 +131,12 @@ import Testing
     @Test func aSignOutDuringTheRefreshWinsAndTheNewTokenIsRevoked() async throws {
         let fixture = UseCaseFixture()
         let stale = try #require(fixture.repository.stored)
-        let refresher = fixture.refresher()
-        let refreshing = Task { try await refresher.refresh(replacing: stale) }
-        try await Task.sleep(for: .milliseconds(5))  // The gateway takes 20 ms to answer.
-        #expect(try fixture.repository.delete())
-        await #expect(throws: AuthenticationError.notSignedIn) { try await refreshing.value }
+        let repository = fixture.repository
+        fixture.gateway.setDuringRefresh { _ = try? repository.delete() }
+        await #expect(throws: AuthenticationError.notSignedIn) {
+            try await fixture.refresher().refresh(replacing: stale)
+        }
+        #expect(fixture.gateway.refreshCalls == 1)
         #expect(fixture.repository.stored == nil)
         #expect(fixture.gateway.revokeCalls == 1)
     }

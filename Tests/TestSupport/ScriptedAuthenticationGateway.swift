@@ -25,6 +25,7 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
         var revokeCalls = 0
         var serial = 0
         var presentedRefreshTokens: [String] = []
+        var duringRefresh: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -44,6 +45,9 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     public func setRefreshBehaviour(_ behaviour: RefreshBehaviour) { state.withLock { $0.refreshBehaviour = behaviour } }
     /// Makes revocation fail.
     public func setRevokeFails(_ fails: Bool) { state.withLock { $0.revokeFails = fails } }
+    /// Runs `action` while the next refreshes are at the server (after the token was presented,
+    /// before the answer), to stage what other processes do meanwhile.
+    public func setDuringRefresh(_ action: (@Sendable () -> Void)?) { state.withLock { $0.duringRefresh = action } }
     /// Sign-ins answered.
     public var signInCalls: Int { state.withLock { $0.signInCalls } }
     /// Refreshes asked for.
@@ -77,12 +81,13 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     }
 
     public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
-        let (behaviour, serial) = state.withLock { state in
+        let (behaviour, serial, during) = state.withLock { state in
             state.refreshCalls += 1
             state.serial += 1
             state.presentedRefreshTokens.append(session.refreshToken.value.revealedString() ?? "")
-            return (state.refreshBehaviour, state.serial)
+            return (state.refreshBehaviour, state.serial, state.duringRefresh)
         }
+        during?()
         try? await Task.sleep(for: refreshDelay)
         switch behaviour {
         case .reject: throw .sessionExpired
