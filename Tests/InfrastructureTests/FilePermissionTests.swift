@@ -90,12 +90,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
-    @Test func aSymbolicLinkToTheDirectoryIsRefused() throws {
+    @Test func aSymbolicLinkedDirectoryIsFollowedToAPrivateRealDirectory() throws {
+        // A symlinked home or data directory is common: the store lives in the real directory, which
+        // must itself be private.
         let real = fixture.directory.file("real")
         #expect(mkdir(real, 0o700) == 0)
         let link = fixture.directory.file("link")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-        expectInsecure(link + "/keychain.db", keyFile: real + "/keychain.key", mentioning: "symbolic link")
+        let store = try SQLiteSecureItemStore.open(
+            at: link + "/keychain.db", keySource: .keyFile(path: real + "/keychain.key"),
+            options: StoreOptions(passphraseCost: .interactive))
+        try store.add(.genericPassword(service: "s", account: "a"), data: SecretBytes(utf8: "x"))
+        #expect(FileManager.default.fileExists(atPath: real + "/keychain.db"))
+
+        let shared = fixture.directory.file("shared-real")
+        #expect(mkdir(shared, 0o700) == 0)
+        #expect(chmod(shared, 0o755) == 0)
+        let sharedLink = fixture.directory.file("shared-link")
+        try FileManager.default.createSymbolicLink(atPath: sharedLink, withDestinationPath: shared)
+        expectInsecure(sharedLink + "/keychain.db", keyFile: real + "/other.key", mentioning: "chmod 700")
     }
 
     @Test func aDirectoryOthersCanEnterIsRefused() throws {

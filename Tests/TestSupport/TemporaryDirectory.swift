@@ -13,7 +13,8 @@ public final class TemporaryDirectory: Sendable {
 
     /// Creates the directory.
     public init() {
-        var template = Array((NSTemporaryDirectory() + "/hardtack-test-XXXXXX").utf8CString)
+        let temporary = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
+        var template = Array((temporary + "hardtack-test-XXXXXX").utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed")
         path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })

@@ -23,8 +23,9 @@ public struct KeyRequest: Sendable, Hashable {
         self.keyFile = keyFile
     }
 
-    /// Picks one source: the passphrase file, then the passphrase in `passphraseVariable`, then the key
-    /// variable, then the credential, then the key file; `nil` when none was named.
+    /// Picks one source: what the command line names wins over the environment, so the passphrase
+    /// file, then the key variable, then the credential, then the key file, and only then the
+    /// passphrase in `passphraseVariable`; `nil` when none was named.
     /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` when the passphrase file cannot be read or
     ///   its first line is empty, ``SecureStoreError/insecurePermissions(path:fix:)`` when others may
     ///   read it. No other source is read here.
@@ -34,12 +35,12 @@ public struct KeyRequest: Sendable, Hashable {
         if let passphraseFile {
             return .passphrase(try PassphraseFile.readFirstLine(passphraseFile))
         }
-        if let passphrase = environment[passphraseVariable] {
-            return .passphrase(SecretBytes(utf8: passphrase))
-        }
         if let keyVariable { return .environment(variable: keyVariable) }
         if let credentialName { return .systemdCredential(name: credentialName) }
         if let keyFile { return .keyFile(path: keyFile) }
+        if let passphrase = environment[passphraseVariable] {
+            return .passphrase(SecretBytes(utf8: passphrase))
+        }
         return nil
     }
 }

@@ -52,7 +52,7 @@ extension SecureStoreError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .itemNotFound:
-            "The specified item could not be found in the keychain."
+            "The specified item could not be found in the keychain. Check the attributes and the access group."
         case .duplicateItem:
             "The specified item already exists in the keychain. Update it instead (hardtack keychain: -U)."
         case .attributeNotAllowed(let name, let itemClass):
@@ -72,7 +72,8 @@ extension SecureStoreError: CustomStringConvertible {
         case .locked:
             "The store is locked. Unlock it with its passphrase or key and try again."
         case .wrongKey:
-            "The passphrase or key does not unlock this store. Nothing was changed; try again with the right one."
+            "The passphrase or key does not unlock this store (or its header was altered). Nothing was changed; "
+                + "try again with the right one."
         case .keySourceMismatch(let expected):
             "This store is protected by \(expected); give that instead."
         case .invalidKeyMaterial(let reason):

@@ -99,6 +99,17 @@ enum Sodium {
         return output
     }
 
+    /// A keyed BLAKE2b hash of `message` written straight into `output` (key material that must not
+    /// pass through ordinary memory).
+    static func keyedHash(_ message: [UInt8], key: SecureKey, into output: UnsafeMutablePointer<UInt8>, length: Int)
+        throws(SecureStoreError)
+    {
+        try key.withBytes { keyBytes throws(SecureStoreError) in
+            let code = crypto_generichash(output, length, message, UInt64(message.count), keyBytes, SecureKey.byteCount)
+            guard code == 0 else { throw .storage(code: code, message: "hashing failed") }
+        }
+    }
+
     /// An unkeyed BLAKE2b-256 checksum of `message`.
     static func checksum(_ message: [UInt8]) -> [UInt8] {
         ensureInitialized()

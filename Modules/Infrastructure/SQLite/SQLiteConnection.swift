@@ -76,8 +76,12 @@ final class SQLiteConnection {
         switch code & 0xff {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return .integrityFailure("the database file is damaged (\(message))")
-        case SQLITE_CONSTRAINT:
+        // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY (C macros Swift cannot import): only a unique key clash
+        // is a duplicate item; any other constraint failing is a damaged or foreign schema.
+        case SQLITE_CONSTRAINT where code == 2067 || code == 1555:
             return .duplicateItem
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return .storage(code: code, message: "another process held the store's lock for too long; try again")
         default:
             let shown = sql.count > 80 ? String(sql.prefix(80)) + "…" : sql
             return .storage(code: code, message: "\(message) in `\(shown)`")

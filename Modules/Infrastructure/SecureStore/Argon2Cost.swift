@@ -26,10 +26,11 @@ public struct Argon2Cost: Sendable, Hashable {
         opsLimit: UInt64(crypto_pwhash_argon2id_OPSLIMIT_INTERACTIVE),
         memLimit: UInt64(crypto_pwhash_argon2id_MEMLIMIT_INTERACTIVE))
 
-    /// The bounds a header's cost must fall in: libsodium's minimum, and at most 8 GiB and 64 passes,
-    /// so a tampered header cannot make opening a store exhaust the machine.
+    /// The bounds a header's cost must fall in: at least INTERACTIVE (nothing weaker is ever written,
+    /// so a weaker header was tampered with), at most 2 GiB and 16 passes, so a tampered header cannot
+    /// make opening a store exhaust the machine.
     var isWithinBounds: Bool {
-        opsLimit >= UInt64(crypto_pwhash_argon2id_OPSLIMIT_MIN) && opsLimit <= 64
-            && memLimit >= UInt64(crypto_pwhash_argon2id_MEMLIMIT_MIN) && memLimit <= 8 << 30
+        opsLimit >= Self.interactive.opsLimit && opsLimit <= 16
+            && memLimit >= Self.interactive.memLimit && memLimit <= 2 << 30
     }
 }

@@ -62,12 +62,19 @@ enum FileSecurity {
 
     /// Reads a small private file (a key file, a passphrase file), checking it first.
     static func readPrivateFile(_ path: String, maxBytes: Int) throws(SecureStoreError) -> [UInt8] {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { throw posixError("cannot read \(path)") }
-        try checkOwnedAndPrivate(path, info, expectDirectory: false)
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw posixError("cannot open \(path)") }
+        // Open first (never through a link), then check what was opened: checking a path and then
+        // opening it would let the file be swapped in between.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw .insecurePermissions(path: path, fix: "it is a symbolic link. Name the real file instead.")
+            }
+            throw posixError("cannot open \(path)")
+        }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw posixError("cannot inspect \(path)") }
+        try checkOwnedAndPrivate(path, info, expectDirectory: false)
         var bytes = [UInt8](repeating: 0, count: maxBytes + 1)
         var total = 0
         while total < bytes.count {
@@ -86,7 +93,7 @@ enum FileSecurity {
         let type = info.st_mode & S_IFMT
         if type == S_IFLNK {
             throw .insecurePermissions(
-                path: path, fix: "it is a symbolic link. Point --store at the real file instead.")
+                path: path, fix: "it is a symbolic link. Name the real file or directory instead.")
         }
         if expectDirectory ? type != S_IFDIR : type != S_IFREG {
             throw .insecurePermissions(
@@ -105,6 +112,29 @@ enum FileSecurity {
                 fix: "group or others can access it (mode \(String(info.st_mode & 0o777, radix: 8))). "
                     + "Run `chmod \(mode) \(path)` and try again.")
         }
+    }
+
+    /// Prepares the store's directory and returns the store path with that directory resolved to its
+    /// real location: symbolic links among the directories above the store (a symlinked home, say)
+    /// are followed, while the store file itself is never reached through a link.
+    static func resolveStorePath(_ path: String) throws(SecureStoreError) -> String {
+        let directory = parentDirectory(of: path)
+        if access(directory, F_OK) != 0 { try prepareDirectory(directory) }
+        guard let real = realpath(directory, nil) else { throw posixError("cannot resolve \(directory)") }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        try prepareDirectory(resolved)
+        let leaf = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        return (resolved == "/" ? "" : resolved) + "/" + leaf
+    }
+
+    /// Flushes a directory's entries to disk, so a file just created or renamed in it survives a
+    /// power cut.
+    static func syncDirectory(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
     }
 
     /// The directory part of `path` (`.` for a bare name).

@@ -26,8 +26,7 @@ enum KeyMaterial {
             // Domain-separate the stored material from the key it yields, and bind it to the salt.
             let kek = try SecureKey()
             try kek.fill { out throws(SecureStoreError) in
-                let derived = try Sodium.keyedHash(Array("HTK-kek".utf8) + header.salt, key: material, length: 32)
-                out.update(from: derived, count: 32)
+                try Sodium.keyedHash(Array("HTK-kek".utf8) + header.salt, key: material, into: out, length: 32)
             }
             return kek
         }
@@ -52,7 +51,8 @@ enum KeyMaterial {
                 throw .invalidKeyMaterial(
                     "CREDENTIALS_DIRECTORY is not set: run under systemd with LoadCredential=\(name):…")
             }
-            let bytes = try FileSecurity.readPrivateFile(directory + "/" + name, maxBytes: 256)
+            var bytes = try FileSecurity.readPrivateFile(directory + "/" + name, maxBytes: 256)
+            defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
             if bytes.count == SecureKey.byteCount {
                 return try SecureKey(copying: bytes)
             }
@@ -83,6 +83,8 @@ enum KeyMaterial {
             if linked != 0 && linkError != EEXIST {
                 throw .storage(code: linkError, message: "cannot create the key file \(path)")
             }
+            // The store about to be written under this key must never outlive the key file's entry.
+            FileSecurity.syncDirectory(FileSecurity.parentDirectory(of: path))
         }
         var bytes = try FileSecurity.readPrivateFile(path, maxBytes: 64)
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }

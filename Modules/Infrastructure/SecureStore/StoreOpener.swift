@@ -27,7 +27,7 @@ enum StoreOpener {
     static func open(path: String, keySource: KeySource, groups: [String], options: StoreOptions)
         throws(SecureStoreError) -> StoreEngine
     {
-        try FileSecurity.prepareDirectory(FileSecurity.parentDirectory(of: path))
+        let path = try FileSecurity.resolveStorePath(path)
         try FileSecurity.prepareStoreFile(path)
         let connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
@@ -47,13 +47,15 @@ enum StoreOpener {
             "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
                 + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
 
-        let engine: StoreEngine
-        if let stored {
-            let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
-            engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
-        } else {
-            engine = try create(connection, keySource: keySource, groups: groups, options: options)
+        if stored == nil, let (engine, keys) = try create(connection, keySource: keySource, groups: groups, options: options) {
+            // Created here: the master key is already in hand, so the key is not derived a second time.
+            try engine.install(keys)
+            return engine
         }
+        if stored == nil { stored = try readMeta(connection) }
+        guard let stored else { throw missingHeader }
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+        let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
         try engine.install(unlock(engine, keySource: keySource))
         return engine
     }
@@ -110,10 +112,15 @@ enum StoreOpener {
             try statement.run()
         }
         engine.header = header
+        // The old wrapped key must not linger in the write-ahead log; secure_delete then clears the
+        // old row's bytes in the main file. A reader elsewhere may keep the log busy: best effort.
+        try? engine.connection.checkpointTruncate()
     }
 
+    /// Creates the store in an empty file and returns its engine with the new keys; `nil` when another
+    /// process created it first (then open it as any existing store).
     private static func create(_ connection: SQLiteConnection, keySource: KeySource, groups: [String], options: StoreOptions)
-        throws(SecureStoreError) -> StoreEngine
+        throws(SecureStoreError) -> (StoreEngine, ItemKeys)?
     {
         try checkCost(of: keySource, options: options)
         let header = StoreHeader(
@@ -122,9 +129,9 @@ enum StoreOpener {
         let master = try SecureKey.random()
         let wrapped = try wrap(master, header: header, source: keySource)
         let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
-        try engine.writeTyped { () throws(SecureStoreError) in
+        let created = try engine.writeTyped { () throws(SecureStoreError) -> Bool in
             // Another process may have created the store while this one derived its key.
-            guard try readMeta(connection) == nil else { return }
+            guard try readMeta(connection) == nil else { return false }
             // Only an empty file becomes a new store: a fresh master key would orphan existing items.
             guard try isEmpty(connection) else { throw missingHeader }
             try connection.execute(schema)
@@ -134,8 +141,9 @@ enum StoreOpener {
             statement.bind(Sodium.checksum(header.encoded), at: 2)
             statement.bind(wrapped, at: 3)
             try statement.run()
+            return true
         }
-        return engine
+        return created ? (engine, try ItemKeys(master: master, storeID: header.storeID)) : nil
     }
 
     /// Refuses a passphrase cost outside the bounds a header is checked against.

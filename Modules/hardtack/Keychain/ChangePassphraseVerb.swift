@@ -49,6 +49,9 @@ enum ChangePassphraseVerb {
                         "give the new passphrase with --new-passphrase-file PATH or $\(newPassphraseVariable), or a "
                             + "key file with --new-key-file PATH")
                 }
+                guard configuration.storeExists else {
+                    throw .finding(.notFound, "there is no store at \(configuration.storePath) yet; add an item first")
+                }
                 let handle = try context.open(configuration)
                 do throws(SecureStoreError) {
                     try handle.changeKey(to: newKey)

@@ -18,7 +18,7 @@ enum DeletePasswordVerb {
                         "name the items to delete with at least one of " + all.map(\.name).joined(separator: ", "))
                 }
                 let query = try kind.attributes(context, allowed: all)
-                let handle = try context.open()
+                let handle = try context.openExisting()
                 let count: Int
                 do throws(SecureStoreError) {
                     count = try handle.items.delete(query)

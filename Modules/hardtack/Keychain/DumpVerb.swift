@@ -16,8 +16,11 @@ enum DumpVerb {
                     + "integers are numbers, dates ISO 8601 strings.",
             ],
             run: { context throws(CommandFailure) in
-                let handle = try context.open()
+                let configuration = try context.configuration()
                 var items: [StoredItem] = []
+                // No store yet: nothing to show, and nothing is created.
+                if configuration.storeExists {
+                let handle = try context.open(configuration)
                 do throws(SecureStoreError) {
                     for itemClass in ItemClass.allCases {
                         do throws(SecureStoreError) {
@@ -30,9 +33,10 @@ enum DumpVerb {
                 } catch {
                     throw .store(error)
                 }
+                }
                 if context.options.has(json.name) {
                     let document = JSONValue.object([
-                        ("store", .string(handle.storePath)),
+                        ("store", .string(configuration.storePath)),
                         ("items", .array(items.map { AttributeText.json($0.itemClass, $0.attributes) })),
                     ])
                     Console.print(document.rendered())

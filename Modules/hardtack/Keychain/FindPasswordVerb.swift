@@ -17,7 +17,7 @@ enum FindPasswordVerb {
             ],
             run: { context throws(CommandFailure) in
                 let query = try kind.attributes(context, allowed: kind.selectorOptions)
-                let handle = try context.open()
+                let handle = try context.openExisting()
                 do throws(SecureStoreError) {
                     if context.options.has(secretOnly.name) {
                         let items = try handle.items.find(query, limit: .one, returning: .data)

@@ -32,6 +32,16 @@ struct KeychainContext {
         try open(configuration())
     }
 
+    /// Opens the store only if it exists: verbs that read or remove never create one.
+    /// - Throws: ``CommandFailure/finding(_:_:)`` with exit 44 when there is no store.
+    func openExisting() throws(CommandFailure) -> KeychainHandle {
+        let configuration = try configuration()
+        guard configuration.storeExists else {
+            throw .finding(.notFound, "there is no store at \(configuration.storePath) yet; add an item first")
+        }
+        return try open(configuration)
+    }
+
     /// A usage failure pointing at the verb's help.
     func usage(_ problem: String) -> CommandFailure { parser.usage(problem) }
 }

@@ -9,7 +9,7 @@ enum VerifyVerb {
         synopsis: "", options: [],
         notes: ["Prints counts only: sound items, damaged items, and SQLite's check (\"ok\" when sound)."],
         run: { context throws(CommandFailure) in
-            let handle = try context.open()
+            let handle = try context.openExisting()
             let health: StoreHealth
             do throws(SecureStoreError) {
                 health = try handle.verify()

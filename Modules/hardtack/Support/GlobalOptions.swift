@@ -30,8 +30,8 @@ enum GlobalOptions {
 
     /// How the key is chosen, for help.
     static let keyPrecedence =
-        "The key: --passphrase-file, else $HARDTACK_PASSPHRASE, else --key-env, else --key-credential, else "
-        + "--key-file, else the key file <store>.key (created with the store)."
+        "The key: --passphrase-file, else --key-env, else --key-credential, else --key-file, else "
+        + "$HARDTACK_PASSPHRASE, else the key file <store>.key (created with the store)."
 
     /// The store configuration these options and the environment describe.
     /// - Throws: ``CommandFailure/usage(_:)`` for an empty option value or an unknown
