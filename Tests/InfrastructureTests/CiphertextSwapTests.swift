@@ -117,6 +117,15 @@ import Testing
         #expect(try fixture.open().verify().damagedItems == 2)
     }
 
+    @Test func aDeleteAfterAUniqueCellSwapNeverRemovesTheOtherItem() throws {
+        let ids = try createStore()
+        try fixture.raw().swapItemColumn("uniq", ids.refresh, ids.other)
+        let store = try fixture.open()
+        #expect(throws: SecureStoreError.self) { try store.delete(refresh) }
+        let remaining = try fixture.raw().query("SELECT id FROM items ORDER BY id").map { $0[0] }
+        #expect(remaining == [.integer(1), .integer(2), .integer(3)])
+    }
+
     @Test func swappingGroupCellsBetweenRowsNeverRevealsTheOtherSecret() throws {
         let ids = try createStore(groups: ["a", "b"])
         try fixture.raw().swapItemColumn("grp", ids.access, ids.refresh)

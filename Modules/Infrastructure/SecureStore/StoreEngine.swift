@@ -58,6 +58,12 @@ final class StoreEngine {
     /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back.
     func write<Result>(_ body: () throws -> Result) throws -> Result {
         if transactionDepth > 0 {
+            // SQLite rolls a whole transaction back on some failures (disk full, I/O error). A savepoint
+            // opened now would start a new, separate transaction and commit on release: refuse instead.
+            guard connection.isInTransaction else {
+                throw SecureStoreError.storage(
+                    code: 0, message: "the transaction was rolled back after an earlier failure; run it again")
+            }
             let savepoint = "nested\(transactionDepth)"
             try connection.execute("SAVEPOINT \(savepoint)")
             transactionDepth += 1
@@ -157,7 +163,9 @@ final class StoreEngine {
         let keys = try unlockedKeys()
         return try writeTyped { () throws(SecureStoreError) -> Int in
             var ids: [Int64] = []
-            try forEachMatch(query, keys: keys, decryptAttributes: false) { (row, _) throws(SecureStoreError) in
+            // Every row is authenticated before it is deleted: a swapped index cell must not make a
+            // delete remove another item.
+            try forEachMatch(query, keys: keys, decryptAttributes: true) { (row, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 return true
             }
@@ -303,11 +311,15 @@ final class StoreEngine {
                 unknownClasses += 1
                 continue
             }
-            rows.append(
-                ItemRow(
-                    id: statement.int64(at: 0), itemClass: itemClass, group: statement.bytes(at: 2),
-                    unique: statement.bytes(at: 3), primary: statement.bytes(at: 4),
-                    sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6)))
+            let row = ItemRow(
+                id: statement.int64(at: 0), itemClass: itemClass, group: statement.bytes(at: 2),
+                unique: statement.bytes(at: 3), primary: statement.bytes(at: 4),
+                sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6))
+            // The index cells are concatenated into the additional data: fixed sizes keep that unambiguous.
+            guard row.group.count == ItemKeys.indexBytes, row.unique.count == ItemKeys.indexBytes,
+                row.primary.count == ItemKeys.primaryIndexBytes
+            else { throw .integrityFailure("an item's index cells have the wrong size") }
+            rows.append(row)
         }
         return (rows, unknownClasses)
     }
