@@ -25,6 +25,9 @@ enum Hardtack {
 
         \(HelpText.section("Commands", commands.map { ($0.name, $0.summary) }))
 
+        Environment: HARDTACK_SERVER (the server for signin, me, refresh, signout), HARDTACK_PASSPHRASE (the
+        store's passphrase when no key option is given).
+
         Run `hardtack COMMAND --help` for a command's options.
         """
     }

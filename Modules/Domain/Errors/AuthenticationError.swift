@@ -37,12 +37,13 @@ extension AuthenticationError: CustomStringConvertible {
         case .invalidCredentials(let reason): "sign-in refused: \(reason). Check the username and password."
         case .notSignedIn: "not signed in. Run `hardtack signin` first."
         case .sessionExpired: "the session has ended (the server rejected the refresh token). Sign in again."
-        case .temporarilyUnavailable(let reason): "the server is unavailable (\(reason)); the session is kept, try again."
+        case .temporarilyUnavailable(let reason): "the server is unavailable: \(reason). The session is kept; try again later."
         case .storeUnavailable(let reason): "the secure store cannot be read: \(reason)"
         case .storageFailed(let reason): "the secure store could not be written: \(reason)"
         case .refreshStorm(let count, let window):
             "refused to refresh: \(count) refresh attempts in \(window) s already. Something keeps refusing new tokens or failing; check the server, then try again later."
-        case .unauthorized: "the server refused a freshly refreshed token (401). Sign in again."
+        case .unauthorized:
+            "the server refused even a freshly refreshed token (401). The session is kept; if this persists, sign in again."
         case .invalidResponse(let reason): "the server's answer did not fit the contract: \(reason)"
         case .invalidLegacyFile(let reason): "cannot migrate: \(reason). The file was left as it is."
         case .rejected(let status, let reason): "the server refused the request (HTTP \(status)): \(reason)"

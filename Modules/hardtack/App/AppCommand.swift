@@ -28,7 +28,7 @@ struct AppCommand: Sendable {
             "usage: hardtack \(name) [OPTIONS]\(operands.isEmpty ? "" : " " + operands)",
             HelpText.paragraph(summary),
         ]
-        if !options.isEmpty { sections.append(HelpText.options("Options", options + [.help])) }
+        sections.append(HelpText.options("Options", options + [.help]))
         if usesServer { sections.append(HelpText.options("Server options", AppOptions.all)) }
         if usesStore {
             sections.append(HelpText.options("Store options", GlobalOptions.all))

@@ -23,7 +23,7 @@ enum MeCommand {
                 }
             }
             let user = users[0]
-            Console.print("\(user.name.isEmpty ? user.id : user.name) (\(user.id))")
+            Console.print("\(Redaction.user(user)) (\(Redaction.printable(user.id)))")
             if count > 1 { Console.print("calls: \(users.count), all succeeded") }
             Console.print("refreshes by this process: \(await app.refreshSession.refreshCount)")
         })

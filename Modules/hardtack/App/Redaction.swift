@@ -15,6 +15,19 @@ enum Redaction {
         return "•••• (\(secret.count) chars, #\(String(repeating: "0", count: 4 - fingerprint.count) + fingerprint))"
     }
 
+    /// Text that came from a server (a user's name), without control characters that could drive
+    /// the terminal, and bounded.
+    static func printable(_ text: String) -> String {
+        let kept = text.unicodeScalars.filter { ![.control, .format].contains($0.properties.generalCategory) }
+        let cleaned = String(String.UnicodeScalarView(kept))
+        return cleaned.count > 80 ? String(cleaned.prefix(80)) + "…" : cleaned
+    }
+
+    /// A user as output shows them: the name, else the id, cleaned.
+    static func user(_ user: User) -> String {
+        printable(user.name.isEmpty ? user.id : user.name)
+    }
+
     /// A duration in words: `4 min 59 s`, `12 s`.
     static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
@@ -27,10 +40,10 @@ enum Redaction {
     static func decision(_ decision: LaunchDecision) -> String {
         switch decision {
         case .signedIn(let user, let left):
-            "signed in\(user.map { " as \($0.name.isEmpty ? $0.id : $0.name)" } ?? ""); access token "
+            "signed in\(user.map { " as \(Redaction.user($0))" } ?? ""); access token "
                 + (left.map { "valid for \(duration($0))" } ?? "expiry unknown (a 401 will tell)") + " → main flow"
         case .signedInNeedsRefresh(let user):
-            "signed in\(user.map { " as \($0.name.isEmpty ? $0.id : $0.name)" } ?? ""); access token expired, "
+            "signed in\(user.map { " as \(Redaction.user($0))" } ?? ""); access token expired, "
                 + "refresh before the first call → main flow"
         case .signedOut:
             "signed out → sign-in flow"

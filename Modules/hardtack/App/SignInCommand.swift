@@ -23,7 +23,8 @@ enum SignInCommand {
             let credentials = try credentials(context)
             let app = try context.app(creatingStore: true)
             let session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
-            Console.print("signed in as \(session.user.map { "\($0.name) (\($0.id))" } ?? "(unknown user)")")
+            Console.print(
+                "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")
             Console.print("access token:  \(Redaction.token(session.accessToken.value))")
             Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
             Console.print("stored in \(app.keychain.storePath)")

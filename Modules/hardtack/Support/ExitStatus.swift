@@ -45,7 +45,8 @@ enum ExitStatus: Int32, Sendable {
     /// The status for an authentication error.
     init(_ error: AuthenticationError) {
         switch error {
-        case .notSignedIn, .sessionExpired, .unauthorized: self = .signedOut
+        case .notSignedIn, .sessionExpired: self = .signedOut
+        case .unauthorized: self = .protocolError
         case .invalidCredentials: self = .credentialsRefused
         case .temporarilyUnavailable, .refreshStorm: self = .serverUnavailable
         case .storeUnavailable: self = .storeUnavailable
