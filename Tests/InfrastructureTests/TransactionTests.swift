@@ -108,4 +108,25 @@ import Testing
         }
         #expect(try store.findValue(Int.self, counter) == 5)
     }
+
+    @Test func theStoreCalledInsideItsOwnTransactionIsAnErrorNotADeadlock() throws {
+        let store = try fixture.open()
+        #expect(throws: SecureStoreError.self) {
+            try store.transaction { _ in
+                try store.add(.genericPassword(service: "inner", account: "a"), data: SecretBytes(utf8: "x"))
+            }
+        }
+        #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(service: "inner")) }
+    }
+
+    @Test func aTransactionKeptPastItsEndRefusesEveryCall() throws {
+        let store = try fixture.open()
+        var kept: (any SecureItemTransaction)?
+        try store.transaction { transaction in kept = transaction }
+        let transaction = try #require(kept)
+        #expect(throws: SecureStoreError.self) {
+            try transaction.add(.genericPassword(service: "late", account: "a"), data: SecretBytes(utf8: "x"))
+        }
+        #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(service: "late")) }
+    }
 }

@@ -9,7 +9,11 @@ import Synchronization
 /// One handle holds one connection. It is safe to share between tasks and threads (operations are
 /// serialized by a mutex) and between processes (SQLite's locks, with `BEGIN IMMEDIATE` for every
 /// read-then-write and a busy timeout). Inside ``transaction(_:)``, use the transaction it passes,
-/// not the store: the store's own methods would wait for the lock the transaction holds.
+/// not the store: the store's own methods called there fail with an error that says so.
+///
+/// Calls block the calling thread while SQLite waits for another process's lock (up to the busy
+/// timeout) and while Argon2id runs (opening, unlocking, changing a passphrase). From Swift
+/// concurrency, keep such calls off latency-sensitive tasks.
 public final class SQLiteSecureItemStore: SecureItemStore {
     /// The database file.
     public let path: String
@@ -19,6 +23,8 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     // `withEngine`, so at most one thread touches it at a time; no reference to it escapes a call.
     private nonisolated(unsafe) let engine: StoreEngine
     private let mutex = Mutex(())
+    /// The thread inside `mutex`, so a call from inside a transaction body is refused, not deadlocked.
+    private let holder = Atomic<UInt>(0)
 
     private init(path: String, accessGroups: [String], engine: StoreEngine) {
         self.path = path
@@ -31,6 +37,8 @@ public final class SQLiteSecureItemStore: SecureItemStore {
         -> Result
     {
         let outcome: Swift.Result<Result, Failure> = mutex.withLock { _ in
+            holder.store(Self.currentThread, ordering: .relaxed)
+            defer { holder.store(0, ordering: .relaxed) }
             do throws(Failure) {
                 return .success(try body(engine))
             } catch {
@@ -38,6 +46,23 @@ public final class SQLiteSecureItemStore: SecureItemStore {
             }
         }
         return try outcome.get()
+    }
+
+    /// Refuses a call made from inside this store's own transaction body, which already holds its lock.
+    private func checkNotReentrant() throws(SecureStoreError) {
+        if holder.load(ordering: .relaxed) == Self.currentThread {
+            throw .storage(
+                code: 0, message: "the store was called inside its own transaction; use the transaction's operations")
+        }
+    }
+
+    /// An identifier of the calling thread.
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
     }
 
     /// Opens the store at `path`, creating it (and its 0700 directory) on first use, and unlocks it.
@@ -76,6 +101,7 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     /// Unlocks a locked store.
     /// - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.
     public func unlock(with keySource: KeySource) throws(SecureStoreError) {
+        try checkNotReentrant()
         try withEngine { engine throws(SecureStoreError) in
             try engine.install(StoreOpener.unlock(engine, keySource: keySource))
         }
@@ -85,21 +111,25 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     /// re-encrypted, so it takes the same time whatever the number of items.
     /// - Throws: ``SecureStoreError/locked`` when the store is locked.
     public func changeKey(to newSource: KeySource) throws(SecureStoreError) {
+        try checkNotReentrant()
         try withEngine { engine throws(SecureStoreError) in try StoreOpener.rewrap(engine, to: newSource) }
     }
 
     /// Decrypts and checks every item, and runs SQLite's structural check. Prints nothing.
     public func verify() throws(SecureStoreError) -> VerifyReport {
-        try withEngine { engine throws(SecureStoreError) in try engine.verify() }
+        try checkNotReentrant()
+        return try withEngine { engine throws(SecureStoreError) in try engine.verify() }
     }
 
     /// Moves the write-ahead log into the database file and truncates the log to zero bytes.
     public func checkpoint() throws(SecureStoreError) {
+        try checkNotReentrant()
         try withEngine { engine throws(SecureStoreError) in try engine.connection.checkpointTruncate() }
     }
 
     /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
     public func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+        try checkNotReentrant()
         try withEngine { engine throws(SecureStoreError) in try engine.add(attributes, data: data) }
     }
 
@@ -107,7 +137,8 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     public func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
         -> [StoredItem]
     {
-        try withEngine { engine throws(SecureStoreError) in try engine.find(query, limit: limit, returning: parts) }
+        try checkNotReentrant()
+        return try withEngine { engine throws(SecureStoreError) in try engine.find(query, limit: limit, returning: parts) }
     }
 
     /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.
@@ -115,7 +146,8 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     public func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?)
         throws(SecureStoreError) -> Int
     {
-        try withEngine { engine throws(SecureStoreError) in
+        try checkNotReentrant()
+        return try withEngine { engine throws(SecureStoreError) in
             try engine.update(query, attributes: attributes, data: data)
         }
     }
@@ -123,7 +155,8 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     /// Deletes every match. See ``SecureItemTransaction/delete(_:)``.
     @discardableResult
     public func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
-        try withEngine { engine throws(SecureStoreError) in try engine.delete(query) }
+        try checkNotReentrant()
+        return try withEngine { engine throws(SecureStoreError) in try engine.delete(query) }
     }
 
     /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
@@ -131,13 +164,16 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     public func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
         -> AddOrUpdateOutcome
     {
-        try withEngine { engine throws(SecureStoreError) in try engine.addOrUpdate(attributes, data: data) }
+        try checkNotReentrant()
+        return try withEngine { engine throws(SecureStoreError) in try engine.addOrUpdate(attributes, data: data) }
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction. See ``SecureItemStore/transaction(_:)``.
     public func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
-        try withEngine { engine in
+        try checkNotReentrant()
+        return try withEngine { engine in
             let transaction = SQLiteStoreTransaction(engine: engine)
+            defer { transaction.end() }
             return try engine.write { try body(transaction) }
         }
     }
