@@ -15,9 +15,8 @@ public struct ItemAttributes: Sendable, Hashable {
     /// - Throws: ``SecureStoreError/attributeNotAllowed(_:_:)`` for an attribute the class does not
     ///   allow, ``SecureStoreError/invalidAttributeValue(_:expected:)`` for a value of the wrong kind.
     public init(_ itemClass: ItemClass, _ values: [AttributeName: AttributeValue]) throws(SecureStoreError) {
-        let allowed = itemClass.allowedAttributes
         for (name, value) in values {
-            guard allowed.contains(name) else { throw .attributeNotAllowed(name, itemClass) }
+            guard itemClass.allows(name) else { throw .attributeNotAllowed(name, itemClass) }
             guard value.kind == name.valueKind else {
                 throw .invalidAttributeValue(name, expected: name.valueKind)
             }
