@@ -33,6 +33,21 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    /// Starts a `BEGIN IMMEDIATE` transaction (taking the write lock now) with a statement prepared once.
+    func beginImmediate() throws(SecureStoreError) {
+        try prepared("BEGIN IMMEDIATE").run()
+    }
+
+    /// Commits the open transaction with a statement prepared once.
+    func commit() throws(SecureStoreError) {
+        try prepared("COMMIT").run()
+    }
+
+    /// Rolls back the open transaction with a statement prepared once.
+    func rollback() throws(SecureStoreError) {
+        try prepared("ROLLBACK").run()
+    }
+
     /// Runs SQL with no parameters and no result rows (pragmas, DDL, transaction control).
     func execute(_ sql: String) throws(SecureStoreError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
@@ -57,6 +72,9 @@ final class SQLiteConnection {
         statements[sql] = statement
         return statement
     }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// The row id of the last insert on this connection.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }

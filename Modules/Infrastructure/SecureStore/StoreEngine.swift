@@ -7,16 +7,48 @@ import Foundation
 ///
 /// Not `Sendable`: exactly one ``SQLiteSecureItemStore`` owns an engine and touches it only inside its
 /// mutex, so at most one thread uses the connection and keys at a time.
+///
+/// This is the hot path of every token read and write, so it avoids work per call that can be done
+/// once: statements are prepared once and held by position, queries are planned with bit sets, indexes
+/// are inline values, and buffers for index messages and additional data are reused.
 final class StoreEngine {
     let connection: SQLiteConnection
     let options: StoreOptions
     let groups: [String]
     var header: StoreHeader
     private(set) var keys: ItemKeys?
-    private var groupIndexes: [[UInt8]] = []
+    private var groupIndexes: [BlindIndex] = []
     private var transactionDepth = 0
+    private var statements: [SQLiteStatement?] = Array(repeating: nil, count: Query.allCases.count)
 
-    private static let columns = "id, class, grp, uniq, prim, attrs, data"
+    /// The statements of the hot path, each prepared on first use and kept.
+    private enum Query: Int, CaseIterable {
+        case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, updateSealed, updateAll, delete
+
+        static let columns = "id, class, grp, uniq, prim, attrs, data"
+
+        var sql: String {
+            switch self {
+            // The unique index is (prim, uniq): the primary index is part of every unique key.
+            case .byUnique: "SELECT \(Self.columns) FROM items WHERE prim = ? AND uniq = ?"
+            case .byPrimary: "SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id"
+            case .byClassAndGroup: "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id"
+            case .all: "SELECT \(Self.columns) FROM items ORDER BY id"
+            case .lastID: "SELECT max(id) FROM items"
+            case .insert: "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
+            case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
+            case .delete: "DELETE FROM items WHERE id = ?"
+            }
+        }
+    }
+
+    /// Which ciphertexts a read copies out of each row (the indexes always are).
+    private struct Sealed: OptionSet {
+        let rawValue: UInt8
+        static let attributes = Sealed(rawValue: 1)
+        static let data = Sealed(rawValue: 2)
+    }
 
     init(connection: SQLiteConnection, options: StoreOptions, groups: [String], header: StoreHeader) {
         self.connection = connection
@@ -48,6 +80,13 @@ final class StoreEngine {
         return keys
     }
 
+    private func statement(_ query: Query) throws(SecureStoreError) -> SQLiteStatement {
+        if let statement = statements[query.rawValue] { return statement }
+        let statement = try connection.prepared(query.sql)
+        statements[query.rawValue] = statement
+        return statement
+    }
+
     // MARK: Transactions
 
     /// Runs `body` inside one `BEGIN IMMEDIATE` transaction, taking the write lock before anything is
@@ -55,16 +94,17 @@ final class StoreEngine {
     ///
     /// Inside a transaction already open, `body` runs in a savepoint: when it throws, all of its own
     /// writes are undone (an update that clashes on its second item leaves the first as it was) while
-    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back.
+    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back. A
+    /// transaction of its own needs no savepoint: rolling it back undoes the same writes.
     func write<Result>(_ body: () throws -> Result) throws -> Result {
         if transactionDepth > 0 {
             let savepoint = "nested\(transactionDepth)"
-            try connection.execute("SAVEPOINT \(savepoint)")
+            try connection.prepared("SAVEPOINT \(savepoint)").run()
             transactionDepth += 1
             defer { transactionDepth -= 1 }
             do {
                 let result = try body()
-                try connection.execute("RELEASE \(savepoint)")
+                try connection.prepared("RELEASE \(savepoint)").run()
                 return result
             } catch {
                 // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
@@ -72,15 +112,15 @@ final class StoreEngine {
                 throw error
             }
         }
-        try connection.execute("BEGIN IMMEDIATE")
+        try connection.beginImmediate()
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
             let result = try body()
-            try connection.execute("COMMIT")
+            try connection.commit()
             return result
         } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            if connection.isInTransaction { try? connection.rollback() }
             throw error
         }
     }
@@ -117,13 +157,14 @@ final class StoreEngine {
     {
         let keys = try unlockedKeys()
         var results: [StoredItem] = []
-        try forEachMatch(query, keys: keys, decryptAttributes: parts.contains(.attributes)) {
+        let wantsAttributes = parts.contains(.attributes)
+        let wantsData = parts.contains(.data)
+        try forEachMatch(query, keys: keys, decryptAttributes: wantsAttributes, copying: wantsData ? .data : []) {
             (row, attributes) throws(SecureStoreError) in
-            let data = parts.contains(.data) ? try openData(row, keys: keys) : nil
+            let data = wantsData ? try openData(row, keys: keys) : nil
             // Attributes decrypted only to check the match are not part of the answer unless asked for.
             results.append(
-                StoredItem(
-                    itemClass: row.itemClass, attributes: parts.contains(.attributes) ? attributes : nil, data: data))
+                StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
             return limit == .all
         }
         guard !results.isEmpty else { throw .itemNotFound }
@@ -141,7 +182,10 @@ final class StoreEngine {
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
             var matches: [(ItemRow, ItemAttributes)] = []
-            try forEachMatch(query, keys: keys, decryptAttributes: true) { (row, attributes) throws(SecureStoreError) in
+            // The old data is needed only when a row must be re-encrypted under moved indexes.
+            let copying: Sealed = data == nil ? .data : []
+            try forEachMatch(query, keys: keys, decryptAttributes: true, copying: copying) {
+                (row, attributes) throws(SecureStoreError) in
                 matches.append((row, attributes!))
                 return true
             }
@@ -157,11 +201,11 @@ final class StoreEngine {
         let keys = try unlockedKeys()
         return try writeTyped { () throws(SecureStoreError) -> Int in
             var ids: [Int64] = []
-            try forEachMatch(query, keys: keys, decryptAttributes: false) { (row, _) throws(SecureStoreError) in
+            try forEachMatch(query, keys: keys, decryptAttributes: false, copying: []) { (row, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 return true
             }
-            let statement = try connection.prepared("DELETE FROM items WHERE id = ?")
+            let statement = try statement(.delete)
             for id in ids {
                 statement.bind(id, at: 1)
                 try statement.run()
@@ -177,8 +221,13 @@ final class StoreEngine {
         var full = attributes
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
-            let unique = try keys.uniqueIndex(full, group: groupIndexes[group])
-            if let row = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique]).first {
+            let groupIndex = groupIndexes[group]
+            let unique = try keys.uniqueIndex(full, group: groupIndex)
+            let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
+            let select = try statement(.byUnique)
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+            if let row = try fetchRows(select, copying: .attributes).first {
                 let old = try openAttributes(row, keys: keys)
                 try rewrite(row, old: old, changes: full, data: data, keys: keys)
                 return .updated
@@ -197,9 +246,9 @@ final class StoreEngine {
     func verify() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
         var sound = 0
-        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(
-            "SELECT \(Self.columns) FROM items ORDER BY id", [])
-        var damaged = unknownClasses
+        let (rows, unreadable) = try fetchRowsCountingUnreadable(
+            try statement(.all), copying: [.attributes, .data])
+        var damaged = unreadable
         for row in rows {
             do {
                 let attributes = try openAttributes(row, keys: keys)
@@ -222,47 +271,59 @@ final class StoreEngine {
     // MARK: Matching
 
     /// Calls `visit` for each item of the handle's groups that matches `query`, in row order, until it
-    /// returns `false`. Attributes are decrypted when asked for or needed to check the match.
+    /// returns `false`. Attributes are decrypted when asked for or needed to check the match; `copying`
+    /// names the ciphertexts `visit` needs besides those.
     private func forEachMatch(
-        _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool,
+        _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool, copying: Sealed,
         _ visit: (ItemRow, ItemAttributes?) throws(SecureStoreError) -> Bool
     ) throws(SecureStoreError) {
         let groupPositions = try resolveGroupsForRead(query.accessGroup)
         let itemClass = query.itemClass
-        let named = Set(query.values.keys).subtracting([.accessGroup])
-        let uniqueNames = Set(itemClass.uniqueKey).subtracting([.accessGroup])
-        let byUnique = uniqueNames.isSubset(of: named)
+        var named = AttributeSet()
+        for name in query.values.keys where name != .accessGroup { named.insert(name) }
+        let uniqueNames = AttributeSet.uniqueKey(of: itemClass)
+        let byUnique = named.isSuperset(of: uniqueNames)
         let byPrimary = !byUnique && named.contains(itemClass.primaryAttribute)
         // The unique index answers exactly for its attributes; anything else is checked on the
         // decrypted attributes (the primary index is truncated, so it is always checked).
-        let mustCheck = byUnique ? !named.isSubset(of: uniqueNames) : !named.isEmpty
+        let mustCheck = byUnique ? !uniqueNames.isSuperset(of: named) : !named.isEmpty
+        let opensAttributes = mustCheck || decryptAttributes
+        let copying = opensAttributes ? copying.union(.attributes) : copying
         for position in groupPositions {
             let group = groupIndexes[position]
             var rows: [ItemRow]
             if byUnique {
                 let unique = try keys.uniqueIndex(query, group: group)
-                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique])
+                let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+                let select = try statement(.byUnique)
+                select.bind(primary, at: 1)
+                select.bind(unique, at: 2)
+                rows = try fetchRows(select, copying: copying)
                 // The unique index covers the class and group: a row it finds with another class or
-                // group, or another index value, was edited (or SQLite's index is damaged).
-                guard rows.allSatisfy({ $0.unique == unique && $0.itemClass == itemClass && $0.group == group }) else {
+                // group, or other index values, was edited (or SQLite's index is damaged).
+                for row in rows
+                where row.unique != unique || row.primary != primary || row.itemClass != itemClass || row.group != group {
                     throw .integrityFailure("an item's row disagrees with its unique index")
                 }
             } else if byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id", [primary])
-                guard rows.allSatisfy({ $0.primary == primary }) else {
+                let select = try statement(.byPrimary)
+                select.bind(primary, at: 1)
+                rows = try fetchRows(select, copying: copying)
+                for row in rows where row.primary != primary {
                     throw .integrityFailure("an item's row disagrees with its primary index")
                 }
                 // The primary index is short: another class or group may share a value.
                 rows.removeAll { $0.itemClass != itemClass || $0.group != group }
             } else {
-                rows = try fetchRows(
-                    "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id", [group],
-                    itemClass: itemClass)
+                let select = try statement(.byClassAndGroup)
+                select.bind(Int64(itemClass.rawValue), at: 1)
+                select.bind(group, at: 2)
+                rows = try fetchRows(select, copying: copying)
             }
             for row in rows {
                 var attributes: ItemAttributes?
-                if mustCheck || decryptAttributes {
+                if opensAttributes {
                     attributes = try openAttributes(row, keys: keys)
                     if mustCheck && !attributes!.matches(query) { continue }
                 }
@@ -271,60 +332,57 @@ final class StoreEngine {
         }
     }
 
-    /// The rows `sql` selects.
-    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not know.
-    private func fetchRows(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil) throws(SecureStoreError)
-        -> [ItemRow]
-    {
-        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(sql, blobs, itemClass: itemClass)
-        guard unknownClasses == 0 else { throw .integrityFailure("an item has an unknown class") }
+    /// The rows a bound `statement` selects, with the ciphertexts named by `copying`.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not
+    ///   know or an index of the wrong size.
+    private func fetchRows(_ statement: SQLiteStatement, copying: Sealed) throws(SecureStoreError) -> [ItemRow] {
+        let (rows, unreadable) = try fetchRowsCountingUnreadable(statement, copying: copying)
+        guard unreadable == 0 else { throw .integrityFailure("an item has an unknown class or a malformed index") }
         return rows
     }
 
-    /// The rows `sql` selects, leaving out (and counting) rows whose class this version does not know.
-    private func fetchRowsCountingUnknownClasses(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil)
-        throws(SecureStoreError) -> (rows: [ItemRow], unknownClasses: Int)
+    /// The rows a bound `statement` selects, leaving out (and counting) rows whose class this version
+    /// does not know or whose indexes have the wrong size. Resets the statement.
+    private func fetchRowsCountingUnreadable(_ statement: SQLiteStatement, copying: Sealed)
+        throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int)
     {
-        let statement = try connection.prepared(sql)
         defer { statement.reset() }
-        var parameter: Int32 = 1
-        if let itemClass {
-            statement.bind(Int64(itemClass.rawValue), at: parameter)
-            parameter += 1
-        }
-        for blob in blobs {
-            statement.bind(blob, at: parameter)
-            parameter += 1
-        }
         var rows: [ItemRow] = []
-        var unknownClasses = 0
+        var unreadable = 0
         while try statement.step() {
-            guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))) else {
-                unknownClasses += 1
+            guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))),
+                let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
+                let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
+                let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+            else {
+                unreadable += 1
                 continue
             }
             rows.append(
                 ItemRow(
-                    id: statement.int64(at: 0), itemClass: itemClass, group: statement.bytes(at: 2),
-                    unique: statement.bytes(at: 3), primary: statement.bytes(at: 4),
-                    sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6)))
+                    id: statement.int64(at: 0), itemClass: itemClass, group: group, unique: unique, primary: primary,
+                    sealedAttributes: copying.contains(.attributes) ? statement.bytes(at: 5) : [],
+                    sealedData: copying.contains(.data) ? statement.bytes(at: 6) : []))
         }
-        return (rows, unknownClasses)
+        return (rows, unreadable)
     }
 
     // MARK: Sealing
 
+    /// Inserts a new item under the next row id. Row ids are `max(id) + 1`, read inside the write
+    /// transaction: an id freed by deleting the newest item may be given again, which binds nothing
+    /// new to the old ciphertexts (their additional data also names the old item's indexes, and
+    /// putting back an old row whole is the rollback the security model does not cover).
     private func insert(_ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys) throws(SecureStoreError)
     {
-        let next = try connection.prepared(
-            "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0) + 1")
-        _ = try next.step()
-        let id = next.int64(at: 0)
-        next.reset()
+        let last = try statement(.lastID)
+        _ = try last.step()
+        let id = last.int64(at: 0) + 1
+        last.reset()
         var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
-        try seal(&row, attributes: full, data: data, keys: keys)
-        let statement = try connection.prepared(
-            "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        try sealAttributes(&row, full, keys: keys)
+        try sealData(&row, data, keys: keys)
+        let statement = try statement(.insert)
         statement.bind(row.id, at: 1)
         statement.bind(Int64(row.itemClass.rawValue), at: 2)
         statement.bind(row.group, at: 3)
@@ -336,35 +394,51 @@ final class StoreEngine {
     }
 
     /// Applies `changes` (and new `data`) to one item; re-encrypts its data when its indexes moved.
+    ///
+    /// `row`'s indexes were authenticated when its attributes were decrypted (they are in the additional
+    /// data), so without attribute changes they are reused as they are, and only the two ciphertexts
+    /// are written: the indexes' b-tree pages are not touched.
     private func rewrite(
         _ row: ItemRow, old: ItemAttributes, changes: ItemAttributes?, data: SecretBytes?, keys: ItemKeys
     ) throws(SecureStoreError) {
         var merged = old
         for (name, value) in changes?.values ?? [:] { merged.setStoreManaged(name, value) }
         merged.setStoreManaged(.modificationDate, .date(roundedNow()))
-        let groupPosition = try resolveGroupForWrite(merged.accessGroup)
-        var newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
-        let indexesMoved = newRow.group != row.group || newRow.unique != row.unique || newRow.primary != row.primary
+        var newRow: ItemRow
+        if changes == nil {
+            newRow = ItemRow(id: row.id, itemClass: row.itemClass, group: row.group, unique: row.unique, primary: row.primary)
+        } else {
+            let groupPosition = try resolveGroupForWrite(merged.accessGroup)
+            newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
+        }
+        let indexesMoved = !newRow.hasSameIndexes(as: row)
+        try sealAttributes(&newRow, merged, keys: keys)
         if let data {
-            try seal(&newRow, attributes: merged, data: data, keys: keys)
+            try sealData(&newRow, data, keys: keys)
         } else if indexesMoved {
-            try seal(&newRow, attributes: merged, data: try openData(row, keys: keys), keys: keys)
+            try sealData(&newRow, try openData(row, keys: keys), keys: keys)
         } else {
             newRow.sealedData = row.sealedData
-            try seal(&newRow, attributes: merged, data: nil, keys: keys)
         }
-        let statement = try connection.prepared(
-            "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?")
-        statement.bind(newRow.group, at: 1)
-        statement.bind(newRow.unique, at: 2)
-        statement.bind(newRow.primary, at: 3)
-        statement.bind(newRow.sealedAttributes, at: 4)
-        statement.bind(newRow.sealedData, at: 5)
-        statement.bind(row.id, at: 6)
-        try statement.run()
+        if indexesMoved {
+            let statement = try statement(.updateAll)
+            statement.bind(newRow.group, at: 1)
+            statement.bind(newRow.unique, at: 2)
+            statement.bind(newRow.primary, at: 3)
+            statement.bind(newRow.sealedAttributes, at: 4)
+            statement.bind(newRow.sealedData, at: 5)
+            statement.bind(row.id, at: 6)
+            try statement.run()
+        } else {
+            let statement = try statement(.updateSealed)
+            statement.bind(newRow.sealedAttributes, at: 1)
+            statement.bind(newRow.sealedData, at: 2)
+            statement.bind(row.id, at: 3)
+            try statement.run()
+        }
     }
 
-    private func indexedRow(id: Int64, _ attributes: ItemAttributes, group: [UInt8], keys: ItemKeys)
+    private func indexedRow(id: Int64, _ attributes: ItemAttributes, group: BlindIndex, keys: ItemKeys)
         throws(SecureStoreError) -> ItemRow
     {
         ItemRow(
@@ -374,42 +448,54 @@ final class StoreEngine {
                 attributes.itemClass, value: attributes[attributes.itemClass.primaryAttribute], group: group))
     }
 
-    /// Encrypts the attributes and, when given, the padded data into `row`, bound to its indexes.
-    private func seal(_ row: inout ItemRow, attributes: ItemAttributes, data: SecretBytes?, keys: ItemKeys)
+    /// Encrypts the attributes into `row`, padded like the data (so the ciphertext shows only a length
+    /// bucket of the names it holds) and bound to the row's indexes.
+    private func sealAttributes(_ row: inout ItemRow, _ attributes: ItemAttributes, keys: ItemKeys)
         throws(SecureStoreError)
     {
         var encoded = AttributeCodec.encode(attributes)
-        // Padded like the data, so the ciphertext shows only a length bucket of the names it holds.
-        let paddedAttributes = Sodium.pad(SecretBytes(encoded), block: ItemRow.paddingBlock)
-        encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) }
-        row.sealedAttributes = try paddedAttributes.withUnsafeBytes { raw throws(SecureStoreError) in
-            try Sodium.seal(
-                raw, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
-                key: keys.attributes)
+        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        let sealed = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try encoded.withUnsafeBytes { raw in
+                Result { () throws(SecureStoreError) in
+                    try Sodium.sealPadded(
+                        raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes)
+                }
+            }.get()
         }
-        if let data {
-            let padded = Sodium.pad(data, block: ItemRow.paddingBlock)
-            row.sealedData = try padded.withUnsafeBytes { raw throws(SecureStoreError) in
-                try Sodium.seal(raw, additionalData: keys.additionalData(column: ItemRow.dataColumn, row: row), key: keys.data)
+        row.sealedAttributes = sealed
+    }
+
+    /// Encrypts the padded secret into `row`, bound to the row's indexes.
+    private func sealData(_ row: inout ItemRow, _ data: SecretBytes, keys: ItemKeys) throws(SecureStoreError) {
+        let sealed = try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try data.withUnsafeBytes { raw throws(SecureStoreError) in
+                try Sodium.sealPadded(raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data)
             }
         }
+        row.sealedData = sealed
     }
 
     private func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        let padded = try Sodium.open(
-            row.sealedAttributes, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
-            key: keys.attributes, what: "an item's attributes")
-        let plain = try Sodium.unpad(padded, block: ItemRow.paddingBlock)
+        let plain = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try Sodium.openPadded(
+                row.sealedAttributes, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
+                what: "an item's attributes")
+        }
         let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
         guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
         return attributes
     }
 
     private func openData(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
-        let padded = try Sodium.open(
-            row.sealedData, additionalData: keys.additionalData(column: ItemRow.dataColumn, row: row), key: keys.data,
-            what: "an item's data")
-        return try Sodium.unpad(padded, block: ItemRow.paddingBlock)
+        try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
+            try Sodium.openPadded(
+                row.sealedData, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,
+                what: "an item's data")
+        }
     }
 
     // MARK: Groups and attributes
@@ -420,17 +506,22 @@ final class StoreEngine {
         return position
     }
 
-    private func resolveGroupsForRead(_ group: String?) throws(SecureStoreError) -> [Int] {
-        guard let group else { return Array(groups.indices) }
-        return [try resolveGroupForWrite(group)]
+    private func resolveGroupsForRead(_ group: String?) throws(SecureStoreError) -> Range<Int> {
+        guard let group else { return groups.indices }
+        let position = try resolveGroupForWrite(group)
+        return position..<(position + 1)
     }
 
     /// Refuses attributes a caller may not write: any the class does not allow or of the wrong kind
     /// (``ItemAttributes/setStoreManaged(_:_:)`` skips those checks, and an item written with them could
-    /// never be decoded again), and the read-only dates.
+    /// never be decoded again), and the read-only dates (the first by name order, when both are given).
     private func checkWritable(_ attributes: ItemAttributes) throws(SecureStoreError) {
         _ = try ItemAttributes(attributes.itemClass, attributes.values)
-        if let name = attributes.values.keys.sorted().first(where: \.isReadOnly) { throw .readOnlyAttribute(name) }
+        var readOnly: AttributeName?
+        for name in attributes.values.keys where name.isReadOnly && (readOnly.map { name < $0 } ?? true) {
+            readOnly = name
+        }
+        if let readOnly { throw .readOnlyAttribute(readOnly) }
     }
 
     private func roundedNow() -> Date {
