@@ -12,7 +12,9 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database file at `path`.
     init(path: String) throws(SecureStoreError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX
+        // No SQLite mutex: a connection is used by one thread at a time (its store's lock), so
+        // SQLite's own locking on every call would only cost time.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
