@@ -79,6 +79,27 @@ enum AttributeCodec {
         }
     }
 
+    /// Rewrites the date attribute `name` in place in encoded attributes (same length, so the rest of
+    /// the encoding is untouched); `false` when it is not there as an 8-byte date or the bytes are
+    /// malformed, and `bytes` is then unchanged.
+    static func replaceDate(_ name: AttributeName, with date: Date, in bytes: inout [UInt8]) -> Bool {
+        var index = 1
+        while index + 6 <= bytes.count {
+            let count = Int(bytes[index + 2]) << 24 | Int(bytes[index + 3]) << 16 | Int(bytes[index + 4]) << 8
+                | Int(bytes[index + 5])
+            let payload = index + 6
+            guard count <= bytes.count - payload else { return false }
+            if bytes[index] == name.rawValue {
+                guard bytes[index + 1] == kindTag(.date), count == 8 else { return false }
+                let milliseconds = UInt64(bitPattern: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+                for offset in 0..<8 { bytes[payload + offset] = UInt8(truncatingIfNeeded: milliseconds >> (56 - 8 * UInt64(offset))) }
+                return true
+            }
+            index = payload + count
+        }
+        return false
+    }
+
     private static func kindTag(_ kind: AttributeValue.Kind) -> UInt8 {
         switch kind {
         case .string: 1
@@ -89,11 +110,11 @@ enum AttributeCodec {
     }
 
     private static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func readBigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {

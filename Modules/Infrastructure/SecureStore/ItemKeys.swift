@@ -27,6 +27,9 @@ final class ItemKeys {
     // (they are blinded only so the file does not show them), and additional data is public.
     private var message: [UInt8] = []
     private var associated: [UInt8] = []
+    /// The last primary index computed and what it was computed from: queries of one service (one
+    /// server, issuer, tag) follow each other, and this saves hashing it again. Cleared by ``wipe()``.
+    private var lastPrimary: (itemClass: ItemClass, group: BlindIndex, value: AttributeValue?, index: BlindIndex)?
 
     init(master: SecureKey, storeID: [UInt8]) throws(SecureStoreError) {
         self.master = master
@@ -40,6 +43,7 @@ final class ItemKeys {
 
     /// Zeroes every key.
     func wipe() {
+        lastPrimary = nil
         master.wipe()
         data.wipe()
         attributes.wipe()
@@ -70,13 +74,31 @@ final class ItemKeys {
     func primaryIndex(_ itemClass: ItemClass, value: AttributeValue?, group: BlindIndex) throws(SecureStoreError)
         -> BlindIndex
     {
+        if let last = lastPrimary, last.itemClass == itemClass, last.group == group, Self.sameBytes(last.value, value) {
+            return last.index
+        }
         startMessage(0x03, itemClass, group: group)
         let name = itemClass.primaryAttribute
         AttributeCodec.append(name, value ?? name.valueKind.emptyValue, to: &message)
         let full = try hashMessage(length: 16)
-        return full.withUnsafeBytes { raw in
+        let primary = full.withUnsafeBytes { raw in
             BlindIndex(copying: UnsafeRawBufferPointer(rebasing: raw[0..<Self.primaryIndexBytes]),
                 expectedCount: Self.primaryIndexBytes)!
+        }
+        lastPrimary = (itemClass, group, value, primary)
+        return primary
+    }
+
+    /// Whether two values encode to the same bytes. Not `==`: two strings that Swift finds equal (one
+    /// with a precomposed é, one with e and a combining accent) are different values to the store.
+    private static func sameBytes(_ lhs: AttributeValue?, _ rhs: AttributeValue?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        default: false
         }
     }
 
@@ -90,7 +112,7 @@ final class ItemKeys {
         associated.append(column)
         associated.append(row.itemClass.rawValue)
         let id = UInt64(bitPattern: row.id)
-        for shift in stride(from: 56, through: 0, by: -8) { associated.append(UInt8(truncatingIfNeeded: id >> UInt64(shift))) }
+        withUnsafeBytes(of: id.bigEndian) { associated.append(contentsOf: $0) }
         associated.append(contentsOf: storeID)
         row.group.withUnsafeBytes { associated.append(contentsOf: $0) }
         row.unique.withUnsafeBytes { associated.append(contentsOf: $0) }

@@ -19,21 +19,24 @@ final class StoreEngine {
     private(set) var keys: ItemKeys?
     private var groupIndexes: [BlindIndex] = []
     private var transactionDepth = 0
-    private var statements: [SQLiteStatement?] = Array(repeating: nil, count: Query.allCases.count)
+    private var statements: [SQLiteStatement?] = Array(repeating: nil, count: Query.allCases.count * 8)
 
     /// The statements of the hot path, each prepared on first use and kept.
     private enum Query: Int, CaseIterable {
         case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, updateSealed, updateAll, delete
 
-        static let columns = "id, class, grp, uniq, prim, attrs, data"
-
-        var sql: String {
-            switch self {
+        /// The SQL, selecting (for the four reads) only the columns in `columns`: the others are NULL,
+        /// so that each column keeps its position and SQLite copies no blob that is not used.
+        func sql(columns wanted: Columns) -> String {
+            let columns =
+                "id, class, \(wanted.contains(.indexes) ? "grp, uniq, prim" : "NULL, NULL, NULL"), "
+                + "\(wanted.contains(.attributes) ? "attrs" : "NULL"), \(wanted.contains(.data) ? "data" : "NULL")"
+            return switch self {
             // The unique index is (prim, uniq): the primary index is part of every unique key.
-            case .byUnique: "SELECT \(Self.columns) FROM items WHERE prim = ? AND uniq = ?"
-            case .byPrimary: "SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id"
-            case .byClassAndGroup: "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id"
-            case .all: "SELECT \(Self.columns) FROM items ORDER BY id"
+            case .byUnique: "SELECT \(columns) FROM items WHERE prim = ? AND uniq = ?"
+            case .byPrimary: "SELECT \(columns) FROM items WHERE prim = ? ORDER BY id"
+            case .byClassAndGroup: "SELECT \(columns) FROM items WHERE class = ? AND grp = ? ORDER BY id"
+            case .all: "SELECT \(columns) FROM items ORDER BY id"
             case .lastID: "SELECT max(id) FROM items"
             case .insert: "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)"
             case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
@@ -43,11 +46,17 @@ final class StoreEngine {
         }
     }
 
-    /// Which ciphertexts a read copies out of each row (the indexes always are).
-    private struct Sealed: OptionSet {
+    /// Which columns a read copies out of each row besides its id and class.
+    private struct Columns: OptionSet {
         let rawValue: UInt8
-        static let attributes = Sealed(rawValue: 1)
-        static let data = Sealed(rawValue: 2)
+        /// The attributes' ciphertext.
+        static let attributes = Columns(rawValue: 1)
+        /// The data's ciphertext.
+        static let data = Columns(rawValue: 2)
+        /// The three index cells. A read by unique key that decrypts every row it finds leaves them
+        /// out: it knows them already, and decryption fails unless they are the row's (they are in
+        /// its additional data), which checks them as comparing the cells would.
+        static let indexes = Columns(rawValue: 4)
     }
 
     init(connection: SQLiteConnection, options: StoreOptions, groups: [String], header: StoreHeader) {
@@ -80,10 +89,11 @@ final class StoreEngine {
         return keys
     }
 
-    private func statement(_ query: Query) throws(SecureStoreError) -> SQLiteStatement {
-        if let statement = statements[query.rawValue] { return statement }
-        let statement = try connection.prepared(query.sql)
-        statements[query.rawValue] = statement
+    private func statement(_ query: Query, columns: Columns = []) throws(SecureStoreError) -> SQLiteStatement {
+        let slot = query.rawValue * 8 + Int(columns.rawValue)
+        if let statement = statements[slot] { return statement }
+        let statement = try connection.prepared(query.sql(columns: columns))
+        statements[slot] = statement
         return statement
     }
 
@@ -159,7 +169,9 @@ final class StoreEngine {
         var results: [StoredItem] = []
         let wantsAttributes = parts.contains(.attributes)
         let wantsData = parts.contains(.data)
-        try forEachMatch(query, keys: keys, decryptAttributes: wantsAttributes, copying: wantsData ? .data : []) {
+        try forEachMatch(
+            query, keys: keys, decryptAttributes: wantsAttributes, decryptsData: wantsData, copying: wantsData ? .data : []
+        ) {
             (row, attributes) throws(SecureStoreError) in
             let data = wantsData ? try openData(row, keys: keys) : nil
             // Attributes decrypted only to check the match are not part of the answer unless asked for.
@@ -181,10 +193,15 @@ final class StoreEngine {
             if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
+            if changes == nil, let data, QueryPlan(query).isExactlyUnique {
+                let count = try updateData(byUnique: query, data: data, keys: keys)
+                guard count > 0 else { throw .itemNotFound }
+                return count
+            }
             var matches: [(ItemRow, ItemAttributes)] = []
             // The old data is needed only when a row must be re-encrypted under moved indexes.
-            let copying: Sealed = data == nil ? .data : []
-            try forEachMatch(query, keys: keys, decryptAttributes: true, copying: copying) {
+            let copying: Columns = data == nil ? .data : []
+            try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
                 (row, attributes) throws(SecureStoreError) in
                 matches.append((row, attributes!))
                 return true
@@ -201,7 +218,8 @@ final class StoreEngine {
         let keys = try unlockedKeys()
         return try writeTyped { () throws(SecureStoreError) -> Int in
             var ids: [Int64] = []
-            try forEachMatch(query, keys: keys, decryptAttributes: false, copying: []) { (row, _) throws(SecureStoreError) in
+            try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
+                (row, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 return true
             }
@@ -214,6 +232,52 @@ final class StoreEngine {
         }
     }
 
+    /// Sets the data of the item a query names by its whole unique key (and nothing else), the commonest
+    /// update (a token refreshed). Its attributes change only in their modification date, so that date
+    /// is rewritten in the decrypted encoding instead of decoding and re-encoding every attribute; the
+    /// indexes do not move, so only the two ciphertexts are written. Returns how many items changed.
+    private func updateData(byUnique query: ItemAttributes, data: SecretBytes, keys: ItemKeys) throws(SecureStoreError)
+        -> Int
+    {
+        let itemClass = query.itemClass
+        var changed = 0
+        for position in try resolveGroupsForRead(query.accessGroup) {
+            let group = groupIndexes[position]
+            let unique = try keys.uniqueIndex(query, group: group)
+            let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+            let select = try statement(.byUnique, columns: .attributes)
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+            let rows = try fetchRows(select, columns: .attributes, known: (group, unique, primary))
+            for row in rows {
+                guard row.itemClass == itemClass else {
+                    throw .integrityFailure("an item's row disagrees with its unique index")
+                }
+                let plain = try openAttributeBytes(row, keys: keys)
+                var encoded = plain.withUnsafeBytes { Array($0) }
+                defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+                guard encoded.first == itemClass.rawValue,
+                    AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
+                else {
+                    // Not the usual shape (no modification date): the general path decodes and checks it.
+                    try rewrite(row, old: try openAttributes(row, keys: keys), changes: nil, data: data, keys: keys)
+                    changed += 1
+                    continue
+                }
+                var newRow = ItemRow(id: row.id, itemClass: itemClass, group: group, unique: unique, primary: primary)
+                try sealAttributes(&newRow, encoded: encoded, keys: keys)
+                try sealData(&newRow, data, keys: keys)
+                let statement = try statement(.updateSealed)
+                statement.bind(newRow.sealedAttributes, at: 1)
+                statement.bind(newRow.sealedData, at: 2)
+                statement.bind(row.id, at: 3)
+                try statement.run()
+                changed += 1
+            }
+        }
+        return changed
+    }
+
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
         let keys = try unlockedKeys()
         try checkWritable(attributes)
@@ -224,10 +288,10 @@ final class StoreEngine {
             let groupIndex = groupIndexes[group]
             let unique = try keys.uniqueIndex(full, group: groupIndex)
             let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
-            let select = try statement(.byUnique)
+            let select = try statement(.byUnique, columns: [.attributes, .indexes])
             select.bind(primary, at: 1)
             select.bind(unique, at: 2)
-            if let row = try fetchRows(select, copying: .attributes).first {
+            if let row = try fetchRows(select, columns: [.attributes, .indexes]).first {
                 let old = try openAttributes(row, keys: keys)
                 try rewrite(row, old: old, changes: full, data: data, keys: keys)
                 return .updated
@@ -246,8 +310,8 @@ final class StoreEngine {
     func verify() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
         var sound = 0
-        let (rows, unreadable) = try fetchRowsCountingUnreadable(
-            try statement(.all), copying: [.attributes, .data])
+        let everything: Columns = [.attributes, .data, .indexes]
+        let (rows, unreadable) = try fetchRowsCountingUnreadable(try statement(.all, columns: everything), columns: everything)
         var damaged = unreadable
         for row in rows {
             do {
@@ -272,54 +336,53 @@ final class StoreEngine {
 
     /// Calls `visit` for each item of the handle's groups that matches `query`, in row order, until it
     /// returns `false`. Attributes are decrypted when asked for or needed to check the match; `copying`
-    /// names the ciphertexts `visit` needs besides those.
+    /// names the ciphertexts `visit` needs besides those, and `decryptsData` says that `visit` decrypts
+    /// every row's data before it acts on the row.
     private func forEachMatch(
-        _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool, copying: Sealed,
+        _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool, decryptsData: Bool, copying: Columns,
         _ visit: (ItemRow, ItemAttributes?) throws(SecureStoreError) -> Bool
     ) throws(SecureStoreError) {
         let groupPositions = try resolveGroupsForRead(query.accessGroup)
         let itemClass = query.itemClass
-        var named = AttributeSet()
-        for name in query.values.keys where name != .accessGroup { named.insert(name) }
-        let uniqueNames = AttributeSet.uniqueKey(of: itemClass)
-        let byUnique = named.isSuperset(of: uniqueNames)
-        let byPrimary = !byUnique && named.contains(itemClass.primaryAttribute)
-        // The unique index answers exactly for its attributes; anything else is checked on the
-        // decrypted attributes (the primary index is truncated, so it is always checked).
-        let mustCheck = byUnique ? !uniqueNames.isSuperset(of: named) : !named.isEmpty
+        let plan = QueryPlan(query)
+        let mustCheck = plan.mustCheck
         let opensAttributes = mustCheck || decryptAttributes
         let copying = opensAttributes ? copying.union(.attributes) : copying
+        // Every row found by unique key is decrypted with the query's indexes in its additional data
+        // before it is used: its index cells need not be read (see ``Columns/indexes``).
+        let indexesAuthenticated = plan.byUnique && (opensAttributes || decryptsData)
         for position in groupPositions {
             let group = groupIndexes[position]
             var rows: [ItemRow]
-            if byUnique {
+            if plan.byUnique {
                 let unique = try keys.uniqueIndex(query, group: group)
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                let select = try statement(.byUnique)
+                let columns = indexesAuthenticated ? copying : copying.union(.indexes)
+                let select = try statement(.byUnique, columns: columns)
                 select.bind(primary, at: 1)
                 select.bind(unique, at: 2)
-                rows = try fetchRows(select, copying: copying)
+                rows = try fetchRows(select, columns: columns, known: (group, unique, primary))
                 // The unique index covers the class and group: a row it finds with another class or
                 // group, or other index values, was edited (or SQLite's index is damaged).
                 for row in rows
                 where row.unique != unique || row.primary != primary || row.itemClass != itemClass || row.group != group {
                     throw .integrityFailure("an item's row disagrees with its unique index")
                 }
-            } else if byPrimary {
+            } else if plan.byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                let select = try statement(.byPrimary)
+                let select = try statement(.byPrimary, columns: copying.union(.indexes))
                 select.bind(primary, at: 1)
-                rows = try fetchRows(select, copying: copying)
+                rows = try fetchRows(select, columns: copying.union(.indexes))
                 for row in rows where row.primary != primary {
                     throw .integrityFailure("an item's row disagrees with its primary index")
                 }
                 // The primary index is short: another class or group may share a value.
                 rows.removeAll { $0.itemClass != itemClass || $0.group != group }
             } else {
-                let select = try statement(.byClassAndGroup)
+                let select = try statement(.byClassAndGroup, columns: copying.union(.indexes))
                 select.bind(Int64(itemClass.rawValue), at: 1)
                 select.bind(group, at: 2)
-                rows = try fetchRows(select, copying: copying)
+                rows = try fetchRows(select, columns: copying.union(.indexes))
             }
             for row in rows {
                 var attributes: ItemAttributes?
@@ -332,28 +395,43 @@ final class StoreEngine {
         }
     }
 
-    /// The rows a bound `statement` selects, with the ciphertexts named by `copying`.
+    /// The rows a bound `statement` selects, with the columns named by `columns`; without
+    /// ``Columns/indexes``, each row's index cells are taken to be `known`.
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not
     ///   know or an index of the wrong size.
-    private func fetchRows(_ statement: SQLiteStatement, copying: Sealed) throws(SecureStoreError) -> [ItemRow] {
-        let (rows, unreadable) = try fetchRowsCountingUnreadable(statement, copying: copying)
+    private func fetchRows(
+        _ statement: SQLiteStatement, columns: Columns, known: (BlindIndex, BlindIndex, BlindIndex)? = nil
+    ) throws(SecureStoreError) -> [ItemRow] {
+        let (rows, unreadable) = try fetchRowsCountingUnreadable(statement, columns: columns, known: known)
         guard unreadable == 0 else { throw .integrityFailure("an item has an unknown class or a malformed index") }
         return rows
     }
 
     /// The rows a bound `statement` selects, leaving out (and counting) rows whose class this version
     /// does not know or whose indexes have the wrong size. Resets the statement.
-    private func fetchRowsCountingUnreadable(_ statement: SQLiteStatement, copying: Sealed)
-        throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int)
-    {
+    private func fetchRowsCountingUnreadable(
+        _ statement: SQLiteStatement, columns: Columns, known: (BlindIndex, BlindIndex, BlindIndex)? = nil
+    ) throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int) {
         defer { statement.reset() }
+        precondition(columns.contains(.indexes) || known != nil, "a read without index cells must know them")
         var rows: [ItemRow] = []
         var unreadable = 0
         while try statement.step() {
+            let indexes: (BlindIndex, BlindIndex, BlindIndex)?
+            if columns.contains(.indexes) {
+                if let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
+                    let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
+                    let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+                {
+                    indexes = (group, unique, primary)
+                } else {
+                    indexes = nil
+                }
+            } else {
+                indexes = known
+            }
             guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))),
-                let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
-                let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
-                let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+                let (group, unique, primary) = indexes
             else {
                 unreadable += 1
                 continue
@@ -361,8 +439,8 @@ final class StoreEngine {
             rows.append(
                 ItemRow(
                     id: statement.int64(at: 0), itemClass: itemClass, group: group, unique: unique, primary: primary,
-                    sealedAttributes: copying.contains(.attributes) ? statement.bytes(at: 5) : [],
-                    sealedData: copying.contains(.data) ? statement.bytes(at: 6) : []))
+                    sealedAttributes: columns.contains(.attributes) ? statement.bytes(at: 5) : [],
+                    sealedData: columns.contains(.data) ? statement.bytes(at: 6) : []))
         }
         return (rows, unreadable)
     }
@@ -455,6 +533,11 @@ final class StoreEngine {
     {
         var encoded = AttributeCodec.encode(attributes)
         defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        try sealAttributes(&row, encoded: encoded, keys: keys)
+    }
+
+    /// Encrypts already encoded attributes into `row`.
+    private func sealAttributes(_ row: inout ItemRow, encoded: [UInt8], keys: ItemKeys) throws(SecureStoreError) {
         let sealed = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
             additionalData throws(SecureStoreError) in
             try encoded.withUnsafeBytes { raw in
@@ -478,13 +561,17 @@ final class StoreEngine {
         row.sealedData = sealed
     }
 
-    private func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        let plain = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
-            additionalData throws(SecureStoreError) in
+    /// The decrypted encoding of a row's attributes.
+    private func openAttributeBytes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
+        try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) { additionalData throws(SecureStoreError) in
             try Sodium.openPadded(
                 row.sealedAttributes, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
                 what: "an item's attributes")
         }
+    }
+
+    private func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
+        let plain = try openAttributeBytes(row, keys: keys)
         let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
         guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
         return attributes
