@@ -28,8 +28,11 @@ enum AttributeCodec {
         bytes.append(kindTag(value.kind))
         switch value {
         case .string(let text):
-            appendBigEndian(UInt32(text.utf8.count), to: &bytes)
-            bytes.append(contentsOf: text.utf8)
+            var text = text
+            text.withUTF8 { utf8 in
+                appendBigEndian(UInt32(utf8.count), to: &bytes)
+                bytes.append(contentsOf: utf8)
+            }
         case .bytes(let raw):
             appendBigEndian(UInt32(raw.count), to: &bytes)
             bytes.append(contentsOf: raw)

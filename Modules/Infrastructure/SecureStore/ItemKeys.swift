@@ -94,7 +94,7 @@ final class ItemKeys {
     private static func sameBytes(_ lhs: AttributeValue?, _ rhs: AttributeValue?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): true
-        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.string(var a), .string(var b)): a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
         case (.bytes(let a), .bytes(let b)): a == b
         case (.integer(let a), .integer(let b)): a == b
         case (.date(let a), .date(let b)): a == b

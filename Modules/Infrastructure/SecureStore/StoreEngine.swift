@@ -23,7 +23,8 @@ final class StoreEngine {
 
     /// The statements of the hot path, each prepared on first use and kept.
     private enum Query: Int, CaseIterable {
-        case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, updateSealed, updateAll, delete
+        case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, updateSealed, updateAll
+        case delete, deleteExactly
 
         /// The SQL, selecting (for the four reads) only the columns in `columns`: the others are NULL,
         /// so that each column keeps its position and SQLite copies no blob that is not used.
@@ -42,6 +43,7 @@ final class StoreEngine {
             case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
             case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
             case .delete: "DELETE FROM items WHERE id = ?"
+            case .deleteExactly: "DELETE FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ?"
             }
         }
     }
@@ -216,6 +218,10 @@ final class StoreEngine {
 
     func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
         let keys = try unlockedKeys()
+        let positions = try resolveGroupsForRead(query.accessGroup)
+        if positions.count == 1, QueryPlan(query).isExactlyUnique {
+            return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys)
+        }
         return try writeTyped { () throws(SecureStoreError) -> Int in
             var ids: [Int64] = []
             try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
@@ -250,23 +256,12 @@ final class StoreEngine {
             select.bind(unique, at: 2)
             let rows = try fetchRows(select, columns: .attributes, known: (group, unique, primary))
             for row in rows {
-                guard row.itemClass == itemClass else {
-                    throw .integrityFailure("an item's row disagrees with its unique index")
-                }
-                let plain = try openAttributeBytes(row, keys: keys)
-                var encoded = plain.withUnsafeBytes { Array($0) }
-                defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-                guard encoded.first == itemClass.rawValue,
-                    AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
-                else {
+                guard let newRow = try resealedForNewData(row, itemClass: itemClass, data: data, keys: keys) else {
                     // Not the usual shape (no modification date): the general path decodes and checks it.
                     try rewrite(row, old: try openAttributes(row, keys: keys), changes: nil, data: data, keys: keys)
                     changed += 1
                     continue
                 }
-                var newRow = ItemRow(id: row.id, itemClass: itemClass, group: group, unique: unique, primary: primary)
-                try sealAttributes(&newRow, encoded: encoded, keys: keys)
-                try sealData(&newRow, data, keys: keys)
                 let statement = try statement(.updateSealed)
                 statement.bind(newRow.sealedAttributes, at: 1)
                 statement.bind(newRow.sealedData, at: 2)
@@ -276,6 +271,51 @@ final class StoreEngine {
             }
         }
         return changed
+    }
+
+    /// `row` (found by unique key, its attributes read and its indexes known) with `data` sealed as its
+    /// new secret and its attributes resealed with a new modification date, rewritten in place in the
+    /// decrypted encoding. `nil` when the encoding has no modification date to rewrite.
+    private func resealedForNewData(_ row: ItemRow, itemClass: ItemClass, data: SecretBytes, keys: ItemKeys)
+        throws(SecureStoreError) -> ItemRow?
+    {
+        guard row.itemClass == itemClass else { throw .integrityFailure("an item's row disagrees with its unique index") }
+        let plain = try openAttributeBytes(row, keys: keys)
+        var encoded = plain.withUnsafeBytes { Array($0) }
+        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        guard encoded.first == itemClass.rawValue,
+            AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
+        else { return nil }
+        var newRow = ItemRow(id: row.id, itemClass: itemClass, group: row.group, unique: row.unique, primary: row.primary)
+        try sealAttributes(&newRow, encoded: encoded, keys: keys)
+        try sealData(&newRow, data, keys: keys)
+        return newRow
+    }
+
+    /// Deletes the item a query names by its whole unique key (and nothing else) in one group, in one
+    /// statement: atomic by itself, so it needs no transaction of its own, and inside a caller's
+    /// transaction a failure leaves nothing behind either. The statement deletes only a row whose class
+    /// and group agree with the unique index; when it deletes nothing, a row the index points at with
+    /// another class or group was edited behind the store's back, which is an integrity failure.
+    private func deleteExactly(_ query: ItemAttributes, group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> Int {
+        let itemClass = query.itemClass
+        let unique = try keys.uniqueIndex(query, group: group)
+        let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+        let delete = try statement(.deleteExactly)
+        delete.bind(primary, at: 1)
+        delete.bind(unique, at: 2)
+        delete.bind(Int64(itemClass.rawValue), at: 3)
+        delete.bind(group, at: 4)
+        try delete.run()
+        let deleted = connection.changes
+        guard deleted == 0 else { return deleted }
+        let select = try statement(.byUnique, columns: .indexes)
+        select.bind(primary, at: 1)
+        select.bind(unique, at: 2)
+        for row in try fetchRows(select, columns: .indexes) where row.itemClass != itemClass || row.group != group {
+            throw .integrityFailure("an item's row disagrees with its unique index")
+        }
+        return 0
     }
 
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
