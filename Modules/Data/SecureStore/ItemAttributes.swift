@@ -55,6 +55,12 @@ public struct ItemAttributes: Sendable, Hashable {
         values[name] = value
     }
 
+    /// Makes room for `count` more values, so that setting several store-managed values one after the
+    /// other copies and grows the values once. For store implementations only.
+    public mutating func reserveCapacity(forAdditional count: Int) {
+        values.reserveCapacity(values.count + count)
+    }
+
     /// Whether every value in `query` equals the value here. Absent query values match anything; an
     /// absent unique-key attribute here counts as empty, as it does in the unique key.
     public func matches(_ query: ItemAttributes) -> Bool {

@@ -11,9 +11,12 @@ enum AttributeCodec {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128)
         bytes.append(attributes.itemClass.rawValue)
-        for name in attributes.values.keys.sorted() {
-            append(name, attributes.values[name], to: &bytes)
-        }
+        // Sorted pairs rather than sorted keys: no second lookup of each value.
+        var pairs: [(name: AttributeName, value: AttributeValue)] = []
+        pairs.reserveCapacity(attributes.values.count)
+        for (name, value) in attributes.values { pairs.append((name, value)) }
+        pairs.sort { $0.name < $1.name }
+        for pair in pairs { append(pair.name, pair.value, to: &bytes) }
         return bytes
     }
 
