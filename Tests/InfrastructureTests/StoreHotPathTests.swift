@@ -7,7 +7,8 @@ import Testing
 
 /// The store's shortcuts keep its semantics: a delete by exact unique key in one statement, a
 /// data-only update that rewrites the modification date in place, the remembered primary index, row
-/// ids without AUTOINCREMENT, and stores made with the earlier schema.
+/// ids without AUTOINCREMENT (and an insert that guesses its id), and stores made with the earlier
+/// schema.
 @Suite struct StoreHotPathTests {
     let fixture = StoreFixture()
     private let access = ItemAttributes.genericPassword(service: "oauth", account: "access-token")
@@ -87,6 +88,20 @@ import Testing
         let ids = try fixture.raw().query("SELECT id FROM items ORDER BY id").map { $0[0].integer }
         #expect(ids == [2, 3])
         #expect(try store.find(.genericPassword(), limit: .all, returning: .data).map(\.data?.text) == ["R", "M"])
+    }
+
+    @Test func anInsertAfterAnotherHandleInsertedTakesTheNextIdAndNeverOverwrites() throws {
+        let first = try fixture.open()
+        let second = try fixture.open()
+        try first.add(access, data: secret("A"))
+        try second.add(refresh, data: secret("R"))
+        // `first` expects id 2, which `second` took: its insert must notice and use 3.
+        try first.add(.genericPassword(service: "mail", account: "alice"), data: secret("M"))
+        #expect(throws: SecureStoreError.duplicateItem) { try first.add(refresh, data: secret("again")) }
+        let ids = try fixture.raw().query("SELECT id FROM items ORDER BY id").map { $0[0].integer }
+        #expect(ids == [1, 2, 3])
+        #expect(try first.find(.genericPassword(), limit: .all, returning: .data).map(\.data?.text) == ["A", "R", "M"])
+        #expect(try second.verify().isSound)
     }
 
     @Test func aStoreWithTheEarlierSchemaKeepsWorking() throws {

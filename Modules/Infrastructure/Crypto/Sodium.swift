@@ -55,20 +55,21 @@ enum Sodium {
     }
 
     /// Pads `plaintext` (ISO/IEC 7816-4, to the next multiple of `block`) and encrypts it under `key`
-    /// with a fresh random nonce; returns nonce ‖ ciphertext ‖ tag.
+    /// with `nonce`, random bytes the caller drew for this one encryption; returns nonce ‖ ciphertext ‖ tag.
     ///
     /// Padding and encryption happen in place in the returned buffer, so the padded plaintext is never
     /// a separate copy: encryption overwrites it where it was written.
     static func sealPadded(
-        _ plaintext: UnsafeRawBufferPointer, block: Int, additionalData: [UInt8], key: SecureKey
+        _ plaintext: UnsafeRawBufferPointer, block: Int, additionalData: [UInt8], key: SecureKey, nonce: ArraySlice<UInt8>
     ) throws(SecureStoreError) -> [UInt8] {
+        precondition(nonce.count == nonceBytes, "an XChaCha20-Poly1305 nonce is 24 bytes")
         let padded = paddedLength(plaintext.count, block: block)
         let total = nonceBytes + padded + tagBytes
         return try key.withBytes { keyBytes throws(SecureStoreError) in
             var code: Int32 = 0
             let box = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
                 let base = buffer.baseAddress!
-                randombytes_buf(base, nonceBytes)
+                nonce.withUnsafeBytes { UnsafeMutableRawPointer(base).copyMemory(from: $0.baseAddress!, byteCount: nonceBytes) }
                 let message = base + nonceBytes
                 if plaintext.count > 0 {
                     UnsafeMutableRawPointer(message).copyMemory(from: plaintext.baseAddress!, byteCount: plaintext.count)

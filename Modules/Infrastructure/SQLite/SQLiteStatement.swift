@@ -63,6 +63,29 @@ final class SQLiteStatement {
         _ = try step()
     }
 
+    /// A constraint a statement may be expected to hit.
+    enum Constraint {
+        /// A NOT NULL column was given NULL.
+        case notNull
+
+        var extendedCode: Int32 {
+            switch self {
+            // SQLITE_CONSTRAINT_NOTNULL, which Swift cannot import (the macro is an expression).
+            case .notNull: SQLITE_CONSTRAINT | (5 << 8)
+            }
+        }
+    }
+
+    /// Steps a statement that returns no rows, then resets it; `false` when it failed on `constraint`
+    /// (and so changed nothing), which is not an error here.
+    func run(unlessConstraint constraint: Constraint) throws(SecureStoreError) -> Bool {
+        defer { reset() }
+        let code = sqlite3_step(raw)
+        if code == SQLITE_DONE || code == SQLITE_ROW { return true }
+        if code == constraint.extendedCode { return false }
+        throw connection.error(code, sql: sql)
+    }
+
     /// The integer in column `index` of the current row.
     func int64(at index: Int32) -> Int64 { sqlite3_column_int64(raw, index) }
 

@@ -19,11 +19,14 @@ final class StoreEngine {
     private(set) var keys: ItemKeys?
     private var groupIndexes: [BlindIndex] = []
     private var transactionDepth = 0
+    /// The row id this handle expects its next insert to get: one past the last it inserted. Only a
+    /// guess (another process may have inserted since), checked by the insert itself.
+    private var nextID: Int64?
     private var statements: [SQLiteStatement?] = Array(repeating: nil, count: Query.allCases.count * 8)
 
     /// The statements of the hot path, each prepared on first use and kept.
     private enum Query: Int, CaseIterable {
-        case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, updateSealed, updateAll
+        case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, insertIfNewest, updateSealed, updateAll
         case delete, deleteExactly
 
         /// The SQL, selecting (for the four reads) only the columns in `columns`: the others are NULL,
@@ -40,6 +43,11 @@ final class StoreEngine {
             case .all: "SELECT \(columns) FROM items ORDER BY id"
             case .lastID: "SELECT max(id) FROM items"
             case .insert: "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            // Inserts under row id ?1 only if it is past every row id: otherwise the class is NULL and
+            // the NOT NULL constraint refuses the row (an id already taken, or one below the newest).
+            case .insertIfNewest:
+                "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES "
+                    + "(?1, CASE WHEN (SELECT ifnull(max(id), 0) FROM items) < ?1 THEN ?2 END, ?3, ?4, ?5, ?6, ?7)"
             case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
             case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
             case .delete: "DELETE FROM items WHERE id = ?"
@@ -155,10 +163,14 @@ final class StoreEngine {
         try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
+        full.reserveCapacity(forAdditional: 3)
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         let now = roundedNow()
         full.setStoreManaged(.creationDate, .date(now))
         full.setStoreManaged(.modificationDate, .date(now))
+        // Usually one statement, atomic by itself, with the id this handle expects; when the guess is
+        // stale (or there is none yet), a transaction reads the newest id first.
+        if let guess = nextID, try insert(full, data: data, group: group, keys: keys, ifNewest: guess) { return }
         try writeTyped { () throws(SecureStoreError) in
             try insert(full, data: data, group: group, keys: keys)
         }
@@ -287,8 +299,9 @@ final class StoreEngine {
             AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
         else { return nil }
         var newRow = ItemRow(id: row.id, itemClass: itemClass, group: row.group, unique: row.unique, primary: row.primary)
-        try sealAttributes(&newRow, encoded: encoded, keys: keys)
-        try sealData(&newRow, data, keys: keys)
+        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+        try sealAttributes(&newRow, encoded: encoded, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
+        try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
         return newRow
     }
 
@@ -323,6 +336,7 @@ final class StoreEngine {
         try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
+        full.reserveCapacity(forAdditional: 3)
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
             let groupIndex = groupIndexes[group]
@@ -487,20 +501,51 @@ final class StoreEngine {
 
     // MARK: Sealing
 
-    /// Inserts a new item under the next row id. Row ids are `max(id) + 1`, read inside the write
-    /// transaction: an id freed by deleting the newest item may be given again, which binds nothing
-    /// new to the old ciphertexts (their additional data also names the old item's indexes, and
-    /// putting back an old row whole is the rollback the security model does not cover).
+    /// Inserts a new item under the next row id, `max(id) + 1`, read inside the write transaction. Row
+    /// ids only grow while a handle inserts, but an id freed by deleting the newest item may be given
+    /// again later, which binds nothing new to the old ciphertexts (their additional data also names
+    /// the old item's indexes, and putting back an old row whole is the rollback the security model
+    /// does not cover).
     private func insert(_ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys) throws(SecureStoreError)
     {
         let last = try statement(.lastID)
         _ = try last.step()
         let id = last.int64(at: 0) + 1
         last.reset()
-        var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
-        try sealAttributes(&row, full, keys: keys)
-        try sealData(&row, data, keys: keys)
+        let row = try sealedRow(id: id, full, data: data, group: group, keys: keys)
         let statement = try statement(.insert)
+        bindRow(row, to: statement)
+        try statement.run()
+        nextID = id + 1
+    }
+
+    /// Inserts a new item under row id `guess` in one statement, if `guess` is still past every row id
+    /// (no other process inserted since this handle did); returns `false`, having written nothing, if
+    /// not. The statement is atomic by itself: outside a transaction it is one, inside it joins it.
+    private func insert(_ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys, ifNewest guess: Int64)
+        throws(SecureStoreError) -> Bool
+    {
+        let row = try sealedRow(id: guess, full, data: data, group: group, keys: keys)
+        let statement = try statement(.insertIfNewest)
+        bindRow(row, to: statement)
+        guard try statement.run(unlessConstraint: .notNull) else { return false }
+        nextID = guess + 1
+        return true
+    }
+
+    /// A new item's row under `id`: its indexes and both ciphertexts, bound to that id.
+    private func sealedRow(id: Int64, _ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys)
+        throws(SecureStoreError) -> ItemRow
+    {
+        var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
+        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+        try sealAttributes(&row, full, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
+        try sealData(&row, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        return row
+    }
+
+    /// Binds a row to an insert's seven parameters, in column order.
+    private func bindRow(_ row: ItemRow, to statement: SQLiteStatement) {
         statement.bind(row.id, at: 1)
         statement.bind(Int64(row.itemClass.rawValue), at: 2)
         statement.bind(row.group, at: 3)
@@ -508,7 +553,6 @@ final class StoreEngine {
         statement.bind(row.primary, at: 5)
         statement.bind(row.sealedAttributes, at: 6)
         statement.bind(row.sealedData, at: 7)
-        try statement.run()
     }
 
     /// Applies `changes` (and new `data`) to one item; re-encrypts its data when its indexes moved.
@@ -530,11 +574,12 @@ final class StoreEngine {
             newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
         }
         let indexesMoved = !newRow.hasSameIndexes(as: row)
-        try sealAttributes(&newRow, merged, keys: keys)
+        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+        try sealAttributes(&newRow, merged, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         if let data {
-            try sealData(&newRow, data, keys: keys)
+            try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
         } else if indexesMoved {
-            try sealData(&newRow, try openData(row, keys: keys), keys: keys)
+            try sealData(&newRow, try openData(row, keys: keys), keys: keys, nonce: nonces[Sodium.nonceBytes...])
         } else {
             newRow.sealedData = row.sealedData
         }
@@ -568,22 +613,28 @@ final class StoreEngine {
 
     /// Encrypts the attributes into `row`, padded like the data (so the ciphertext shows only a length
     /// bucket of the names it holds) and bound to the row's indexes.
-    private func sealAttributes(_ row: inout ItemRow, _ attributes: ItemAttributes, keys: ItemKeys)
-        throws(SecureStoreError)
-    {
+    ///
+    /// The writes seal both ciphertexts of a row at once and draw their two random nonces in one call
+    /// (one system call rather than two); each nonce is used once, as a fresh one would be.
+    private func sealAttributes(
+        _ row: inout ItemRow, _ attributes: ItemAttributes, keys: ItemKeys, nonce: ArraySlice<UInt8>
+    ) throws(SecureStoreError) {
         var encoded = AttributeCodec.encode(attributes)
         defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        try sealAttributes(&row, encoded: encoded, keys: keys)
+        try sealAttributes(&row, encoded: encoded, keys: keys, nonce: nonce)
     }
 
     /// Encrypts already encoded attributes into `row`.
-    private func sealAttributes(_ row: inout ItemRow, encoded: [UInt8], keys: ItemKeys) throws(SecureStoreError) {
+    private func sealAttributes(_ row: inout ItemRow, encoded: [UInt8], keys: ItemKeys, nonce: ArraySlice<UInt8>)
+        throws(SecureStoreError)
+    {
         let sealed = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
             additionalData throws(SecureStoreError) in
             try encoded.withUnsafeBytes { raw in
                 Result { () throws(SecureStoreError) in
                     try Sodium.sealPadded(
-                        raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes)
+                        raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
+                        nonce: nonce)
                 }
             }.get()
         }
@@ -591,11 +642,14 @@ final class StoreEngine {
     }
 
     /// Encrypts the padded secret into `row`, bound to the row's indexes.
-    private func sealData(_ row: inout ItemRow, _ data: SecretBytes, keys: ItemKeys) throws(SecureStoreError) {
+    private func sealData(_ row: inout ItemRow, _ data: SecretBytes, keys: ItemKeys, nonce: ArraySlice<UInt8>)
+        throws(SecureStoreError)
+    {
         let sealed = try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) {
             additionalData throws(SecureStoreError) in
             try data.withUnsafeBytes { raw throws(SecureStoreError) in
-                try Sodium.sealPadded(raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data)
+                try Sodium.sealPadded(
+                    raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data, nonce: nonce)
             }
         }
         row.sealedData = sealed
