@@ -73,24 +73,27 @@ enum Benchmark {
         }
     }
 
-    /// Runs the workload `options.runs` times per implementation, alternating which goes first, and
-    /// prints the median figures.
+    /// Runs the workload `options.runs` times, the implementations side by side (see
+    /// ``WorkloadRunner``), and prints the median figures.
     private static func workloadMedians(
         _ workload: Workload, sync: SyncMode, options: BenchmarkOptions, directory: TemporaryDirectory
     ) throws -> (hardtack: WorkloadResult, direct: WorkloadResult) {
         var hardtackRuns: [WorkloadResult] = []
         var directRuns: [WorkloadResult] = []
         for run in 0..<options.runs {
-            let implementations = run % 2 == 0 ? ["hardtack", "direct"] : ["direct", "hardtack"]
-            for implementation in implementations {
-                if let only = options.implementation, only != implementation { continue }
-                let sub = directory.subdirectory("\(implementation)-\(sync.rawValue)-\(run)")
-                defer { directory.remove(sub) }
-                if implementation == "hardtack" {
-                    hardtackRuns.append(try HardtackWorkload.run(workload, sync: sync, directory: sub))
-                } else {
-                    directRuns.append(try DirectWorkload.run(workload, sync: sync, directory: sub))
-                }
+            let sub = directory.subdirectory("workload-\(sync.rawValue)-\(run)")
+            defer { directory.remove(sub) }
+            var subjects: [any WorkloadSubject] = []
+            if options.implementation != "direct" {
+                subjects.append(try HardtackSubject(workload, sync: sync, directory: sub))
+            }
+            if options.implementation != "hardtack" {
+                subjects.append(try DirectSubject(workload, sync: sync, directory: sub))
+            }
+            // Alternate which goes first from run to run.
+            if run % 2 == 1 { subjects.reverse() }
+            for (subject, result) in zip(subjects, try WorkloadRunner.run(workload, subjects: subjects)) {
+                if subject.name == "hardtack" { hardtackRuns.append(result) } else { directRuns.append(result) }
             }
         }
         let hardtack = median(hardtackRuns)

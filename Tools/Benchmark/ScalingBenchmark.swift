@@ -43,7 +43,7 @@ enum ScalingBenchmark {
         for (position, query) in queries.enumerated() {
             var found: [StoredItem] = []
             samples[position] = try MonotonicClock.time { found = try store.find(query, limit: .one, returning: .data) }
-            guard found.count == 1 else { throw HardtackWorkload.Mismatch(description: "a get found nothing") }
+            guard found.count == 1 else { throw HardtackSubject.Mismatch(description: "a get found nothing") }
         }
         return LatencySummary(nanoseconds: samples)
     }
