@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Data
 
 /// The unlocked store's keys: the master key and the three subkeys derived from it, one per purpose,
@@ -94,7 +99,10 @@ final class ItemKeys {
     private static func sameBytes(_ lhs: AttributeValue?, _ rhs: AttributeValue?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): true
-        case (.string(var a), .string(var b)): a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
+        case (.string(var a), .string(var b)):
+            a.withUTF8 { x in
+                b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+            }
         case (.bytes(let a), .bytes(let b)): a == b
         case (.integer(let a), .integer(let b)): a == b
         case (.date(let a), .date(let b)): a == b
