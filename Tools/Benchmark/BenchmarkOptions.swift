@@ -7,7 +7,7 @@ struct BenchmarkOptions {
 
     /// Items in the workload.
     var count = 10_000
-    /// Runs of the workload per implementation and sync mode; each figure is the median over runs.
+    /// Runs of the side-by-side workload per sync mode; each figure is the median over runs.
     var runs = 3
     /// Whether to measure get latency at 100,000 and 1,000,000 items too.
     var sizes = false
@@ -23,14 +23,16 @@ struct BenchmarkOptions {
     var workloadOnly = false
     /// Only this implementation's workload (`hardtack` or `direct`), for profiling one of them.
     var implementation: String?
+    /// `--help`: print the usage and do nothing else.
+    var help = false
 
     static let usage = """
         usage: hardtack-bench [--n N] [--runs R] [--sizes] [--quick] [--seed S] [--hardtack PATH] [--dir DIR]
                               [--workload-only] [--impl hardtack|direct]
 
           --n N            items in the workload (default 10000)
-          --runs R         runs per implementation and sync mode; figures are medians (default 3, 1 with --quick)
-          --sizes          also time gets at 100,000 and 1,000,000 items (slow: minutes)
+          --runs R         runs of the side-by-side workload per sync mode; figures are medians (default 3, 1 with --quick)
+          --sizes          also time gets at 100,000 and 1,000,000 items (about a minute more)
           --quick          a fast smoke run (n 1000, one run, fewer repeats)
           --seed S         the seed of every random choice (default: random, printed)
           --hardtack PATH  the hardtack executable for the status figure (default: beside this one)
@@ -73,7 +75,7 @@ struct BenchmarkOptions {
                     throw UsageError(description: "--impl is hardtack or direct")
                 }
                 options.implementation = name
-            case "--help", "-h": throw UsageError(description: usage)
+            case "--help", "-h": options.help = true
             default: throw UsageError(description: "unknown option \(argument)\n\(usage)")
             }
         }
