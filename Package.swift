@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hardtack", targets: ["hardtack"]),
+        .executable(name: "hardtack-bench", targets: ["hardtack-bench"]),
     ],
     targets: [
         // C libraries from the system (Debian: libsqlite3-dev, libsodium-dev).
@@ -36,6 +37,12 @@ let package = Package(
         .executableTarget(
             name: "hardtack", dependencies: ["Composition", "Data", "Domain"], path: "Modules/hardtack",
             swiftSettings: swiftSettings),
+
+        // The benchmark (Tools/bench): the store's workload through Hardtack and straight against the C
+        // libraries it wraps, so Hardtack's own overhead shows.
+        .executableTarget(
+            name: "hardtack-bench", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
+            path: "Tools/Benchmark", swiftSettings: swiftSettings),
 
         // Tests: one target per module, fakes in a shared support target.
         .target(

@@ -26,10 +26,17 @@ public final class SecretBytes: Sendable {
 
     /// Copies `bytes` into wiped-on-release memory.
     public init<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
-        storage = .allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
-        if bytes.isEmpty { storage.storeBytes(of: 0, as: UInt8.self) }
-        byteCount = bytes.count
+        let count = bytes.count
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        // Contiguous sources (arrays, buffers) are copied in one move, not byte by byte.
+        let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in
+            if count > 0 { buffer.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: count) }
+            return true
+        }
+        if copied == nil { _ = buffer.initializeMemory(as: UInt8.self, from: bytes) }
+        if count == 0 { buffer.storeBytes(of: 0, as: UInt8.self) }
+        storage = buffer
+        byteCount = count
     }
 
     /// Copies the UTF-8 bytes of `string`; the string itself is not wiped, so prefer byte sources.
@@ -45,6 +52,26 @@ public final class SecretBytes: Sendable {
         // Every stored property is set, so if `fill` throws, releasing `self` runs `deinit`, which wipes
         // and frees the buffer; freeing it here as well would free it twice.
         try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+    }
+
+    /// Creates at most `capacity` bytes filled by `fill`, which writes straight into the wiped-on-release
+    /// buffer and returns how many of them are the secret (a decryption that also strips padding).
+    /// Bytes past that count are wiped with the rest when the secret is released.
+    public init(capacity: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        let count: Int
+        do {
+            count = try fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<capacity]))
+        } catch {
+            // No stored property is set yet, so `deinit` will not run: wipe and free here.
+            SecretBytes.wipe(buffer)
+            buffer.deallocate()
+            throw error
+        }
+        precondition(count >= 0 && count <= capacity, "fill returned a count outside the buffer")
+        storage = buffer
+        byteCount = count
     }
 
     deinit {

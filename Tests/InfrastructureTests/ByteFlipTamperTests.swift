@@ -94,15 +94,18 @@ import Testing
         return (wrong, refused)
     }
 
-    /// The pages (1-based) holding the items table, its unique index and its primary index, and the
-    /// page size. Each must be a single leaf page, so that every cell is on the pages flipped.
+    /// The pages (1-based) holding the items table and each of its indexes (one, unique on the primary
+    /// and unique-key indexes), and the page size. Each must be a single leaf page, so that every cell
+    /// is on the pages flipped.
     private func itemPages() throws -> (pageSize: Int, table: Int, indexes: [Int], meta: Int) {
         let raw = try fixture.raw()
         let pageSize = Int(try raw.value("PRAGMA page_size").integer ?? 0)
         func root(_ name: String) throws -> Int {
             Int(try raw.value("SELECT rootpage FROM sqlite_master WHERE name = ?", [.text(name)]).integer ?? 0)
         }
-        let indexes = [try root("sqlite_autoindex_items_1"), try root("items_prim")]
+        let indexes = try raw.query("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items'")
+            .map { Int($0[0].integer ?? 0) }
+        #expect(!indexes.isEmpty)
         return (pageSize, try root("items"), indexes, try root("meta"))
     }
 

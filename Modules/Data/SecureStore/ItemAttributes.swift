@@ -15,9 +15,8 @@ public struct ItemAttributes: Sendable, Hashable {
     /// - Throws: ``SecureStoreError/attributeNotAllowed(_:_:)`` for an attribute the class does not
     ///   allow, ``SecureStoreError/invalidAttributeValue(_:expected:)`` for a value of the wrong kind.
     public init(_ itemClass: ItemClass, _ values: [AttributeName: AttributeValue]) throws(SecureStoreError) {
-        let allowed = itemClass.allowedAttributes
         for (name, value) in values {
-            guard allowed.contains(name) else { throw .attributeNotAllowed(name, itemClass) }
+            guard itemClass.allows(name) else { throw .attributeNotAllowed(name, itemClass) }
             guard value.kind == name.valueKind else {
                 throw .invalidAttributeValue(name, expected: name.valueKind)
             }
@@ -54,6 +53,12 @@ public struct ItemAttributes: Sendable, Hashable {
     /// check. For store implementations only.
     public mutating func setStoreManaged(_ name: AttributeName, _ value: AttributeValue?) {
         values[name] = value
+    }
+
+    /// Makes room for `count` more values, so that setting several store-managed values one after the
+    /// other copies and grows the values once. For store implementations only.
+    public mutating func reserveCapacity(forAdditional count: Int) {
+        values.reserveCapacity(values.count + count)
     }
 
     /// Whether every value in `query` equals the value here. Absent query values match anything; an

@@ -24,14 +24,10 @@ public enum ItemClass: UInt8, Sendable, CaseIterable, Hashable {
     /// duplicate-item error. The access group is always part of the key.
     public var uniqueKey: [AttributeName] {
         switch self {
-        case .genericPassword:
-            [.accessGroup, .service, .account]
-        case .internetPassword:
-            [.accessGroup, .server, .protocol, .port, .path, .account, .securityDomain, .authenticationType]
-        case .certificate, .identity:
-            [.accessGroup, .certificateType, .issuer, .serialNumber]
-        case .key:
-            [.accessGroup, .keyClass, .keyType, .applicationLabel, .applicationTag, .keySizeInBits]
+        case .genericPassword: Self.genericPasswordKey
+        case .internetPassword: Self.internetPasswordKey
+        case .certificate, .identity: Self.certificateKey
+        case .key: Self.keyKey
         }
     }
 
@@ -41,6 +37,31 @@ public enum ItemClass: UInt8, Sendable, CaseIterable, Hashable {
         if self == .certificate || self == .identity { allowed.insert(.subject) }
         return allowed
     }
+
+    /// Whether an item of this class may carry `name`: `allowedAttributes.contains(name)` without
+    /// building a set, for checks made on every store operation.
+    public func allows(_ name: AttributeName) -> Bool {
+        Self.allowedBits[Int(rawValue)] & (1 << UInt64(name.rawValue)) != 0
+    }
+
+    // The unique keys, built once rather than on every call.
+    private static let genericPasswordKey: [AttributeName] = [.accessGroup, .service, .account]
+    private static let internetPasswordKey: [AttributeName] = [
+        .accessGroup, .server, .protocol, .port, .path, .account, .securityDomain, .authenticationType,
+    ]
+    private static let certificateKey: [AttributeName] = [.accessGroup, .certificateType, .issuer, .serialNumber]
+    private static let keyKey: [AttributeName] = [
+        .accessGroup, .keyClass, .keyType, .applicationLabel, .applicationTag, .keySizeInBits,
+    ]
+
+    /// `allowedAttributes` of each class as a bit set (bit `rawValue` of each name), by class raw value.
+    private static let allowedBits: [UInt64] = {
+        var bits = [UInt64](repeating: 0, count: Int(allCases.map(\.rawValue).max()!) + 1)
+        for itemClass in allCases {
+            for name in itemClass.allowedAttributes { bits[Int(itemClass.rawValue)] |= 1 << UInt64(name.rawValue) }
+        }
+        return bits
+    }()
 
     /// The attribute most queries name on their own (service, server, issuer, application tag);
     /// the store keeps a blind index of it so such queries do not scan every item.

@@ -54,6 +54,87 @@ enum Sodium {
         return try result.get()
     }
 
+    /// Pads `plaintext` (ISO/IEC 7816-4, to the next multiple of `block`) and encrypts it under `key`
+    /// with `nonce`, random bytes the caller drew for this one encryption; returns nonce ‖ ciphertext ‖ tag.
+    ///
+    /// Padding and encryption happen in place in the returned buffer, so the padded plaintext is never
+    /// a separate copy: encryption overwrites it where it was written.
+    static func sealPadded(
+        _ plaintext: UnsafeRawBufferPointer, block: Int, additionalData: [UInt8], key: SecureKey, nonce: ArraySlice<UInt8>
+    ) throws(SecureStoreError) -> [UInt8] {
+        precondition(nonce.count == nonceBytes, "an XChaCha20-Poly1305 nonce is 24 bytes")
+        let padded = paddedLength(plaintext.count, block: block)
+        let total = nonceBytes + padded + tagBytes
+        return try key.withBytes { keyBytes throws(SecureStoreError) in
+            var code: Int32 = 0
+            let box = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+                let base = buffer.baseAddress!
+                nonce.withUnsafeBytes { UnsafeMutableRawPointer(base).copyMemory(from: $0.baseAddress!, byteCount: nonceBytes) }
+                let message = base + nonceBytes
+                if plaintext.count > 0 {
+                    UnsafeMutableRawPointer(message).copyMemory(from: plaintext.baseAddress!, byteCount: plaintext.count)
+                }
+                var paddedCount = 0
+                _ = sodium_pad(&paddedCount, message, plaintext.count, block, padded)
+                var written: UInt64 = 0
+                code = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    message, &written, message, UInt64(padded), additionalData, UInt64(additionalData.count), nil, base,
+                    keyBytes)
+                if code != 0 { sodium_memzero(base, total) }
+                initialized = total
+            }
+            guard code == 0 else { throw .storage(code: code, message: "encryption failed") }
+            return box
+        }
+    }
+
+    /// Decrypts nonce ‖ ciphertext ‖ tag and strips its ISO/IEC 7816-4 padding, in one wiped-on-release
+    /// buffer: the inverse of ``sealPadded(_:block:additionalData:key:)``.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` naming `what` when the box is too short or
+    ///   fails authentication, or when its padding is malformed.
+    static func openPadded(_ box: [UInt8], block: Int, additionalData: [UInt8], key: SecureKey, what: String)
+        throws(SecureStoreError) -> SecretBytes
+    {
+        guard box.count >= nonceBytes + tagBytes else { throw .integrityFailure("\(what) is truncated") }
+        let capacity = box.count - nonceBytes - tagBytes
+        return try key.withBytes { keyBytes throws(SecureStoreError) in
+            var failure: SecureStoreError?
+            let secret = SecretBytes(capacity: capacity) { out in
+                let output = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                let code = box.withUnsafeBufferPointer { input in
+                    crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        output, nil, nil, input.baseAddress! + nonceBytes, UInt64(box.count - nonceBytes),
+                        additionalData, UInt64(additionalData.count), input.baseAddress!, keyBytes)
+                }
+                guard code == 0 else {
+                    failure = .integrityFailure("\(what) failed authentication")
+                    return 0
+                }
+                var count = 0
+                guard let output, capacity > 0, sodium_unpad(&count, output, capacity, block) == 0 else {
+                    failure = .integrityFailure("an item's padding is malformed")
+                    return 0
+                }
+                return count
+            }
+            if let failure { throw failure }
+            return secret
+        }
+    }
+
+    /// A keyed BLAKE2b hash of `message` into `output`, which sets the length (16 bytes here).
+    static func keyedHash(_ message: [UInt8], key: SecureKey, into output: inout BlindIndex) throws(SecureStoreError) {
+        let length = output.count
+        try key.withBytes { keyBytes throws(SecureStoreError) in
+            let code = output.withUnsafeMutableBytes { out in
+                crypto_generichash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), length, message, UInt64(message.count), keyBytes,
+                    SecureKey.byteCount)
+            }
+            guard code == 0 else { throw .storage(code: code, message: "hashing failed") }
+        }
+    }
+
     /// Decrypts nonce ‖ ciphertext ‖ tag into wiped-on-release memory.
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` naming `what` when the box is too short or
     ///   fails authentication.

@@ -12,7 +12,9 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database file at `path`.
     init(path: String) throws(SecureStoreError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX
+        // No SQLite mutex: a connection is used by one thread at a time (its store's lock), so
+        // SQLite's own locking on every call would only cost time.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -31,6 +33,21 @@ final class SQLiteConnection {
     /// Sets how long a statement waits for another connection's lock before failing with busy.
     func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Starts a `BEGIN IMMEDIATE` transaction (taking the write lock now) with a statement prepared once.
+    func beginImmediate() throws(SecureStoreError) {
+        try prepared("BEGIN IMMEDIATE").run()
+    }
+
+    /// Commits the open transaction with a statement prepared once.
+    func commit() throws(SecureStoreError) {
+        try prepared("COMMIT").run()
+    }
+
+    /// Rolls back the open transaction with a statement prepared once.
+    func rollback() throws(SecureStoreError) {
+        try prepared("ROLLBACK").run()
     }
 
     /// Runs SQL with no parameters and no result rows (pragmas, DDL, transaction control).
@@ -57,6 +74,9 @@ final class SQLiteConnection {
         statements[sql] = statement
         return statement
     }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// The row id of the last insert on this connection.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }

@@ -36,6 +36,14 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds a blind index to the 1-based parameter `index`.
+    func bind(_ value: BlindIndex, at index: Int32) {
+        value.withUnsafeBytes { buffer in
+            let pointer = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+            _ = sqlite3_bind_blob(raw, index, pointer, Int32(buffer.count), SQLITE_TRANSIENT)
+        }
+    }
+
     /// Steps once: `true` when a row is ready, `false` when done.
     func step() throws(SecureStoreError) -> Bool {
         let code = sqlite3_step(raw)
@@ -55,6 +63,29 @@ final class SQLiteStatement {
         _ = try step()
     }
 
+    /// A constraint a statement may be expected to hit.
+    enum Constraint {
+        /// A NOT NULL column was given NULL.
+        case notNull
+
+        var extendedCode: Int32 {
+            switch self {
+            // SQLITE_CONSTRAINT_NOTNULL, which Swift cannot import (the macro is an expression).
+            case .notNull: SQLITE_CONSTRAINT | (5 << 8)
+            }
+        }
+    }
+
+    /// Steps a statement that returns no rows, then resets it; `false` when it failed on `constraint`
+    /// (and so changed nothing), which is not an error here.
+    func run(unlessConstraint constraint: Constraint) throws(SecureStoreError) -> Bool {
+        defer { reset() }
+        let code = sqlite3_step(raw)
+        if code == SQLITE_DONE || code == SQLITE_ROW { return true }
+        if code == constraint.extendedCode { return false }
+        throw connection.error(code, sql: sql)
+    }
+
     /// The integer in column `index` of the current row.
     func int64(at index: Int32) -> Int64 { sqlite3_column_int64(raw, index) }
 
@@ -63,6 +94,17 @@ final class SQLiteStatement {
         let count = Int(sqlite3_column_bytes(raw, index))
         guard count > 0, let base = sqlite3_column_blob(raw, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The blob in column `index` of the current row as a blind index, or `nil` when it is not exactly
+    /// `count` bytes long.
+    func blindIndex(at index: Int32, count: Int) -> BlindIndex? {
+        let length = Int(sqlite3_column_bytes(raw, index))
+        guard length == count else { return nil }
+        guard count > 0, let base = sqlite3_column_blob(raw, index) else {
+            return BlindIndex(copying: UnsafeRawBufferPointer(start: nil, count: 0), expectedCount: count)
+        }
+        return BlindIndex(copying: UnsafeRawBufferPointer(start: base, count: count), expectedCount: count)
     }
 
     /// The text in column `index` of the current row.

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Data
 
 /// The unlocked store's keys: the master key and the three subkeys derived from it, one per purpose,
@@ -22,16 +27,28 @@ final class ItemKeys {
     /// checked against the decrypted attributes.
     static let primaryIndexBytes = 8
 
+    // Buffers reused for every index message and every additional data, so building one allocates
+    // nothing once they are large enough. Neither holds a secret: attribute values are not secret
+    // (they are blinded only so the file does not show them), and additional data is public.
+    private var message: [UInt8] = []
+    private var associated: [UInt8] = []
+    /// The last primary index computed and what it was computed from: queries of one service (one
+    /// server, issuer, tag) follow each other, and this saves hashing it again. Cleared by ``wipe()``.
+    private var lastPrimary: (itemClass: ItemClass, group: BlindIndex, value: AttributeValue?, index: BlindIndex)?
+
     init(master: SecureKey, storeID: [UInt8]) throws(SecureStoreError) {
         self.master = master
         self.storeID = storeID
         data = try Sodium.deriveSubkey(master, id: 1, context: "HTKitems")
         attributes = try Sodium.deriveSubkey(master, id: 2, context: "HTKitems")
         index = try Sodium.deriveSubkey(master, id: 3, context: "HTKitems")
+        message.reserveCapacity(256)
+        associated.reserveCapacity(3 + 8 + storeID.count + 2 * Self.indexBytes + Self.primaryIndexBytes)
     }
 
     /// Zeroes every key.
     func wipe() {
+        lastPrimary = nil
         master.wipe()
         data.wipe()
         attributes.wipe()
@@ -39,40 +56,88 @@ final class ItemKeys {
     }
 
     /// The blind index of an access group name.
-    func groupIndex(_ group: String) throws(SecureStoreError) -> [UInt8] {
-        try Sodium.keyedHash([0x01] + Array(group.utf8), key: index, length: Self.indexBytes)
+    func groupIndex(_ group: String) throws(SecureStoreError) -> BlindIndex {
+        message.removeAll(keepingCapacity: true)
+        message.append(0x01)
+        message.append(contentsOf: group.utf8)
+        return try hashMessage(length: Self.indexBytes)
     }
 
     /// The blind index of an item's unique key: its class, group and unique-key attributes, an absent
     /// one counting as empty (as ``SecureItemTransaction/add(_:data:)`` promises and Keychain Services
     /// does: an item with no account and one with an empty account are the same item).
-    func uniqueIndex(_ attributes: ItemAttributes, group: [UInt8]) throws(SecureStoreError) -> [UInt8] {
-        var message: [UInt8] = [0x02, attributes.itemClass.rawValue] + group
+    func uniqueIndex(_ attributes: ItemAttributes, group: BlindIndex) throws(SecureStoreError) -> BlindIndex {
+        startMessage(0x02, attributes.itemClass, group: group)
         for name in attributes.itemClass.uniqueKey where name != .accessGroup {
             AttributeCodec.append(name, attributes[name] ?? name.valueKind.emptyValue, to: &message)
         }
-        return try Sodium.keyedHash(message, key: index, length: Self.indexBytes)
+        return try hashMessage(length: Self.indexBytes)
     }
 
     /// The blind index of an item's primary attribute (service, server, issuer or application tag; part
-    /// of the unique key, so absent counts as empty here too).
-    func primaryIndex(_ itemClass: ItemClass, value: AttributeValue?, group: [UInt8]) throws(SecureStoreError)
-        -> [UInt8]
+    /// of the unique key, so absent counts as empty here too): the first 8 bytes of a 16-byte hash.
+    func primaryIndex(_ itemClass: ItemClass, value: AttributeValue?, group: BlindIndex) throws(SecureStoreError)
+        -> BlindIndex
     {
-        var message: [UInt8] = [0x03, itemClass.rawValue] + group
+        if let last = lastPrimary, last.itemClass == itemClass, last.group == group, Self.sameBytes(last.value, value) {
+            return last.index
+        }
+        startMessage(0x03, itemClass, group: group)
         let name = itemClass.primaryAttribute
         AttributeCodec.append(name, value ?? name.valueKind.emptyValue, to: &message)
-        return Array(try Sodium.keyedHash(message, key: index, length: 16).prefix(Self.primaryIndexBytes))
+        let full = try hashMessage(length: 16)
+        let primary = full.withUnsafeBytes { raw in
+            BlindIndex(copying: UnsafeRawBufferPointer(rebasing: raw[0..<Self.primaryIndexBytes]),
+                expectedCount: Self.primaryIndexBytes)!
+        }
+        lastPrimary = (itemClass, group, value, primary)
+        return primary
     }
 
-    /// The additional data that binds a ciphertext to its store, row, column, class and indexes.
-    func additionalData(column: UInt8, row: ItemRow) -> [UInt8] {
-        var bytes: [UInt8] = [StoreHeader.currentVersion, column, row.itemClass.rawValue]
-        bytes += bigEndian(UInt64(bitPattern: row.id))
-        bytes += storeID
-        bytes += row.group
-        bytes += row.unique
-        bytes += row.primary
-        return bytes
+    /// Whether two values encode to the same bytes. Not `==`: two strings that Swift finds equal (one
+    /// with a precomposed é, one with e and a combining accent) are different values to the store.
+    private static func sameBytes(_ lhs: AttributeValue?, _ rhs: AttributeValue?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case (.string(var a), .string(var b)):
+            a.withUTF8 { x in
+                b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+            }
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        default: false
+        }
+    }
+
+    /// Calls `body` with the additional data that binds a ciphertext to its store, row, column, class
+    /// and indexes: version ‖ column ‖ class ‖ row id (8, big-endian) ‖ store id ‖ group ‖ unique ‖ primary.
+    func withAdditionalData<Result>(
+        column: UInt8, row: ItemRow, _ body: ([UInt8]) throws(SecureStoreError) -> Result
+    ) throws(SecureStoreError) -> Result {
+        associated.removeAll(keepingCapacity: true)
+        associated.append(StoreHeader.currentVersion)
+        associated.append(column)
+        associated.append(row.itemClass.rawValue)
+        let id = UInt64(bitPattern: row.id)
+        withUnsafeBytes(of: id.bigEndian) { associated.append(contentsOf: $0) }
+        associated.append(contentsOf: storeID)
+        row.group.withUnsafeBytes { associated.append(contentsOf: $0) }
+        row.unique.withUnsafeBytes { associated.append(contentsOf: $0) }
+        row.primary.withUnsafeBytes { associated.append(contentsOf: $0) }
+        return try body(associated)
+    }
+
+    private func startMessage(_ purpose: UInt8, _ itemClass: ItemClass, group: BlindIndex) {
+        message.removeAll(keepingCapacity: true)
+        message.append(purpose)
+        message.append(itemClass.rawValue)
+        group.withUnsafeBytes { message.append(contentsOf: $0) }
+    }
+
+    private func hashMessage(length: Int) throws(SecureStoreError) -> BlindIndex {
+        var output = BlindIndex(count: length)
+        try Sodium.keyedHash(message, key: index, into: &output)
+        return output
     }
 }

@@ -7,14 +7,14 @@ struct ItemRow {
     /// The item class.
     var itemClass: ItemClass
     /// The access-group index.
-    var group: [UInt8]
+    var group: BlindIndex
     /// The unique-key index.
-    var unique: [UInt8]
+    var unique: BlindIndex
     /// The primary-attribute index.
-    var primary: [UInt8]
-    /// nonce ‖ encrypted attributes ‖ tag.
+    var primary: BlindIndex
+    /// nonce ‖ encrypted attributes ‖ tag (empty when the read did not need it).
     var sealedAttributes: [UInt8] = []
-    /// nonce ‖ encrypted padded secret ‖ tag.
+    /// nonce ‖ encrypted padded secret ‖ tag (empty when the read did not need it).
     var sealedData: [UInt8] = []
 
     /// Additional-data column tags.
@@ -23,4 +23,9 @@ struct ItemRow {
     /// Secrets and encoded attributes are padded to a multiple of this many bytes, so a ciphertext
     /// shows only a length bucket.
     static let paddingBlock = 64
+
+    /// Whether the row's indexes are the same as `other`'s (so its ciphertexts' additional data are too).
+    func hasSameIndexes(as other: ItemRow) -> Bool {
+        group == other.group && unique == other.unique && primary == other.primary
+    }
 }

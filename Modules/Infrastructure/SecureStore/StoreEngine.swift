@@ -7,16 +7,67 @@ import Foundation
 ///
 /// Not `Sendable`: exactly one ``SQLiteSecureItemStore`` owns an engine and touches it only inside its
 /// mutex, so at most one thread uses the connection and keys at a time.
+///
+/// This is the hot path of every token read and write, so it avoids work per call that can be done
+/// once: statements are prepared once and held by position, queries are planned with bit sets, indexes
+/// are inline values, and buffers for index messages and additional data are reused.
 final class StoreEngine {
     let connection: SQLiteConnection
     let options: StoreOptions
     let groups: [String]
     var header: StoreHeader
     private(set) var keys: ItemKeys?
-    private var groupIndexes: [[UInt8]] = []
+    private var groupIndexes: [BlindIndex] = []
     private var transactionDepth = 0
+    /// The row id this handle expects its next insert to get: one past the last it inserted. Only a
+    /// guess (another process may have inserted since), checked by the insert itself.
+    private var nextID: Int64?
+    private var statements: [SQLiteStatement?] = Array(repeating: nil, count: Query.allCases.count * 8)
 
-    private static let columns = "id, class, grp, uniq, prim, attrs, data"
+    /// The statements of the hot path, each prepared on first use and kept.
+    private enum Query: Int, CaseIterable {
+        case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, insertIfNewest, updateSealed, updateAll
+        case delete, deleteExactly
+
+        /// The SQL, selecting (for the four reads) only the columns in `columns`: the others are NULL,
+        /// so that each column keeps its position and SQLite copies no blob that is not used.
+        func sql(columns wanted: Columns) -> String {
+            let columns =
+                "id, class, \(wanted.contains(.indexes) ? "grp, uniq, prim" : "NULL, NULL, NULL"), "
+                + "\(wanted.contains(.attributes) ? "attrs" : "NULL"), \(wanted.contains(.data) ? "data" : "NULL")"
+            return switch self {
+            // The unique index is (prim, uniq): the primary index is part of every unique key.
+            case .byUnique: "SELECT \(columns) FROM items WHERE prim = ? AND uniq = ?"
+            case .byPrimary: "SELECT \(columns) FROM items WHERE prim = ? ORDER BY id"
+            case .byClassAndGroup: "SELECT \(columns) FROM items WHERE class = ? AND grp = ? ORDER BY id"
+            case .all: "SELECT \(columns) FROM items ORDER BY id"
+            case .lastID: "SELECT max(id) FROM items"
+            case .insert: "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            // Inserts under row id ?1 only if it is past every row id: otherwise the class is NULL and
+            // the NOT NULL constraint refuses the row (an id already taken, or one below the newest).
+            case .insertIfNewest:
+                "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES "
+                    + "(?1, CASE WHEN (SELECT ifnull(max(id), 0) FROM items) < ?1 THEN ?2 END, ?3, ?4, ?5, ?6, ?7)"
+            case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
+            case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
+            case .delete: "DELETE FROM items WHERE id = ?"
+            case .deleteExactly: "DELETE FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ?"
+            }
+        }
+    }
+
+    /// Which columns a read copies out of each row besides its id and class.
+    private struct Columns: OptionSet {
+        let rawValue: UInt8
+        /// The attributes' ciphertext.
+        static let attributes = Columns(rawValue: 1)
+        /// The data's ciphertext.
+        static let data = Columns(rawValue: 2)
+        /// The three index cells. A read by unique key that decrypts every row it finds leaves them
+        /// out: it knows them already, and decryption fails unless they are the row's (they are in
+        /// its additional data), which checks them as comparing the cells would.
+        static let indexes = Columns(rawValue: 4)
+    }
 
     init(connection: SQLiteConnection, options: StoreOptions, groups: [String], header: StoreHeader) {
         self.connection = connection
@@ -48,6 +99,14 @@ final class StoreEngine {
         return keys
     }
 
+    private func statement(_ query: Query, columns: Columns = []) throws(SecureStoreError) -> SQLiteStatement {
+        let slot = query.rawValue * 8 + Int(columns.rawValue)
+        if let statement = statements[slot] { return statement }
+        let statement = try connection.prepared(query.sql(columns: columns))
+        statements[slot] = statement
+        return statement
+    }
+
     // MARK: Transactions
 
     /// Runs `body` inside one `BEGIN IMMEDIATE` transaction, taking the write lock before anything is
@@ -55,7 +114,8 @@ final class StoreEngine {
     ///
     /// Inside a transaction already open, `body` runs in a savepoint: when it throws, all of its own
     /// writes are undone (an update that clashes on its second item leaves the first as it was) while
-    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back.
+    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back. A
+    /// transaction of its own needs no savepoint: rolling it back undoes the same writes.
     func write<Result>(_ body: () throws -> Result) throws -> Result {
         if transactionDepth > 0 {
             // SQLite rolls a whole transaction back on some failures (disk full, I/O error). A savepoint
@@ -65,12 +125,12 @@ final class StoreEngine {
                     code: 0, message: "the transaction was rolled back after an earlier failure; run it again")
             }
             let savepoint = "nested\(transactionDepth)"
-            try connection.execute("SAVEPOINT \(savepoint)")
+            try connection.prepared("SAVEPOINT \(savepoint)").run()
             transactionDepth += 1
             defer { transactionDepth -= 1 }
             do {
                 let result = try body()
-                try connection.execute("RELEASE \(savepoint)")
+                try connection.prepared("RELEASE \(savepoint)").run()
                 return result
             } catch {
                 // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
@@ -78,15 +138,15 @@ final class StoreEngine {
                 throw error
             }
         }
-        try connection.execute("BEGIN IMMEDIATE")
+        try connection.beginImmediate()
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
             let result = try body()
-            try connection.execute("COMMIT")
+            try connection.commit()
             return result
         } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            if connection.isInTransaction { try? connection.rollback() }
             throw error
         }
     }
@@ -109,10 +169,14 @@ final class StoreEngine {
         try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
+        full.reserveCapacity(forAdditional: 3)
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         let now = roundedNow()
         full.setStoreManaged(.creationDate, .date(now))
         full.setStoreManaged(.modificationDate, .date(now))
+        // Usually one statement, atomic by itself, with the id this handle expects; when the guess is
+        // stale (or there is none yet), a transaction reads the newest id first.
+        if let guess = nextID, try insert(full, data: data, group: group, keys: keys, ifNewest: guess) { return }
         try writeTyped { () throws(SecureStoreError) in
             try insert(full, data: data, group: group, keys: keys)
         }
@@ -123,13 +187,16 @@ final class StoreEngine {
     {
         let keys = try unlockedKeys()
         var results: [StoredItem] = []
-        try forEachMatch(query, keys: keys, decryptAttributes: parts.contains(.attributes)) {
+        let wantsAttributes = parts.contains(.attributes)
+        let wantsData = parts.contains(.data)
+        try forEachMatch(
+            query, keys: keys, decryptAttributes: wantsAttributes, decryptsData: wantsData, copying: wantsData ? .data : []
+        ) {
             (row, attributes) throws(SecureStoreError) in
-            let data = parts.contains(.data) ? try openData(row, keys: keys) : nil
+            let data = wantsData ? try openData(row, keys: keys) : nil
             // Attributes decrypted only to check the match are not part of the answer unless asked for.
             results.append(
-                StoredItem(
-                    itemClass: row.itemClass, attributes: parts.contains(.attributes) ? attributes : nil, data: data))
+                StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
             return limit == .all
         }
         guard !results.isEmpty else { throw .itemNotFound }
@@ -146,8 +213,16 @@ final class StoreEngine {
             if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
+            if changes == nil, let data, QueryPlan(query).isExactlyUnique {
+                let count = try updateData(byUnique: query, data: data, keys: keys)
+                guard count > 0 else { throw .itemNotFound }
+                return count
+            }
             var matches: [(ItemRow, ItemAttributes)] = []
-            try forEachMatch(query, keys: keys, decryptAttributes: true) { (row, attributes) throws(SecureStoreError) in
+            // The old data is needed only when a row must be re-encrypted under moved indexes.
+            let copying: Columns = data == nil ? .data : []
+            try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
+                (row, attributes) throws(SecureStoreError) in
                 matches.append((row, attributes!))
                 return true
             }
@@ -161,15 +236,18 @@ final class StoreEngine {
 
     func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
         let keys = try unlockedKeys()
+        let positions = try resolveGroupsForRead(query.accessGroup)
+        if positions.count == 1, QueryPlan(query).isExactlyUnique {
+            return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys)
+        }
         return try writeTyped { () throws(SecureStoreError) -> Int in
             var ids: [Int64] = []
-            // Every row is authenticated before it is deleted: a swapped index cell must not make a
-            // delete remove another item.
-            try forEachMatch(query, keys: keys, decryptAttributes: true) { (row, _) throws(SecureStoreError) in
+            try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
+                (row, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 return true
             }
-            let statement = try connection.prepared("DELETE FROM items WHERE id = ?")
+            let statement = try statement(.delete)
             for id in ids {
                 statement.bind(id, at: 1)
                 try statement.run()
@@ -178,15 +256,102 @@ final class StoreEngine {
         }
     }
 
+    /// Sets the data of the item a query names by its whole unique key (and nothing else), the commonest
+    /// update (a token refreshed). Its attributes change only in their modification date, so that date
+    /// is rewritten in the decrypted encoding instead of decoding and re-encoding every attribute; the
+    /// indexes do not move, so only the two ciphertexts are written. Returns how many items changed.
+    private func updateData(byUnique query: ItemAttributes, data: SecretBytes, keys: ItemKeys) throws(SecureStoreError)
+        -> Int
+    {
+        let itemClass = query.itemClass
+        var changed = 0
+        for position in try resolveGroupsForRead(query.accessGroup) {
+            let group = groupIndexes[position]
+            let unique = try keys.uniqueIndex(query, group: group)
+            let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+            let select = try statement(.byUnique, columns: .attributes)
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+            let rows = try fetchRows(select, columns: .attributes, known: (group, unique, primary))
+            for row in rows {
+                guard let newRow = try resealedForNewData(row, itemClass: itemClass, data: data, keys: keys) else {
+                    // Not the usual shape (no modification date): the general path decodes and checks it.
+                    try rewrite(row, old: try openAttributes(row, keys: keys), changes: nil, data: data, keys: keys)
+                    changed += 1
+                    continue
+                }
+                let statement = try statement(.updateSealed)
+                statement.bind(newRow.sealedAttributes, at: 1)
+                statement.bind(newRow.sealedData, at: 2)
+                statement.bind(row.id, at: 3)
+                try statement.run()
+                changed += 1
+            }
+        }
+        return changed
+    }
+
+    /// `row` (found by unique key, its attributes read and its indexes known) with `data` sealed as its
+    /// new secret and its attributes resealed with a new modification date, rewritten in place in the
+    /// decrypted encoding. `nil` when the encoding has no modification date to rewrite.
+    private func resealedForNewData(_ row: ItemRow, itemClass: ItemClass, data: SecretBytes, keys: ItemKeys)
+        throws(SecureStoreError) -> ItemRow?
+    {
+        guard row.itemClass == itemClass else { throw .integrityFailure("an item's row disagrees with its unique index") }
+        let plain = try openAttributeBytes(row, keys: keys)
+        var encoded = plain.withUnsafeBytes { Array($0) }
+        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        guard encoded.first == itemClass.rawValue,
+            AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
+        else { return nil }
+        var newRow = ItemRow(id: row.id, itemClass: itemClass, group: row.group, unique: row.unique, primary: row.primary)
+        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+        try sealAttributes(&newRow, encoded: encoded, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
+        try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        return newRow
+    }
+
+    /// Deletes the item a query names by its whole unique key (and nothing else) in one group, in one
+    /// statement: atomic by itself, so it needs no transaction of its own, and inside a caller's
+    /// transaction a failure leaves nothing behind either. The statement deletes only a row whose class
+    /// and group agree with the unique index; when it deletes nothing, a row the index points at with
+    /// another class or group was edited behind the store's back, which is an integrity failure.
+    private func deleteExactly(_ query: ItemAttributes, group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> Int {
+        let itemClass = query.itemClass
+        let unique = try keys.uniqueIndex(query, group: group)
+        let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+        let delete = try statement(.deleteExactly)
+        delete.bind(primary, at: 1)
+        delete.bind(unique, at: 2)
+        delete.bind(Int64(itemClass.rawValue), at: 3)
+        delete.bind(group, at: 4)
+        try delete.run()
+        let deleted = connection.changes
+        guard deleted == 0 else { return deleted }
+        let select = try statement(.byUnique, columns: .indexes)
+        select.bind(primary, at: 1)
+        select.bind(unique, at: 2)
+        for row in try fetchRows(select, columns: .indexes) where row.itemClass != itemClass || row.group != group {
+            throw .integrityFailure("an item's row disagrees with its unique index")
+        }
+        return 0
+    }
+
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
         let keys = try unlockedKeys()
         try checkWritable(attributes)
         let group = try resolveGroupForWrite(attributes.accessGroup)
         var full = attributes
+        full.reserveCapacity(forAdditional: 3)
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
-            let unique = try keys.uniqueIndex(full, group: groupIndexes[group])
-            if let row = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique]).first {
+            let groupIndex = groupIndexes[group]
+            let unique = try keys.uniqueIndex(full, group: groupIndex)
+            let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
+            let select = try statement(.byUnique, columns: [.attributes, .indexes])
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+            if let row = try fetchRows(select, columns: [.attributes, .indexes]).first {
                 let old = try openAttributes(row, keys: keys)
                 try rewrite(row, old: old, changes: full, data: data, keys: keys)
                 return .updated
@@ -205,9 +370,9 @@ final class StoreEngine {
     func verify() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
         var sound = 0
-        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(
-            "SELECT \(Self.columns) FROM items ORDER BY id", [])
-        var damaged = unknownClasses
+        let everything: Columns = [.attributes, .data, .indexes]
+        let (rows, unreadable) = try fetchRowsCountingUnreadable(try statement(.all, columns: everything), columns: everything)
+        var damaged = unreadable
         for row in rows {
             do {
                 let attributes = try openAttributes(row, keys: keys)
@@ -230,47 +395,58 @@ final class StoreEngine {
     // MARK: Matching
 
     /// Calls `visit` for each item of the handle's groups that matches `query`, in row order, until it
-    /// returns `false`. Attributes are decrypted when asked for or needed to check the match.
+    /// returns `false`. Attributes are decrypted when asked for or needed to check the match; `copying`
+    /// names the ciphertexts `visit` needs besides those, and `decryptsData` says that `visit` decrypts
+    /// every row's data before it acts on the row.
     private func forEachMatch(
-        _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool,
+        _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool, decryptsData: Bool, copying: Columns,
         _ visit: (ItemRow, ItemAttributes?) throws(SecureStoreError) -> Bool
     ) throws(SecureStoreError) {
         let groupPositions = try resolveGroupsForRead(query.accessGroup)
         let itemClass = query.itemClass
-        let named = Set(query.values.keys).subtracting([.accessGroup])
-        let uniqueNames = Set(itemClass.uniqueKey).subtracting([.accessGroup])
-        let byUnique = uniqueNames.isSubset(of: named)
-        let byPrimary = !byUnique && named.contains(itemClass.primaryAttribute)
-        // The unique index answers exactly for its attributes; anything else is checked on the
-        // decrypted attributes (the primary index is truncated, so it is always checked).
-        let mustCheck = byUnique ? !named.isSubset(of: uniqueNames) : !named.isEmpty
+        let plan = QueryPlan(query)
+        let mustCheck = plan.mustCheck
+        let opensAttributes = mustCheck || decryptAttributes
+        let copying = opensAttributes ? copying.union(.attributes) : copying
+        // Every row found by unique key is decrypted with the query's indexes in its additional data
+        // before it is used: its index cells need not be read (see ``Columns/indexes``).
+        let indexesAuthenticated = plan.byUnique && (opensAttributes || decryptsData)
         for position in groupPositions {
             let group = groupIndexes[position]
             var rows: [ItemRow]
-            if byUnique {
+            if plan.byUnique {
                 let unique = try keys.uniqueIndex(query, group: group)
-                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique])
+                let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+                let columns = indexesAuthenticated ? copying : copying.union(.indexes)
+                let select = try statement(.byUnique, columns: columns)
+                select.bind(primary, at: 1)
+                select.bind(unique, at: 2)
+                rows = try fetchRows(select, columns: columns, known: (group, unique, primary))
                 // The unique index covers the class and group: a row it finds with another class or
-                // group, or another index value, was edited (or SQLite's index is damaged).
-                guard rows.allSatisfy({ $0.unique == unique && $0.itemClass == itemClass && $0.group == group }) else {
+                // group, or other index values, was edited (or SQLite's index is damaged).
+                for row in rows
+                where row.unique != unique || row.primary != primary || row.itemClass != itemClass || row.group != group {
                     throw .integrityFailure("an item's row disagrees with its unique index")
                 }
-            } else if byPrimary {
+            } else if plan.byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id", [primary])
-                guard rows.allSatisfy({ $0.primary == primary }) else {
+                let select = try statement(.byPrimary, columns: copying.union(.indexes))
+                select.bind(primary, at: 1)
+                rows = try fetchRows(select, columns: copying.union(.indexes))
+                for row in rows where row.primary != primary {
                     throw .integrityFailure("an item's row disagrees with its primary index")
                 }
                 // The primary index is short: another class or group may share a value.
                 rows.removeAll { $0.itemClass != itemClass || $0.group != group }
             } else {
-                rows = try fetchRows(
-                    "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id", [group],
-                    itemClass: itemClass)
+                let select = try statement(.byClassAndGroup, columns: copying.union(.indexes))
+                select.bind(Int64(itemClass.rawValue), at: 1)
+                select.bind(group, at: 2)
+                rows = try fetchRows(select, columns: copying.union(.indexes))
             }
             for row in rows {
                 var attributes: ItemAttributes?
-                if mustCheck || decryptAttributes {
+                if opensAttributes {
                     attributes = try openAttributes(row, keys: keys)
                     if mustCheck && !attributes!.matches(query) { continue }
                 }
@@ -279,64 +455,103 @@ final class StoreEngine {
         }
     }
 
-    /// The rows `sql` selects.
-    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not know.
-    private func fetchRows(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil) throws(SecureStoreError)
-        -> [ItemRow]
-    {
-        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(sql, blobs, itemClass: itemClass)
-        guard unknownClasses == 0 else { throw .integrityFailure("an item has an unknown class") }
+    /// The rows a bound `statement` selects, with the columns named by `columns`; without
+    /// ``Columns/indexes``, each row's index cells are taken to be `known`.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not
+    ///   know or an index of the wrong size.
+    private func fetchRows(
+        _ statement: SQLiteStatement, columns: Columns, known: (BlindIndex, BlindIndex, BlindIndex)? = nil
+    ) throws(SecureStoreError) -> [ItemRow] {
+        let (rows, unreadable) = try fetchRowsCountingUnreadable(statement, columns: columns, known: known)
+        guard unreadable == 0 else { throw .integrityFailure("an item has an unknown class or a malformed index") }
         return rows
     }
 
-    /// The rows `sql` selects, leaving out (and counting) rows whose class this version does not know.
-    private func fetchRowsCountingUnknownClasses(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil)
-        throws(SecureStoreError) -> (rows: [ItemRow], unknownClasses: Int)
-    {
-        let statement = try connection.prepared(sql)
+    /// The rows a bound `statement` selects, leaving out (and counting) rows whose class this version
+    /// does not know or whose indexes have the wrong size. Resets the statement.
+    private func fetchRowsCountingUnreadable(
+        _ statement: SQLiteStatement, columns: Columns, known: (BlindIndex, BlindIndex, BlindIndex)? = nil
+    ) throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int) {
         defer { statement.reset() }
-        var parameter: Int32 = 1
-        if let itemClass {
-            statement.bind(Int64(itemClass.rawValue), at: parameter)
-            parameter += 1
-        }
-        for blob in blobs {
-            statement.bind(blob, at: parameter)
-            parameter += 1
-        }
+        precondition(columns.contains(.indexes) || known != nil, "a read without index cells must know them")
         var rows: [ItemRow] = []
-        var unknownClasses = 0
+        var unreadable = 0
         while try statement.step() {
-            guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))) else {
-                unknownClasses += 1
+            let indexes: (BlindIndex, BlindIndex, BlindIndex)?
+            if columns.contains(.indexes) {
+                if let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
+                    let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
+                    let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+                {
+                    indexes = (group, unique, primary)
+                } else {
+                    indexes = nil
+                }
+            } else {
+                indexes = known
+            }
+            guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))),
+                let (group, unique, primary) = indexes
+            else {
+                unreadable += 1
                 continue
             }
-            let row = ItemRow(
-                id: statement.int64(at: 0), itemClass: itemClass, group: statement.bytes(at: 2),
-                unique: statement.bytes(at: 3), primary: statement.bytes(at: 4),
-                sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6))
-            // The index cells are concatenated into the additional data: fixed sizes keep that unambiguous.
-            guard row.group.count == ItemKeys.indexBytes, row.unique.count == ItemKeys.indexBytes,
-                row.primary.count == ItemKeys.primaryIndexBytes
-            else { throw .integrityFailure("an item's index cells have the wrong size") }
-            rows.append(row)
+            rows.append(
+                ItemRow(
+                    id: statement.int64(at: 0), itemClass: itemClass, group: group, unique: unique, primary: primary,
+                    sealedAttributes: columns.contains(.attributes) ? statement.bytes(at: 5) : [],
+                    sealedData: columns.contains(.data) ? statement.bytes(at: 6) : []))
         }
-        return (rows, unknownClasses)
+        return (rows, unreadable)
     }
 
     // MARK: Sealing
 
+    /// Inserts a new item under the next row id, `max(id) + 1`, read inside the write transaction. Row
+    /// ids only grow while a handle inserts, but an id freed by deleting the newest item may be given
+    /// again later, which binds nothing new to the old ciphertexts (their additional data also names
+    /// the old item's indexes, and putting back an old row whole is the rollback the security model
+    /// does not cover).
     private func insert(_ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys) throws(SecureStoreError)
     {
-        let next = try connection.prepared(
-            "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0) + 1")
-        _ = try next.step()
-        let id = next.int64(at: 0)
-        next.reset()
+        let last = try statement(.lastID)
+        _ = try last.step()
+        let id = last.int64(at: 0) + 1
+        last.reset()
+        let row = try sealedRow(id: id, full, data: data, group: group, keys: keys)
+        let statement = try statement(.insert)
+        bindRow(row, to: statement)
+        try statement.run()
+        nextID = id + 1
+    }
+
+    /// Inserts a new item under row id `guess` in one statement, if `guess` is still past every row id
+    /// (no other process inserted since this handle did); returns `false`, having written nothing, if
+    /// not. The statement is atomic by itself: outside a transaction it is one, inside it joins it.
+    private func insert(_ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys, ifNewest guess: Int64)
+        throws(SecureStoreError) -> Bool
+    {
+        let row = try sealedRow(id: guess, full, data: data, group: group, keys: keys)
+        let statement = try statement(.insertIfNewest)
+        bindRow(row, to: statement)
+        guard try statement.run(unlessConstraint: .notNull) else { return false }
+        nextID = guess + 1
+        return true
+    }
+
+    /// A new item's row under `id`: its indexes and both ciphertexts, bound to that id.
+    private func sealedRow(id: Int64, _ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys)
+        throws(SecureStoreError) -> ItemRow
+    {
         var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
-        try seal(&row, attributes: full, data: data, keys: keys)
-        let statement = try connection.prepared(
-            "INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+        try sealAttributes(&row, full, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
+        try sealData(&row, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        return row
+    }
+
+    /// Binds a row to an insert's seven parameters, in column order.
+    private func bindRow(_ row: ItemRow, to statement: SQLiteStatement) {
         statement.bind(row.id, at: 1)
         statement.bind(Int64(row.itemClass.rawValue), at: 2)
         statement.bind(row.group, at: 3)
@@ -344,39 +559,55 @@ final class StoreEngine {
         statement.bind(row.primary, at: 5)
         statement.bind(row.sealedAttributes, at: 6)
         statement.bind(row.sealedData, at: 7)
-        try statement.run()
     }
 
     /// Applies `changes` (and new `data`) to one item; re-encrypts its data when its indexes moved.
+    ///
+    /// `row`'s indexes were authenticated when its attributes were decrypted (they are in the additional
+    /// data), so without attribute changes they are reused as they are, and only the two ciphertexts
+    /// are written: the indexes' b-tree pages are not touched.
     private func rewrite(
         _ row: ItemRow, old: ItemAttributes, changes: ItemAttributes?, data: SecretBytes?, keys: ItemKeys
     ) throws(SecureStoreError) {
         var merged = old
         for (name, value) in changes?.values ?? [:] { merged.setStoreManaged(name, value) }
         merged.setStoreManaged(.modificationDate, .date(roundedNow()))
-        let groupPosition = try resolveGroupForWrite(merged.accessGroup)
-        var newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
-        let indexesMoved = newRow.group != row.group || newRow.unique != row.unique || newRow.primary != row.primary
+        var newRow: ItemRow
+        if changes == nil {
+            newRow = ItemRow(id: row.id, itemClass: row.itemClass, group: row.group, unique: row.unique, primary: row.primary)
+        } else {
+            let groupPosition = try resolveGroupForWrite(merged.accessGroup)
+            newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
+        }
+        let indexesMoved = !newRow.hasSameIndexes(as: row)
+        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+        try sealAttributes(&newRow, merged, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         if let data {
-            try seal(&newRow, attributes: merged, data: data, keys: keys)
+            try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
         } else if indexesMoved {
-            try seal(&newRow, attributes: merged, data: try openData(row, keys: keys), keys: keys)
+            try sealData(&newRow, try openData(row, keys: keys), keys: keys, nonce: nonces[Sodium.nonceBytes...])
         } else {
             newRow.sealedData = row.sealedData
-            try seal(&newRow, attributes: merged, data: nil, keys: keys)
         }
-        let statement = try connection.prepared(
-            "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?")
-        statement.bind(newRow.group, at: 1)
-        statement.bind(newRow.unique, at: 2)
-        statement.bind(newRow.primary, at: 3)
-        statement.bind(newRow.sealedAttributes, at: 4)
-        statement.bind(newRow.sealedData, at: 5)
-        statement.bind(row.id, at: 6)
-        try statement.run()
+        if indexesMoved {
+            let statement = try statement(.updateAll)
+            statement.bind(newRow.group, at: 1)
+            statement.bind(newRow.unique, at: 2)
+            statement.bind(newRow.primary, at: 3)
+            statement.bind(newRow.sealedAttributes, at: 4)
+            statement.bind(newRow.sealedData, at: 5)
+            statement.bind(row.id, at: 6)
+            try statement.run()
+        } else {
+            let statement = try statement(.updateSealed)
+            statement.bind(newRow.sealedAttributes, at: 1)
+            statement.bind(newRow.sealedData, at: 2)
+            statement.bind(row.id, at: 3)
+            try statement.run()
+        }
     }
 
-    private func indexedRow(id: Int64, _ attributes: ItemAttributes, group: [UInt8], keys: ItemKeys)
+    private func indexedRow(id: Int64, _ attributes: ItemAttributes, group: BlindIndex, keys: ItemKeys)
         throws(SecureStoreError) -> ItemRow
     {
         ItemRow(
@@ -386,42 +617,72 @@ final class StoreEngine {
                 attributes.itemClass, value: attributes[attributes.itemClass.primaryAttribute], group: group))
     }
 
-    /// Encrypts the attributes and, when given, the padded data into `row`, bound to its indexes.
-    private func seal(_ row: inout ItemRow, attributes: ItemAttributes, data: SecretBytes?, keys: ItemKeys)
+    /// Encrypts the attributes into `row`, padded like the data (so the ciphertext shows only a length
+    /// bucket of the names it holds) and bound to the row's indexes.
+    ///
+    /// The writes seal both ciphertexts of a row at once and draw their two random nonces in one call
+    /// (one system call rather than two); each nonce is used once, as a fresh one would be.
+    private func sealAttributes(
+        _ row: inout ItemRow, _ attributes: ItemAttributes, keys: ItemKeys, nonce: ArraySlice<UInt8>
+    ) throws(SecureStoreError) {
+        var encoded = AttributeCodec.encode(attributes)
+        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        try sealAttributes(&row, encoded: encoded, keys: keys, nonce: nonce)
+    }
+
+    /// Encrypts already encoded attributes into `row`.
+    private func sealAttributes(_ row: inout ItemRow, encoded: [UInt8], keys: ItemKeys, nonce: ArraySlice<UInt8>)
         throws(SecureStoreError)
     {
-        var encoded = AttributeCodec.encode(attributes)
-        // Padded like the data, so the ciphertext shows only a length bucket of the names it holds.
-        let paddedAttributes = Sodium.pad(SecretBytes(encoded), block: ItemRow.paddingBlock)
-        encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) }
-        row.sealedAttributes = try paddedAttributes.withUnsafeBytes { raw throws(SecureStoreError) in
-            try Sodium.seal(
-                raw, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
-                key: keys.attributes)
+        let sealed = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try encoded.withUnsafeBytes { raw in
+                Result { () throws(SecureStoreError) in
+                    try Sodium.sealPadded(
+                        raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
+                        nonce: nonce)
+                }
+            }.get()
         }
-        if let data {
-            let padded = Sodium.pad(data, block: ItemRow.paddingBlock)
-            row.sealedData = try padded.withUnsafeBytes { raw throws(SecureStoreError) in
-                try Sodium.seal(raw, additionalData: keys.additionalData(column: ItemRow.dataColumn, row: row), key: keys.data)
+        row.sealedAttributes = sealed
+    }
+
+    /// Encrypts the padded secret into `row`, bound to the row's indexes.
+    private func sealData(_ row: inout ItemRow, _ data: SecretBytes, keys: ItemKeys, nonce: ArraySlice<UInt8>)
+        throws(SecureStoreError)
+    {
+        let sealed = try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try data.withUnsafeBytes { raw throws(SecureStoreError) in
+                try Sodium.sealPadded(
+                    raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data, nonce: nonce)
             }
+        }
+        row.sealedData = sealed
+    }
+
+    /// The decrypted encoding of a row's attributes.
+    private func openAttributeBytes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
+        try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) { additionalData throws(SecureStoreError) in
+            try Sodium.openPadded(
+                row.sealedAttributes, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
+                what: "an item's attributes")
         }
     }
 
     private func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        let padded = try Sodium.open(
-            row.sealedAttributes, additionalData: keys.additionalData(column: ItemRow.attributesColumn, row: row),
-            key: keys.attributes, what: "an item's attributes")
-        let plain = try Sodium.unpad(padded, block: ItemRow.paddingBlock)
+        let plain = try openAttributeBytes(row, keys: keys)
         let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
         guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
         return attributes
     }
 
     private func openData(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
-        let padded = try Sodium.open(
-            row.sealedData, additionalData: keys.additionalData(column: ItemRow.dataColumn, row: row), key: keys.data,
-            what: "an item's data")
-        return try Sodium.unpad(padded, block: ItemRow.paddingBlock)
+        try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
+            try Sodium.openPadded(
+                row.sealedData, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,
+                what: "an item's data")
+        }
     }
 
     // MARK: Groups and attributes
@@ -432,17 +693,22 @@ final class StoreEngine {
         return position
     }
 
-    private func resolveGroupsForRead(_ group: String?) throws(SecureStoreError) -> [Int] {
-        guard let group else { return Array(groups.indices) }
-        return [try resolveGroupForWrite(group)]
+    private func resolveGroupsForRead(_ group: String?) throws(SecureStoreError) -> Range<Int> {
+        guard let group else { return groups.indices }
+        let position = try resolveGroupForWrite(group)
+        return position..<(position + 1)
     }
 
     /// Refuses attributes a caller may not write: any the class does not allow or of the wrong kind
     /// (``ItemAttributes/setStoreManaged(_:_:)`` skips those checks, and an item written with them could
-    /// never be decoded again), and the read-only dates.
+    /// never be decoded again), and the read-only dates (the first by name order, when both are given).
     private func checkWritable(_ attributes: ItemAttributes) throws(SecureStoreError) {
         _ = try ItemAttributes(attributes.itemClass, attributes.values)
-        if let name = attributes.values.keys.sorted().first(where: \.isReadOnly) { throw .readOnlyAttribute(name) }
+        var readOnly: AttributeName?
+        for name in attributes.values.keys where name.isReadOnly && (readOnly.map { name < $0 } ?? true) {
+            readOnly = name
+        }
+        if let readOnly { throw .readOnlyAttribute(readOnly) }
     }
 
     private func roundedNow() -> Date {
