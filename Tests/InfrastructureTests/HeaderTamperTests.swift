@@ -179,8 +179,11 @@ import Testing
         let foreign = try other.raw().query("SELECT header, checksum, wrapped_key FROM meta")[0]
         try fixture.raw().query("UPDATE meta SET header = ?, checksum = ?, wrapped_key = ?", foreign)
         let store = try open(passphrase: true)
-        #expect(throws: SecureStoreError.itemNotFound) { try store.findString(query) }
-        #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(), limit: .all) }
+        // Nothing is found by B's indexes, and the rows do not match B's digest: damage, not absence.
+        for read in [{ _ = try store.findString(query) }, { _ = try store.find(.genericPassword(), limit: .all) }] {
+            let error = #expect(throws: SecureStoreError.self) { try read() }
+            #expect(error?.isIntegrityFailure == true)
+        }
         let report = try store.verify()
         #expect(report.damagedItems == 1)
         #expect(report.soundItems == 0)

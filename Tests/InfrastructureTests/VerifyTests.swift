@@ -48,7 +48,8 @@ import Testing
         let (report, output) = try capturingOutput(in: fixture.directory) { try store.verify() }
         #expect(report.soundItems == 2)
         #expect(report.damagedItems == 1)
-        #expect(report.databaseCheck == "ok")
+        // Damage to an index cell also breaks the rows digest; damage to a ciphertext does not.
+        #expect((report.databaseCheck == "ok") == !["grp", "uniq", "prim"].contains(column), "\(report.databaseCheck)")
         #expect(!report.isSound)
         for word in secrets + ["VERIFY-SERVICE", "VERIFY-SERVER", "VERIFY-TAG"] {
             #expect(!FileBytes.contains(output, Array(word.utf8)), "verify printed \(word)")

@@ -23,11 +23,22 @@ final class StoreEngine {
     /// guess (another process may have inserted since), checked by the insert itself.
     private var nextID: Int64?
     private var statements: [SQLiteStatement?] = Array(repeating: nil, count: Query.allCases.count * 8)
+    /// The rows digest of the write transaction in progress: read when it starts, written when it
+    /// commits if a row was inserted, deleted or moved (see ``RowsDigest``).
+    private var pendingDigest: RowsDigest?
+    private var digestChanged = false
+    /// The data version at which the stored digest last matched the rows. This connection's own commits
+    /// keep it matching; another connection's commit changes the version, and the rows are checked again.
+    private var digestVerifiedAt: Int64?
+    /// Whether the `rows_digest` table is known to exist (a store made before it has none until opened).
+    private var digestTableKnown = false
 
     /// The statements of the hot path, each prepared on first use and kept.
     private enum Query: Int, CaseIterable {
         case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, insertIfNewest, updateSealed, updateAll
         case delete, deleteExactly
+        case loadDigest, storeDigest, dataVersion, indexEntries, countUnique, countUniqueNotIndexed, countPrimary
+        case countPrimaryNotIndexed
 
         /// The SQL, selecting (for the four reads) only the columns in `columns`: the others are NULL,
         /// so that each column keeps its position and SQLite copies no blob that is not used.
@@ -51,7 +62,15 @@ final class StoreEngine {
             case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
             case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
             case .delete: "DELETE FROM items WHERE id = ?"
-            case .deleteExactly: "DELETE FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ?"
+            case .deleteExactly: "DELETE FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ? RETURNING id"
+            case .loadDigest: "SELECT value FROM rows_digest WHERE id = 1"
+            case .storeDigest: "UPDATE rows_digest SET value = ? WHERE id = 1"
+            case .dataVersion: "PRAGMA data_version"
+            case .indexEntries: "SELECT id, class, grp, uniq, prim FROM items"
+            case .countUnique: "SELECT count(*) FROM items WHERE prim = ? AND uniq = ?"
+            case .countUniqueNotIndexed: "SELECT count(*) FROM items NOT INDEXED WHERE prim = ? AND uniq = ?"
+            case .countPrimary: "SELECT count(*) FROM items WHERE prim = ?"
+            case .countPrimaryNotIndexed: "SELECT count(*) FROM items NOT INDEXED WHERE prim = ?"
             }
         }
     }
@@ -140,9 +159,14 @@ final class StoreEngine {
         }
         try connection.beginImmediate()
         transactionDepth = 1
-        defer { transactionDepth = 0 }
+        defer {
+            transactionDepth = 0
+            pendingDigest = nil
+        }
         do {
+            try beginDigest()
             let result = try body()
+            try finishDigest()
             try connection.commit()
             return result
         } catch {
@@ -162,6 +186,163 @@ final class StoreEngine {
         }
     }
 
+    // MARK: Rows digest
+
+    /// Reads the rows digest at the start of a write transaction, and checks the rows against it unless
+    /// they were checked since the last change by another connection: a write never builds on damage.
+    private func beginDigest() throws(SecureStoreError) {
+        digestChanged = false
+        guard let keys, let stored = try loadDigest() else {
+            pendingDigest = nil
+            return
+        }
+        try checkRowsIfChanged(against: stored, keys: keys)
+        pendingDigest = stored
+    }
+
+    /// Writes the rows digest back when the transaction changed a row.
+    private func finishDigest() throws(SecureStoreError) {
+        guard digestChanged, let pendingDigest else { return }
+        let store = try statement(.storeDigest)
+        store.bind(pendingDigest.encoded, at: 1)
+        try store.run()
+        digestChanged = false
+    }
+
+    private func digestInsert(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) {
+        guard pendingDigest != nil else { return }
+        pendingDigest!.insert(try rowHash(row, keys: keys))
+        digestChanged = true
+    }
+
+    private func digestRemove(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) {
+        guard pendingDigest != nil else { return }
+        pendingDigest!.remove(try rowHash(row, keys: keys))
+        digestChanged = true
+    }
+
+    private func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
+        try RowsDigest.rowHash(
+            id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
+            primary: row.primary, keys: keys)
+    }
+
+    /// The stored rows digest, or `nil` for a store made before it existed (until ``ensureRowsDigest()``).
+    private func loadDigest() throws(SecureStoreError) -> RowsDigest? {
+        if !digestTableKnown {
+            guard try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'rows_digest'") == "1"
+            else { return nil }
+            digestTableKnown = true
+        }
+        let load = try statement(.loadDigest)
+        defer { load.reset() }
+        guard try load.step(), let digest = RowsDigest(encoded: load.bytes(at: 0)) else {
+            throw .integrityFailure("the rows digest is missing or malformed")
+        }
+        return digest
+    }
+
+    /// Checks the rows against `stored` unless nothing changed since they last matched.
+    private func checkRowsIfChanged(against stored: RowsDigest, keys: ItemKeys) throws(SecureStoreError) {
+        let version = try dataVersion()
+        guard digestVerifiedAt != version else { return }
+        guard try computeDigest(keys: keys) == stored else { throw RowsDigest.mismatch }
+        digestVerifiedAt = version
+    }
+
+    /// The digest of the rows as they are, from a pass over the table.
+    private func computeDigest(keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
+        let scan = try statement(.indexEntries)
+        defer { scan.reset() }
+        var digest = RowsDigest.empty
+        while try scan.step() {
+            guard let group = scan.blindIndex(at: 2, count: ItemKeys.indexBytes),
+                let unique = scan.blindIndex(at: 3, count: ItemKeys.indexBytes),
+                let primary = scan.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+            else { throw RowsDigest.mismatch }
+            digest.insert(
+                try RowsDigest.rowHash(
+                    id: scan.int64(at: 0), classCode: scan.int64(at: 1), group: group, unique: unique, primary: primary,
+                    keys: keys))
+        }
+        return digest
+    }
+
+    /// SQLite's count of commits by other connections: when it is unchanged, rows checked earlier are
+    /// still as they were (this connection's own writes keep the digest up to date).
+    private func dataVersion() throws(SecureStoreError) -> Int64 {
+        let version = try statement(.dataVersion)
+        defer { version.reset() }
+        _ = try version.step()
+        return version.int64(at: 0)
+    }
+
+    /// Before answering "none" (or "all of them"), checks in one snapshot that the rows match their
+    /// digest and, for a lookup through an index, that SQLite's index did not leave a row out: damage
+    /// is an integrity failure, never a missing item.
+    private func confirmComplete(_ query: ItemAttributes, keys: ItemKeys, found: Int) throws(SecureStoreError) {
+        try readSnapshot { () throws(SecureStoreError) in
+            if let stored = try loadDigest() { try checkRowsIfChanged(against: stored, keys: keys) }
+            guard found == 0 else { return }
+            let plan = QueryPlan(query)
+            guard plan.byUnique || plan.byPrimary else { return }  // Other reads scan the table itself.
+            let itemClass = query.itemClass
+            for position in try resolveGroupsForRead(query.accessGroup) {
+                let group = groupIndexes[position]
+                let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+                let unique = plan.byUnique ? try keys.uniqueIndex(query, group: group) : nil
+                let throughIndex = try count(plan.byUnique ? .countUnique : .countPrimary, primary, unique)
+                let throughTable = try count(
+                    plan.byUnique ? .countUniqueNotIndexed : .countPrimaryNotIndexed, primary, unique)
+                guard throughIndex == throughTable else {
+                    throw .integrityFailure("an index of the database is damaged (run `hardtack keychain verify`)")
+                }
+            }
+        }
+    }
+
+    private func count(_ query: Query, _ primary: BlindIndex, _ unique: BlindIndex?) throws(SecureStoreError) -> Int64 {
+        let select = try statement(query)
+        defer { select.reset() }
+        select.bind(primary, at: 1)
+        if let unique { select.bind(unique, at: 2) }
+        _ = try select.step()
+        return select.int64(at: 0)
+    }
+
+    /// Runs `body` in a read transaction (one snapshot), or in the transaction already open.
+    private func readSnapshot(_ body: () throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        guard transactionDepth == 0 else { return try body() }
+        try connection.execute("BEGIN")
+        do {
+            try body()
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Gives a store made before the rows digest one, taking its rows as they are (trust on first use).
+    func ensureRowsDigest() throws(SecureStoreError) {
+        guard let keys, try loadDigest() == nil else { return }
+        try writeTyped { () throws(SecureStoreError) in
+            guard try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'rows_digest'") == "0"
+            else { return }
+            try connection.execute(RowsDigest.schema)
+            let insert = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")
+            insert.bind(try computeDigest(keys: keys).encoded, at: 1)
+            try insert.run()
+        }
+        digestTableKnown = true
+    }
+
+    /// Whether the rows match their digest, for ``verify()``.
+    private func rowsMatchDigest(keys: ItemKeys) throws(SecureStoreError) -> Bool {
+        guard let stored = try loadDigest() else { return true }
+        return try computeDigest(keys: keys) == stored
+    }
+
     // MARK: Operations
 
     func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
@@ -174,10 +355,10 @@ final class StoreEngine {
         let now = roundedNow()
         full.setStoreManaged(.creationDate, .date(now))
         full.setStoreManaged(.modificationDate, .date(now))
-        // Usually one statement, atomic by itself, with the id this handle expects; when the guess is
-        // stale (or there is none yet), a transaction reads the newest id first.
-        if let guess = nextID, try insert(full, data: data, group: group, keys: keys, ifNewest: guess) { return }
+        // One transaction: the row and the rows digest change together. The insert usually takes the id
+        // this handle expects; when the guess is stale (or there is none yet), it reads the newest id.
         try writeTyped { () throws(SecureStoreError) in
+            if let guess = nextID, try insert(full, data: data, group: group, keys: keys, ifNewest: guess) { return }
             try insert(full, data: data, group: group, keys: keys)
         }
     }
@@ -199,6 +380,8 @@ final class StoreEngine {
                 StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
             return limit == .all
         }
+        // "None" and "all of them" are claims about rows not read: they need the rows to be intact.
+        if results.isEmpty || limit == .all { try confirmComplete(query, keys: keys, found: results.count) }
         guard !results.isEmpty else { throw .itemNotFound }
         return results
     }
@@ -215,7 +398,10 @@ final class StoreEngine {
         return try writeTyped { () throws(SecureStoreError) -> Int in
             if changes == nil, let data, QueryPlan(query).isExactlyUnique {
                 let count = try updateData(byUnique: query, data: data, keys: keys)
-                guard count > 0 else { throw .itemNotFound }
+                guard count > 0 else {
+                    try confirmComplete(query, keys: keys, found: 0)
+                    throw .itemNotFound
+                }
                 return count
             }
             var matches: [(ItemRow, ItemAttributes)] = []
@@ -226,7 +412,10 @@ final class StoreEngine {
                 matches.append((row, attributes!))
                 return true
             }
-            guard !matches.isEmpty else { throw .itemNotFound }
+            guard !matches.isEmpty else {
+                try confirmComplete(query, keys: keys, found: 0)
+                throw .itemNotFound
+            }
             for (row, old) in matches {
                 try rewrite(row, old: old, changes: changes, data: data, keys: keys)
             }
@@ -245,8 +434,10 @@ final class StoreEngine {
             try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
                 (row, _) throws(SecureStoreError) in
                 ids.append(row.id)
+                try digestRemove(row, keys: keys)
                 return true
             }
+            if ids.isEmpty { try confirmComplete(query, keys: keys, found: 0) }
             let statement = try statement(.delete)
             for id in ids {
                 statement.bind(id, at: 1)
@@ -320,21 +511,31 @@ final class StoreEngine {
         let itemClass = query.itemClass
         let unique = try keys.uniqueIndex(query, group: group)
         let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-        let delete = try statement(.deleteExactly)
-        delete.bind(primary, at: 1)
-        delete.bind(unique, at: 2)
-        delete.bind(Int64(itemClass.rawValue), at: 3)
-        delete.bind(group, at: 4)
-        try delete.run()
-        let deleted = connection.changes
-        guard deleted == 0 else { return deleted }
-        let select = try statement(.byUnique, columns: .indexes)
-        select.bind(primary, at: 1)
-        select.bind(unique, at: 2)
-        for row in try fetchRows(select, columns: .indexes) where row.itemClass != itemClass || row.group != group {
-            throw .integrityFailure("an item's row disagrees with its unique index")
+        return try writeTyped { () throws(SecureStoreError) -> Int in
+            let delete = try statement(.deleteExactly)
+            delete.bind(primary, at: 1)
+            delete.bind(unique, at: 2)
+            delete.bind(Int64(itemClass.rawValue), at: 3)
+            delete.bind(group, at: 4)
+            var deleted: [Int64] = []
+            do {
+                defer { delete.reset() }
+                while try delete.step() { deleted.append(delete.int64(at: 0)) }
+            }
+            for id in deleted {
+                try digestRemove(
+                    ItemRow(id: id, itemClass: itemClass, group: group, unique: unique, primary: primary), keys: keys)
+            }
+            guard deleted.isEmpty else { return deleted.count }
+            let select = try statement(.byUnique, columns: .indexes)
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+            for row in try fetchRows(select, columns: .indexes) where row.itemClass != itemClass || row.group != group {
+                throw .integrityFailure("an item's row disagrees with its unique index")
+            }
+            try confirmComplete(query, keys: keys, found: 0)
+            return 0
         }
-        return 0
     }
 
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
@@ -388,7 +589,10 @@ final class StoreEngine {
                 damaged += 1
             }
         }
-        let check = try connection.scalarText("PRAGMA quick_check") ?? "no answer"
+        var check = try connection.scalarText("PRAGMA quick_check") ?? "no answer"
+        if check == "ok", try !rowsMatchDigest(keys: keys) {
+            check = "item rows do not match their digest (a row was removed or its indexes changed)"
+        }
         return VerifyReport(soundItems: sound, damagedItems: damaged, databaseCheck: check)
     }
 
@@ -522,6 +726,7 @@ final class StoreEngine {
         let statement = try statement(.insert)
         bindRow(row, to: statement)
         try statement.run()
+        try digestInsert(row, keys: keys)
         nextID = id + 1
     }
 
@@ -535,6 +740,7 @@ final class StoreEngine {
         let statement = try statement(.insertIfNewest)
         bindRow(row, to: statement)
         guard try statement.run(unlessConstraint: .notNull) else { return false }
+        try digestInsert(row, keys: keys)
         nextID = guess + 1
         return true
     }
@@ -598,6 +804,8 @@ final class StoreEngine {
             statement.bind(newRow.sealedData, at: 5)
             statement.bind(row.id, at: 6)
             try statement.run()
+            try digestRemove(row, keys: keys)
+            try digestInsert(newRow, keys: keys)
         } else {
             let statement = try statement(.updateSealed)
             statement.bind(newRow.sealedAttributes, at: 1)

@@ -64,6 +64,7 @@ enum StoreOpener {
         let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
         let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
         try engine.install(unlock(engine, keySource: keySource))
+        try engine.ensureRowsDigest()
         return engine
     }
 
@@ -142,12 +143,16 @@ enum StoreOpener {
             // Only an empty file becomes a new store: a fresh master key would orphan existing items.
             guard try isEmpty(connection) else { throw missingHeader }
             try connection.execute(schema)
+            try connection.execute(RowsDigest.schema)
             let statement = try connection.prepared(
                 "INSERT INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
             statement.bind(header.encoded, at: 1)
             statement.bind(Sodium.checksum(header.encoded), at: 2)
             statement.bind(wrapped, at: 3)
             try statement.run()
+            let digest = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")
+            digest.bind(RowsDigest.empty.encoded, at: 1)
+            try digest.run()
             return true
         }
         return created ? (engine, try ItemKeys(master: master, storeID: header.storeID)) : nil
