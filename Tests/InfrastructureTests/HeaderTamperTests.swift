@@ -169,7 +169,7 @@ import Testing
     @Test func theHeaderOfAnotherStoreDoesNotOpenThisOnesItems() throws {
         // Two stores with the same passphrase: B's meta row pasted into A opens with the passphrase, but
         // unlocks B's master key and B's store id, so A's items are neither found by B's blind indexes
-        // nor decrypted.
+        // nor decrypted, and A's rows do not match their digest under B's key: damaged, never "not found".
         try createStore(passphrase: true)
         let other = StoreFixture()
         do {
@@ -179,10 +179,18 @@ import Testing
         let foreign = try other.raw().query("SELECT header, checksum, wrapped_key FROM meta")[0]
         try fixture.raw().query("UPDATE meta SET header = ?, checksum = ?, wrapped_key = ?", foreign)
         let store = try open(passphrase: true)
-        #expect(throws: SecureStoreError.itemNotFound) { try store.findString(query) }
-        #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(), limit: .all) }
+        for read in [{ _ = try store.findString(query) }, { _ = try store.find(.genericPassword(), limit: .all) }] {
+            #expect(throws: SecureStoreError.self) { try read() }
+            #expect((try? read()) == nil)
+            do {
+                try read()
+            } catch let error as SecureStoreError {
+                #expect(error.isIntegrityFailure, "\(error)")
+            }
+        }
         let report = try store.verify()
         #expect(report.damagedItems == 1)
         #expect(report.soundItems == 0)
+        #expect(!report.isSound)
     }
 }

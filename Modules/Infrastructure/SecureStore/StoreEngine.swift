@@ -15,6 +15,13 @@ final class StoreEngine {
     private(set) var keys: ItemKeys?
     private var groupIndexes: [[UInt8]] = []
     private var transactionDepth = 0
+    /// Whether the rows digest exists (from the first open by this version on; see ``RowsDigest``).
+    private var digestReady = false
+    /// The item rows' plaintext columns as last read, the data version they were read at, and whether
+    /// they matched the rows digest then. Reused until another connection commits.
+    private var scanned: (dataVersion: Int64, entries: [ItemIndexEntry], intact: Bool)?
+    /// Whether the write transaction in progress changed an item row (its digest is then rewritten).
+    private var rowsChanged = false
 
     private static let columns = "id, class, grp, uniq, prim, attrs, data"
 
@@ -41,6 +48,7 @@ final class StoreEngine {
         keys?.wipe()
         keys = nil
         groupIndexes = []
+        scanned = nil
     }
 
     private func unlockedKeys() throws(SecureStoreError) -> ItemKeys {
@@ -76,6 +84,25 @@ final class StoreEngine {
         transactionDepth = 1
         defer { transactionDepth = 0 }
         do {
+            try beginWrite()
+            let result = try body()
+            let written = try finishWrite()
+            try connection.execute("COMMIT")
+            if let written { scanned = (written.dataVersion, written.entries, true) }
+            return result
+        } catch {
+            scanned = nil
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs a read in a read transaction of its own, so that everything it reads is one snapshot (or
+    /// in the transaction already open).
+    private func read<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
+        guard transactionDepth == 0 else { return try body() }
+        try connection.execute("BEGIN")
+        do {
             let result = try body()
             try connection.execute("COMMIT")
             return result
@@ -83,6 +110,85 @@ final class StoreEngine {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
             throw error
         }
+    }
+
+    // MARK: Rows digest
+
+    /// Adds the rows digest to a store that has none yet: a new store, or one an earlier version made
+    /// (whose rows are then taken as they are).
+    func ensureRowsDigest() throws(SecureStoreError) {
+        guard keys != nil else { throw .locked }
+        if try !digestTableExists() {
+            try writeTyped { () throws(SecureStoreError) in
+                // Another process may have added it meanwhile.
+                guard try !digestTableExists() else { return }
+                try connection.execute(RowsDigest.schema)
+                rowsChanged = true
+            }
+        }
+        digestReady = true
+    }
+
+    /// A write may only build on intact rows: rewriting the digest over damaged ones would hide the damage.
+    private func beginWrite() throws(SecureStoreError) {
+        rowsChanged = false
+        if digestReady, let keys {
+            guard try entries(keys: keys).intact else { throw RowsDigest.mismatch }
+        }
+    }
+
+    /// Rewrites the digest when item rows changed; returns what the rows are now, for reads to reuse.
+    private func finishWrite() throws(SecureStoreError) -> (dataVersion: Int64, entries: [ItemIndexEntry])? {
+        guard rowsChanged, let keys else { return nil }
+        let entries = try scanEntries()
+        let statement = try connection.prepared("INSERT OR REPLACE INTO rows_digest (id, value) VALUES (1, ?)")
+        statement.bind(try RowsDigest.compute(entries, keys: keys), at: 1)
+        try statement.run()
+        rowsChanged = false
+        return (try dataVersion(), entries)
+    }
+
+    /// The item rows' plaintext columns, and whether they match the rows digest.
+    private func entries(keys: ItemKeys) throws(SecureStoreError) -> (entries: [ItemIndexEntry], intact: Bool) {
+        // Inside a write that changed rows, the digest is rewritten at commit: what is there now counts.
+        if transactionDepth > 0 && rowsChanged || !digestReady { return (try scanEntries(), true) }
+        // The digest is read first: that starts the snapshot the data version then describes.
+        let stored = try storedDigest()
+        let version = try dataVersion()
+        if let scanned, scanned.dataVersion == version { return (scanned.entries, scanned.intact) }
+        let entries = try scanEntries()
+        let intact = try stored == RowsDigest.compute(entries, keys: keys)
+        scanned = (version, entries, intact)
+        return (entries, intact)
+    }
+
+    private func scanEntries() throws(SecureStoreError) -> [ItemIndexEntry] {
+        let statement = try connection.prepared("SELECT id, class, grp, uniq, prim FROM items ORDER BY id")
+        defer { statement.reset() }
+        var entries: [ItemIndexEntry] = []
+        while try statement.step() {
+            entries.append(
+                ItemIndexEntry(
+                    id: statement.int64(at: 0), classCode: statement.int64(at: 1), group: statement.bytes(at: 2),
+                    unique: statement.bytes(at: 3), primary: statement.bytes(at: 4)))
+        }
+        return entries
+    }
+
+    private func storedDigest() throws(SecureStoreError) -> [UInt8]? {
+        let statement = try connection.prepared("SELECT value FROM rows_digest WHERE id = 1")
+        defer { statement.reset() }
+        return try statement.step() ? statement.bytes(at: 0) : nil
+    }
+
+    private func digestTableExists() throws(SecureStoreError) -> Bool {
+        try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'rows_digest'")
+            == "1"
+    }
+
+    /// SQLite's count of commits by other connections, which tells when rows read earlier are stale.
+    private func dataVersion() throws(SecureStoreError) -> Int64 {
+        Int64(try connection.scalarText("PRAGMA data_version") ?? "") ?? -1
     }
 
     /// ``write(_:)`` for bodies that throw only store errors.
@@ -117,14 +223,17 @@ final class StoreEngine {
     {
         let keys = try unlockedKeys()
         var results: [StoredItem] = []
-        try forEachMatch(query, keys: keys, decryptAttributes: parts.contains(.attributes)) {
-            (row, attributes) throws(SecureStoreError) in
-            let data = parts.contains(.data) ? try openData(row, keys: keys) : nil
-            // Attributes decrypted only to check the match are not part of the answer unless asked for.
-            results.append(
-                StoredItem(
-                    itemClass: row.itemClass, attributes: parts.contains(.attributes) ? attributes : nil, data: data))
-            return limit == .all
+        try read { () throws(SecureStoreError) in
+            try forEachMatch(query, keys: keys, decryptAttributes: parts.contains(.attributes)) {
+                (row, attributes) throws(SecureStoreError) in
+                let data = parts.contains(.data) ? try openData(row, keys: keys) : nil
+                // Attributes decrypted only to check the match are not part of the answer unless asked for.
+                results.append(
+                    StoredItem(
+                        itemClass: row.itemClass, attributes: parts.contains(.attributes) ? attributes : nil,
+                        data: data))
+                return limit == .all
+            }
         }
         guard !results.isEmpty else { throw .itemNotFound }
         return results
@@ -163,6 +272,7 @@ final class StoreEngine {
             }
             let statement = try connection.prepared("DELETE FROM items WHERE id = ?")
             for id in ids {
+                rowsChanged = true
                 statement.bind(id, at: 1)
                 try statement.run()
             }
@@ -178,7 +288,8 @@ final class StoreEngine {
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
             let unique = try keys.uniqueIndex(full, group: groupIndexes[group])
-            if let row = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique]).first {
+            if let entry = try entries(keys: keys).entries.first(where: { $0.unique == unique }) {
+                let row = try fetchRow(entry)
                 let old = try openAttributes(row, keys: keys)
                 try rewrite(row, old: old, changes: full, data: data, keys: keys)
                 return .updated
@@ -196,6 +307,10 @@ final class StoreEngine {
     /// Decrypts and checks every item in the file (every group), counting sound and damaged ones.
     func verify() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
+        return try read { () throws(SecureStoreError) in try verify(keys) }
+    }
+
+    private func verify(_ keys: ItemKeys) throws(SecureStoreError) -> VerifyReport {
         var sound = 0
         let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(
             "SELECT \(Self.columns) FROM items ORDER BY id", [])
@@ -215,7 +330,10 @@ final class StoreEngine {
                 damaged += 1
             }
         }
-        let check = try connection.scalarText("PRAGMA quick_check") ?? "no answer"
+        var check = try connection.scalarText("PRAGMA quick_check") ?? "no answer"
+        if check == "ok", digestReady, try !entries(keys: keys).intact {
+            check = "the item rows do not match their digest (an item was removed or added outside the store)"
+        }
         return VerifyReport(soundItems: sound, damagedItems: damaged, databaseCheck: check)
     }
 
@@ -223,12 +341,17 @@ final class StoreEngine {
 
     /// Calls `visit` for each item of the handle's groups that matches `query`, in row order, until it
     /// returns `false`. Attributes are decrypted when asked for or needed to check the match.
+    ///
+    /// Candidates come from the rows' plaintext columns, read without SQLite's own indexes (a damaged
+    /// index page would hide a row). When every candidate was visited, the answer also says that
+    /// nothing else matches, which is only true if the rows match their digest: otherwise it throws.
     private func forEachMatch(
         _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool,
         _ visit: (ItemRow, ItemAttributes?) throws(SecureStoreError) -> Bool
     ) throws(SecureStoreError) {
         let groupPositions = try resolveGroupsForRead(query.accessGroup)
         let itemClass = query.itemClass
+        let classCode = Int64(itemClass.rawValue)
         let named = Set(query.values.keys).subtracting([.accessGroup])
         let uniqueNames = Set(itemClass.uniqueKey).subtracting([.accessGroup])
         let byUnique = uniqueNames.isSubset(of: named)
@@ -236,31 +359,27 @@ final class StoreEngine {
         // The unique index answers exactly for its attributes; anything else is checked on the
         // decrypted attributes (the primary index is truncated, so it is always checked).
         let mustCheck = byUnique ? !named.isSubset(of: uniqueNames) : !named.isEmpty
+        let (entries, intact) = try entries(keys: keys)
         for position in groupPositions {
             let group = groupIndexes[position]
-            var rows: [ItemRow]
+            let candidates: [ItemIndexEntry]
             if byUnique {
                 let unique = try keys.uniqueIndex(query, group: group)
-                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE uniq = ?", [unique])
+                candidates = entries.filter { $0.unique == unique }
                 // The unique index covers the class and group: a row it finds with another class or
-                // group, or another index value, was edited (or SQLite's index is damaged).
-                guard rows.allSatisfy({ $0.unique == unique && $0.itemClass == itemClass && $0.group == group }) else {
+                // group was edited.
+                guard candidates.allSatisfy({ $0.classCode == classCode && $0.group == group }) else {
                     throw .integrityFailure("an item's row disagrees with its unique index")
                 }
             } else if byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                rows = try fetchRows("SELECT \(Self.columns) FROM items WHERE prim = ? ORDER BY id", [primary])
-                guard rows.allSatisfy({ $0.primary == primary }) else {
-                    throw .integrityFailure("an item's row disagrees with its primary index")
-                }
                 // The primary index is short: another class or group may share a value.
-                rows.removeAll { $0.itemClass != itemClass || $0.group != group }
+                candidates = entries.filter { $0.primary == primary && $0.classCode == classCode && $0.group == group }
             } else {
-                rows = try fetchRows(
-                    "SELECT \(Self.columns) FROM items WHERE class = ? AND grp = ? ORDER BY id", [group],
-                    itemClass: itemClass)
+                candidates = entries.filter { $0.classCode == classCode && $0.group == group }
             }
-            for row in rows {
+            for entry in candidates {
+                let row = try fetchRow(entry)
                 var attributes: ItemAttributes?
                 if mustCheck || decryptAttributes {
                     attributes = try openAttributes(row, keys: keys)
@@ -269,29 +388,32 @@ final class StoreEngine {
                 if try !visit(row, attributes) { return }
             }
         }
+        guard intact else { throw RowsDigest.mismatch }
     }
 
-    /// The rows `sql` selects.
-    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not know.
-    private func fetchRows(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil) throws(SecureStoreError)
-        -> [ItemRow]
-    {
-        let (rows, unknownClasses) = try fetchRowsCountingUnknownClasses(sql, blobs, itemClass: itemClass)
-        guard unknownClasses == 0 else { throw .integrityFailure("an item has an unknown class") }
-        return rows
+    /// The full row of `entry`, which must still hold the same plaintext columns.
+    private func fetchRow(_ entry: ItemIndexEntry) throws(SecureStoreError) -> ItemRow {
+        let statement = try connection.prepared("SELECT \(Self.columns) FROM items WHERE id = ?")
+        defer { statement.reset() }
+        statement.bind(entry.id, at: 1)
+        guard try statement.step(), statement.int64(at: 1) == entry.classCode, statement.bytes(at: 2) == entry.group,
+            statement.bytes(at: 3) == entry.unique, statement.bytes(at: 4) == entry.primary
+        else { throw .integrityFailure("an item's row changed while it was read") }
+        guard let itemClass = ItemClass(rawValue: UInt8(clamping: entry.classCode)),
+            Int64(itemClass.rawValue) == entry.classCode
+        else { throw .integrityFailure("an item has an unknown class") }
+        return ItemRow(
+            id: entry.id, itemClass: itemClass, group: entry.group, unique: entry.unique, primary: entry.primary,
+            sealedAttributes: statement.bytes(at: 5), sealedData: statement.bytes(at: 6))
     }
 
     /// The rows `sql` selects, leaving out (and counting) rows whose class this version does not know.
-    private func fetchRowsCountingUnknownClasses(_ sql: String, _ blobs: [[UInt8]], itemClass: ItemClass? = nil)
+    private func fetchRowsCountingUnknownClasses(_ sql: String, _ blobs: [[UInt8]])
         throws(SecureStoreError) -> (rows: [ItemRow], unknownClasses: Int)
     {
         let statement = try connection.prepared(sql)
         defer { statement.reset() }
         var parameter: Int32 = 1
-        if let itemClass {
-            statement.bind(Int64(itemClass.rawValue), at: parameter)
-            parameter += 1
-        }
         for blob in blobs {
             statement.bind(blob, at: parameter)
             parameter += 1
@@ -332,6 +454,7 @@ final class StoreEngine {
         statement.bind(row.primary, at: 5)
         statement.bind(row.sealedAttributes, at: 6)
         statement.bind(row.sealedData, at: 7)
+        rowsChanged = true
         try statement.run()
     }
 
@@ -361,6 +484,7 @@ final class StoreEngine {
         statement.bind(newRow.sealedAttributes, at: 4)
         statement.bind(newRow.sealedData, at: 5)
         statement.bind(row.id, at: 6)
+        rowsChanged = true
         try statement.run()
     }
 

@@ -55,6 +55,7 @@ enum StoreOpener {
             engine = try create(connection, keySource: keySource, groups: groups, options: options)
         }
         try engine.install(unlock(engine, keySource: keySource))
+        try engine.ensureRowsDigest()
         return engine
     }
 
