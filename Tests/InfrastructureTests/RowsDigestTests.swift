@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("class", RawDatabase.Value.integer(1)), ("class", .integer(42)), ("grp", .blob(Array(repeating: 7, count: 16))),
+        ("class", RawDatabase.Value.integer(1)), ("class", .integer(42)),
+        ("grp", .blob(Array(repeating: 7, count: 16))),
         ("uniq", .blob(Array(repeating: 7, count: 16))), ("prim", .blob(Array(repeating: 7, count: 8))),
     ])
     func aRowMovedOutOfReachIsDamageNotAbsence(column: String, value: RawDatabase.Value) throws {

@@ -49,7 +49,8 @@ enum StoreOpener {
 
         let engine: StoreEngine
         if let stored {
-            let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+            let header = try StoreHeader(
+                decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
             engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
         } else {
             engine = try create(connection, keySource: keySource, groups: groups, options: options)
@@ -82,7 +83,7 @@ enum StoreOpener {
         guard let stored = try readMeta(engine.connection) else {
             throw .integrityFailure("the store header is missing")
         }
-        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
         let kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
         let master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
         guard master.count == SecureKey.byteCount else { throw .integrityFailure("the wrapped key has the wrong size") }
@@ -106,7 +107,7 @@ enum StoreOpener {
             let statement = try engine.connection.prepared(
                 "UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1")
             statement.bind(header.encoded, at: 1)
-            statement.bind(Sodium.checksum(header.encoded), at: 2)
+            statement.bind(StoreHeader.checksum(header: header.encoded, wrappedKey: wrapped), at: 2)
             statement.bind(wrapped, at: 3)
             try statement.run()
         }
@@ -132,7 +133,7 @@ enum StoreOpener {
             let statement = try connection.prepared(
                 "INSERT INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
             statement.bind(header.encoded, at: 1)
-            statement.bind(Sodium.checksum(header.encoded), at: 2)
+            statement.bind(StoreHeader.checksum(header: header.encoded, wrappedKey: wrapped), at: 2)
             statement.bind(wrapped, at: 3)
             try statement.run()
         }
