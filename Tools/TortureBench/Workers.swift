@@ -1,0 +1,13 @@
+/// Dispatches `hardtack-torture worker NAME …` to the worker of that name.
+enum Workers {
+    /// Runs the worker the first argument names; returns its exit status.
+    static func run(_ arguments: [String]) async -> Int32 {
+        let rest = Array(arguments.dropFirst())
+        switch arguments.first {
+        case "flips": return FlipWorker.run(rest)
+        default:
+            emit("unknown worker \(arguments.first ?? "(none)")")
+            return 2
+        }
+    }
+}
