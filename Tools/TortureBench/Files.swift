@@ -146,3 +146,11 @@ func bytes(fromHex text: String) -> [UInt8]? {
     }
     return out
 }
+
+/// The unkeyed BLAKE2b-256 of `bytes` (what the store's header checksum is).
+func blake2b256(_ bytes: [UInt8]) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: 32)
+    _ = sodium_init()
+    crypto_generichash(&output, 32, bytes, UInt64(bytes.count), nil, 0)
+    return output
+}

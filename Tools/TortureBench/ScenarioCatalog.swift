@@ -2,7 +2,8 @@
 enum ScenarioCatalog {
     /// All scenarios.
     static let all: [Scenario] = [
-        ByteFlipScenario.scenario, SwapScenario.scenario,
+        ByteFlipScenario.scenario, SwapScenario.scenario, KeyScenario.scenario,
+        CrashLoopScenario.scenario,
     ]
 
     /// The scenario with this name or number.

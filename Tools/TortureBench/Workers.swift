@@ -5,6 +5,7 @@ enum Workers {
         let rest = Array(arguments.dropFirst())
         switch arguments.first {
         case "flips": return FlipWorker.run(rest)
+        case "crash-writer": return CrashWriterWorker.run(rest)
         default:
             emit("unknown worker \(arguments.first ?? "(none)")")
             return 2
