@@ -43,9 +43,12 @@ enum StoreOpener {
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
         }
+        // journal_size_limit = 0: when SQLite's own checkpoint restarts the log from its first frame, the
+        // first commit cuts the file to what it wrote, so older frames (a deleted item's ciphertext) do
+        // not linger at its tail.
         try connection.execute(
             "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
-                + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
+                + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 0")
 
         let engine: StoreEngine
         if let stored {
