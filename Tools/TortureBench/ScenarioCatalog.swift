@@ -3,7 +3,7 @@ enum ScenarioCatalog {
     /// All scenarios.
     static let all: [Scenario] = [
         ByteFlipScenario.scenario, SwapScenario.scenario, KeyScenario.scenario,
-        CrashLoopScenario.scenario,
+        CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
     ]
 
     /// The scenario with this name or number.

@@ -6,6 +6,7 @@ enum Workers {
         switch arguments.first {
         case "flips": return FlipWorker.run(rest)
         case "crash-writer": return CrashWriterWorker.run(rest)
+        case "contender": return ContentionWorker.run(rest)
         default:
             emit("unknown worker \(arguments.first ?? "(none)")")
             return 2
