@@ -4,7 +4,7 @@ enum ScenarioCatalog {
     static let all: [Scenario] = [
         ByteFlipScenario.scenario, SwapScenario.scenario, KeyScenario.scenario,
         CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
-        PermissionScenario.scenario, RefreshFailureScenario.scenario,
+        PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
     ]
 
     /// The scenario with this name or number.

@@ -7,6 +7,8 @@ enum Workers {
         case "flips": return FlipWorker.run(rest)
         case "crash-writer": return CrashWriterWorker.run(rest)
         case "contender": return ContentionWorker.run(rest)
+        case "dto-fuzz": return await DTOFuzzWorker.run(rest)
+        case "store-fuzz": return StoreFileFuzzWorker.run(rest)
         default:
             emit("unknown worker \(arguments.first ?? "(none)")")
             return 2
