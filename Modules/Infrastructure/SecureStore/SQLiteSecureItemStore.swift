@@ -1,7 +1,6 @@
 public import Data
 public import Domain
 import Foundation
-import Synchronization
 
 /// The secure item store: Keychain Services semantics over one SQLite file, every item encrypted with
 /// XChaCha20-Poly1305 under keys derived from a random master key that is only ever written wrapped.
@@ -15,10 +14,13 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     public let path: String
     /// The access groups this handle belongs to; new items go to the first.
     public let accessGroups: [String]
-    // Safety: `engine` (the connection and keys) is used only inside `mutex.withLock`, through
+    // Safety: `engine` (the connection and keys) is used only while `engineLock` is held, through
     // `withEngine`, so at most one thread touches it at a time; no reference to it escapes a call.
     private nonisolated(unsafe) let engine: StoreEngine
-    private let mutex = Mutex(())
+    // A pthread mutex (NSLock) rather than Synchronization's Mutex: on Linux, ThreadSanitizer cannot
+    // see the latter's hand-off between threads, and reported every handle shared by two threads as
+    // a data race, which would hide a real one.
+    private let engineLock = NSLock()
 
     private init(path: String, accessGroups: [String], engine: StoreEngine) {
         self.path = path
@@ -30,14 +32,9 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     private func withEngine<Result, Failure: Error>(_ body: (StoreEngine) throws(Failure) -> Result) throws(Failure)
         -> Result
     {
-        let outcome: Swift.Result<Result, Failure> = mutex.withLock { _ in
-            do throws(Failure) {
-                return .success(try body(engine))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try outcome.get()
+        engineLock.lock()
+        defer { engineLock.unlock() }
+        return try body(engine)
     }
 
     /// Opens the store at `path`, creating it (and its 0700 directory) on first use, and unlocks it.
