@@ -44,6 +44,11 @@ let package = Package(
             name: "hardtack-bench", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
             path: "Tools/Benchmark", swiftSettings: swiftSettings),
 
+        // The reliability and security bench (Tools/torture): not a product, built in release by that script.
+        .executableTarget(
+            name: "hardtack-torture", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
+            path: "Tools/TortureBench", swiftSettings: swiftSettings),
+
         // Tests: one target per module, fakes in a shared support target.
         .target(
             name: "TestSupport", dependencies: ["Domain", "Data"], path: "Tests/TestSupport",

@@ -97,6 +97,34 @@ import Testing
         #expect(current.refreshToken.value.revealedString() == "refresh-2")
     }
 
+    /// Found by the torture bench: a process killed in the middle of a refresh held every other
+    /// process back until its lease ran out (45 s). A claim whose owner is known to be gone does not.
+    @Test func aClaimWhoseOwnerIsGoneHoldsNobodyBack() throws {
+        let repository = SecureStoreSessionRepository(
+            store: try openStore(), claimantIsGone: { $0 == "dead" })
+        let first = try session(1)
+        try repository.replace(with: first)
+        let now = clock.date
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "dead", until: now + 45, now: now)
+        else {
+            Issue.record("the first claim should succeed")
+            return
+        }
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "b", until: now + 45, now: now + 1)
+        else {
+            Issue.record("a dead owner's claim should not hold others back")
+            return
+        }
+        // A live owner's claim still does.
+        guard
+            case .heldByAnother = try repository.claimRefresh(
+                replacing: first, owner: "c", until: now + 45, now: now + 2)
+        else {
+            Issue.record("a live claim holds others back")
+            return
+        }
+    }
+
     @Test func deleteIfCurrentOnlyDeletesThatGeneration() throws {
         let repository = SecureStoreSessionRepository(store: try openStore())
         try repository.replace(with: try session(2))

@@ -1,12 +1,12 @@
 import Domain
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct PerformAuthorizedCallTests {
     /// A fake endpoint that accepts only the access tokens it is told to, counting calls.
     final class Endpoint: Sendable {
-        private let state = Mutex((accepted: Set<String>(), calls: [String]()))
+        private let state = Locked((accepted: Set<String>(), calls: [String]()))
         init(accepting tokens: Set<String>) { state.withLock { $0.accepted = tokens } }
         var calls: [String] { state.withLock { $0.calls } }
         func call(_ token: AccessToken) -> AuthorizedOutcome<String> {

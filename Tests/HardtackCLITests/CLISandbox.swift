@@ -62,10 +62,16 @@ struct CLISandbox {
     }
 
     private var baseEnvironment: [String: String] {
-        [
+        var environment = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": directory.file("home"),
             "LANG": "C",
         ]
+        // Under `swift test --sanitize`, the executable is instrumented too: it reports where the test
+        // process does, with the same suppressions.
+        for name in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"] {
+            environment[name] = ProcessInfo.processInfo.environment[name]
+        }
+        return environment
     }
 }

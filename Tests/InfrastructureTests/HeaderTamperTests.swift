@@ -119,15 +119,46 @@ import Testing
         #expect(try open(passphrase: true).findString(query) == "token")
     }
 
+    /// A damaged wrapped key is damage, not a wrong passphrase (the checksum covers it): found by the
+    /// torture bench, where byte flips in the wrapped key told the user their key was wrong.
     @Test(arguments: [true, false])
-    func aDamagedWrappedKeyNeverOpens(passphrase: Bool) throws {
+    func aDamagedWrappedKeyIsAnIntegrityFailureNotAWrongKey(passphrase: Bool) throws {
         try createStore(passphrase: passphrase)
         let raw = try fixture.raw()
         let wrapped = try raw.blob("SELECT wrapped_key FROM meta WHERE id = 1")
         for edited in [Array(wrapped.dropLast()), [], wrapped.enumerated().map { $0 == 30 ? $1 ^ 1 : $1 }] {
             try raw.query("UPDATE meta SET wrapped_key = ? WHERE id = 1", [.blob(edited)])
-            #expect(throws: SecureStoreError.wrongKey) { try open(passphrase: passphrase) }
+            let error = #expect(throws: SecureStoreError.self) { try open(passphrase: passphrase) }
+            #expect(error?.isIntegrityFailure == true, "\(String(describing: error))")
         }
+    }
+
+    /// An attacker can recompute the unkeyed checksum, but not unwrap an edited key: it never opens.
+    @Test func aWrappedKeyEditedWithARecomputedChecksumNeverOpens() throws {
+        try createStore(passphrase: true)
+        let raw = try fixture.raw()
+        let header = try raw.blob("SELECT header FROM meta WHERE id = 1")
+        var wrapped = try raw.blob("SELECT wrapped_key FROM meta WHERE id = 1")
+        wrapped[40] ^= 0x04
+        try raw.query(
+            "UPDATE meta SET wrapped_key = ?, checksum = ? WHERE id = 1",
+            [.blob(wrapped), .blob(checksum(header + wrapped))])
+        #expect(throws: SecureStoreError.wrongKey) { try open(passphrase: true) }
+    }
+
+    /// Stores written before the checksum covered the wrapped key (a checksum of the header alone) still
+    /// open, and a change of key writes the current form.
+    @Test func aStoreWithTheEarlierChecksumStillOpens() throws {
+        try createStore(passphrase: true)
+        let raw = try fixture.raw()
+        let header = try raw.blob("SELECT header FROM meta WHERE id = 1")
+        try raw.query("UPDATE meta SET checksum = ? WHERE id = 1", [.blob(checksum(header))])
+        let store = try open(passphrase: true)
+        #expect(try store.findString(query) == "token")
+        try store.changeKey(to: .passphrase(secret("pass")))
+        let rewritten = try raw.query("SELECT header, checksum, wrapped_key FROM meta WHERE id = 1")[0]
+        let newHeader = rewritten[0].bytes ?? []
+        #expect(rewritten[1].bytes == checksum(newHeader + (rewritten[2].bytes ?? [])))
     }
 
     @Test(arguments: ["DELETE FROM meta", "DROP TABLE meta"])
@@ -169,7 +200,7 @@ import Testing
     @Test func theHeaderOfAnotherStoreDoesNotOpenThisOnesItems() throws {
         // Two stores with the same passphrase: B's meta row pasted into A opens with the passphrase, but
         // unlocks B's master key and B's store id, so A's items are neither found by B's blind indexes
-        // nor decrypted.
+        // nor decrypted, and A's rows do not match their digest under B's key: damaged, never "not found".
         try createStore(passphrase: true)
         let other = StoreFixture()
         do {
@@ -187,5 +218,6 @@ import Testing
         let report = try store.verify()
         #expect(report.damagedItems == 1)
         #expect(report.soundItems == 0)
+        #expect(!report.isSound)
     }
 }

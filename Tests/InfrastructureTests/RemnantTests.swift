@@ -110,6 +110,32 @@ import Testing
         #expect(try fixture.open().find(.genericPassword(), limit: .all).count == 2)
     }
 
+    /// Found by the torture bench: SQLite's own checkpoint restarts the log from its first frame, and
+    /// frames written late in the previous cycle (a deleted item's ciphertext among them) stayed at the
+    /// file's tail. The log is now cut to what the new cycle wrote.
+    @Test func aDeletedItemsCiphertextLeavesTheLogOnceSQLiteCheckpointsByItself() throws {
+        let store = try fixture.open()
+        let filler = secret(String(repeating: "f", count: 3000))
+        var fills = 0
+        func fill() throws {
+            try store.addOrUpdate(.genericPassword(service: "filler", account: "\(fills % 40)"), data: filler)
+            fills += 1
+        }
+        // Late in the log's cycle (SQLite checkpoints at 1000 pages, about 4 MB)...
+        while FileBytes.read(fixture.walPath).count < 3_900_000 && fills < 5000 { try fill() }
+        try store.add(first.attributes, data: secret(first.secret))
+        let sealedData = try fixture.raw().blob("SELECT data FROM items WHERE id = (SELECT max(id) FROM items)")
+        let writtenToTheLog = FileBytes.contains(FileBytes.read(fixture.walPath), sealedData)
+        #expect(writtenToTheLog)
+        #expect(try store.delete(.genericPassword(service: first.service)) == 1)
+        // ...then the automatic checkpoint, the log's restart, and a few commits.
+        for _ in 0..<150 { try fill() }
+        let leftInTheLog = FileBytes.contains(FileBytes.read(fixture.walPath), sealedData)
+        let leftInTheDatabase = FileBytes.contains(FileBytes.read(fixture.path), sealedData)
+        #expect(!leftInTheLog)
+        #expect(!leftInTheDatabase)
+    }
+
     @Test func equalLengthAttributesGiveEqualLengthCiphertexts() throws {
         // Secrets are padded to 64-byte blocks, and so are attributes: short and long labels within
         // one block are indistinguishable by size.

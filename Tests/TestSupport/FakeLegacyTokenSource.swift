@@ -1,5 +1,4 @@
 public import Domain
-import Synchronization
 
 /// A legacy token file in memory that can be told to fail its deletion once, as if the process were
 /// killed between storing the tokens and deleting the file.
@@ -9,11 +8,11 @@ public final class FakeLegacyTokenSource: LegacyTokenSource {
         var failNextDelete = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Starts with `contents`.
     public init(_ contents: LegacyTokens) {
-        state = Mutex(State(contents: contents))
+        state = Locked(State(contents: contents))
     }
 
     /// Whether the file still exists (holds tokens or zeros).

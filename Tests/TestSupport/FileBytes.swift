@@ -7,9 +7,20 @@ import Foundation
 
 /// Reads and writes whole files as bytes, for tests that inspect or damage store files.
 public enum FileBytes {
-    /// The file's bytes, or an empty array when it does not exist.
+    /// The file's bytes, or an empty array when it does not exist. Read with POSIX calls: Foundation's
+    /// `Data(contentsOf:)` leaks a page for an empty file, which LeakSanitizer reports.
     public static func read(_ path: String) -> [UInt8] {
-        (try? Data(contentsOf: URL(fileURLWithPath: path))).map(Array.init) ?? []
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { readFromDescriptor(descriptor, $0) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
     }
 
     /// Replaces the file's bytes.
@@ -39,6 +50,11 @@ public enum FileBytes {
         }
         return false
     }
+}
+
+/// `read(2)`, out of `FileBytes`, whose own `read` would shadow it.
+private func readFromDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    read(descriptor, buffer.baseAddress, buffer.count)
 }
 
 /// `write(2)`, out of `FileBytes`, whose own `write` would shadow it.

@@ -1,6 +1,5 @@
 public import Domain
 public import Foundation
-import Synchronization
 
 /// A session repository in memory with the same claim semantics as the store-backed one, for use-case
 /// tests. It can be told to fail like a locked store.
@@ -13,7 +12,7 @@ public final class InMemorySessionRepository: SessionRepository {
         var writes = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts with `session` stored, or none.
     public init(session: Session? = nil) {

@@ -1,6 +1,5 @@
 public import Domain
 public import Foundation
-import Synchronization
 
 /// An authentication gateway whose answers a test scripts, counting every call. Issues tokens
 /// `access-N` and `refresh-N` with the lifetime it is given.
@@ -28,7 +27,7 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
         var duringRefresh: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let clock: TestClock
     private let accessLifetime: TimeInterval?
     private let refreshDelay: Duration

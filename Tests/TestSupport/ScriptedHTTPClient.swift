@@ -1,6 +1,5 @@
 public import Data
 public import Foundation
-import Synchronization
 
 /// An HTTP client that answers from a script keyed by path and records every request, for testing
 /// the gateways' mapping of replies.
@@ -10,7 +9,7 @@ public final class ScriptedHTTPClient: HTTPClient {
         var requests: [HTTPRequest] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// No replies yet: unscripted paths answer 404.
     public init() {}

@@ -1,13 +1,12 @@
 public import Foundation
-import Synchronization
 
 /// A clock tests move by hand; `now` is what use cases receive as their injected time.
 public final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     /// Starts at a fixed instant, so tests do not depend on the real date.
     public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        current = Mutex(start)
+        current = Locked(start)
     }
 
     /// The current instant.

@@ -42,7 +42,8 @@ public struct AppContainer: Sendable {
     /// Builds the app over a given HTTP client (the demo's embedded server, a test's).
     init(_ configuration: AppConfiguration, http: any HTTPClient) throws(SecureStoreError) {
         let keychain = try configuration.store.open()
-        let repository = SecureStoreSessionRepository(store: keychain.items)
+        let repository = SecureStoreSessionRepository(
+            store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
         let gateway: any AuthenticationGateway =
             switch configuration.contract {
             case .oauth: OAuthAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
@@ -86,9 +87,9 @@ public struct AppContainer: Sendable {
         return safe
     }
 
-    /// Identifies this process's refresh claims: the process id plus random bits, so a recycled pid
-    /// is never mistaken for a live claimant.
+    /// Identifies this process's refresh claims: where it runs, its process id, and random bits, so
+    /// that another process can tell when it has died (see ``LocalProcessIdentity``).
     static func processOwnerID() -> String {
-        "pid\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: .min ... .max))"
+        LocalProcessIdentity.ownerID()
     }
 }

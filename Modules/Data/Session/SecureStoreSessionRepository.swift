@@ -7,6 +7,7 @@ public import Foundation
 public struct SecureStoreSessionRepository: SessionRepository {
     private let store: any SecureItemStore
     private let service: String
+    private let claimantIsGone: @Sendable (String) -> Bool
 
     private enum Account {
         static let accessToken = "access-token"
@@ -16,9 +17,16 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     /// Creates a repository over `store`, keeping its items under `service`.
-    public init(store: any SecureItemStore, service: String = "hardtack.session") {
+    /// - Parameter claimantIsGone: whether the owner of a refresh claim is known to have ended (a process
+    ///   killed mid-refresh): its claim then holds nobody back. By default no owner is known to be gone,
+    ///   and a claim holds until its lease runs out.
+    public init(
+        store: any SecureItemStore, service: String = "hardtack.session",
+        claimantIsGone: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
         self.store = store
         self.service = service
+        self.claimantIsGone = claimantIsGone
     }
 
     public func load() throws(AuthenticationError) -> Session? {
@@ -45,8 +53,9 @@ public struct SecureStoreSessionRepository: SessionRepository {
             try store.transaction { transaction -> RefreshClaim in
                 guard let current = try read(from: transaction) else { return .signedOut }
                 guard current.session.isSameGeneration(as: stale) else { return .superseded(current.session) }
+                // A claim whose owner ended (killed mid-refresh) holds nobody back: it can finish nothing.
                 if let claim = current.claim, claim.owner != owner,
-                    Date(millisecondsSince1970: claim.until) > now
+                    Date(millisecondsSince1970: claim.until) > now, !claimantIsGone(claim.owner)
                 {
                     return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
                 }

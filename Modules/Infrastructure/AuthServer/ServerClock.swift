@@ -1,12 +1,11 @@
 public import Foundation
-import Synchronization
 
 /// The embedded auth server's clock: either a fixed start that only moves when ``advance(by:)`` is
 /// called (tests and the demo exercise expiry without sleeping), or the system clock plus any
 /// advance (``live()``, for `hardtack serve`, where tokens must expire in real time).
 public final class ServerClock: Sendable {
     private let start: Date?
-    private let offset = Mutex<TimeInterval>(0)
+    private let offset = Locked<TimeInterval>(0)
 
     /// A manual clock that reads `start` until it is advanced.
     public init(start: Date = Date()) {

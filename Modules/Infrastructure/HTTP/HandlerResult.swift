@@ -1,12 +1,11 @@
 import Data
 import Dispatch
-import Synchronization
 
 /// Hands a handler's response from its task to the connection thread that waits for it. The thread
 /// blocks on a semaphore, which is fine: it is a dedicated connection thread, never one of the
 /// concurrency runtime's cooperative threads.
 final class HandlerResult: Sendable {
-    private let response = Mutex<HTTPResponse?>(nil)
+    private let response = Locked<HTTPResponse?>(nil)
     private let ready = DispatchSemaphore(value: 0)
 
     /// Stores the response and wakes the waiting thread.

@@ -1,7 +1,6 @@
 import Data
 import Dispatch
 import Foundation
-import Synchronization
 
 /// The loopback server's engine: one thread accepting, one thread per connection (at most
 /// `maxConnections`), each connection answered once and closed. Kept apart from
@@ -25,7 +24,7 @@ final class LoopbackListener: Sendable {
     private let timeout: Double
     private let maxConnections: Int
     private let reader: HTTPRequestReader
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let acceptLoopEnded = DispatchSemaphore(value: 0)
     private let connectionsDone = DispatchGroup()
 

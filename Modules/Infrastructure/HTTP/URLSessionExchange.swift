@@ -1,6 +1,5 @@
 import Data
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -31,7 +30,7 @@ final class URLSessionExchange: Sendable {
     }
 
     private let limit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An exchange that accepts at most `limit` body bytes.
     init(limit: Int) {

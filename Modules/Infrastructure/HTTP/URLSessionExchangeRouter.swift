@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -8,7 +7,7 @@ import Synchronization
 /// The session delegate: routes each task's callbacks to its ``URLSessionExchange``, stops a body
 /// that grows past the limit, and refuses every redirect.
 final class URLSessionExchangeRouter: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: URLSessionExchange]>([:])
+    private let exchanges = Locked<[Int: URLSessionExchange]>([:])
 
     /// Routes the callbacks of task `identifier` to `exchange` until it completes.
     func register(_ exchange: URLSessionExchange, for identifier: Int) {

@@ -35,11 +35,30 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
         guard Int(info.st_size) <= Self.maximumBytes else {
             throw .invalidLegacyFile("the file is larger than 1 MiB; it is not a preferences file")
         }
-        guard var contents = FileManager.default.contents(atPath: path) else {
-            throw .storageFailed("cannot read the legacy file \(path)")
+        // Read straight into a buffer this function wipes (Foundation's readers keep copies of their own,
+        // and leak one for an empty file), never following a link swapped in since the check above.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .storageFailed("cannot read the legacy file \(path): \(String(cString: strerror(errno)))")
         }
+        defer { close(descriptor) }
+        var contents = Data(count: Int(info.st_size) + 1)
         defer { contents.resetBytes(in: 0..<contents.count) }
-        return try LegacyPreferences.parse(contents)
+        var total = 0
+        while total < contents.count {
+            let count = contents.withUnsafeMutableBytes { buffer in
+                readFromDescriptor(descriptor, buffer.baseAddress! + total, buffer.count - total)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw .storageFailed("cannot read the legacy file \(path)") }
+            if count == 0 { break }
+            total += count
+        }
+        // One byte more than the size said means it grew while being read: not a preferences file to trust.
+        guard total <= Int(info.st_size) else {
+            throw .invalidLegacyFile("the file changed while it was read; try again")
+        }
+        return try LegacyPreferences.parse(contents.prefix(total))
     }
 
     public func wipeAndDelete() throws(AuthenticationError) {
@@ -70,4 +89,9 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
             close(directory)
         }
     }
+}
+
+/// `read(2)`, out of ``LegacyPreferencesFile``, whose own `read()` would shadow it.
+private func readFromDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -69,7 +69,15 @@ final class SQLiteConnection {
         if let statement = statements[sql] { return statement }
         var raw: OpaquePointer?
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-        guard code == SQLITE_OK, let raw else { throw error(code, sql: sql) }
+        guard code == SQLITE_OK, let raw else {
+            // The store's SQL is fixed and right for its schema: when it no longer compiles (no such
+            // column, an unreadable schema format), the schema in the file was damaged.
+            if code & 0xff == SQLITE_ERROR {
+                throw .integrityFailure(
+                    "the database's schema is damaged (\(String(cString: sqlite3_errmsg(handle))))")
+            }
+            throw error(code, sql: sql)
+        }
         let statement = SQLiteStatement(raw, connection: self, sql: sql)
         statements[sql] = statement
         return statement

@@ -1,8 +1,9 @@
 import Data
 
 /// The store's header: format, identity and how its master key is wrapped. Stored beside a BLAKE2b
-/// checksum (so accidental damage or naive tampering is an integrity error) and used as the additional
-/// data of the wrapped master key (so any change to it makes unwrapping fail).
+/// checksum of the header and the wrapped key (so accidental damage to either, or naive tampering, is
+/// an integrity error rather than a wrong key) and used as the additional data of the wrapped master
+/// key (so any change to it makes unwrapping fail).
 struct StoreHeader: Equatable {
     /// How the key-encryption key is obtained.
     enum KeyKind: UInt8 {
@@ -39,10 +40,20 @@ struct StoreHeader: Equatable {
         return bytes
     }
 
+    /// The checksum stored beside a header and the master key wrapped under it.
+    static func checksum(header: [UInt8], wrappedKey: [UInt8]) -> [UInt8] {
+        Sodium.checksum(header + wrappedKey)
+    }
+
     /// Decodes and checks a header: its checksum, magic, version, and that its KDF parameters are sane.
-    init(decoding bytes: [UInt8], checksum: [UInt8]) throws(SecureStoreError) {
-        guard Sodium.checksum(bytes) == checksum else {
-            throw .integrityFailure("the store header does not match its checksum")
+    ///
+    /// Stores written before the checksum covered the wrapped key hold a checksum of the header alone,
+    /// which is still accepted (the checksum is unkeyed: it catches damage, while tampering is caught by
+    /// the wrapped key's authentication); the next change of key writes the current form.
+    init(decoding bytes: [UInt8], checksum: [UInt8], wrappedKey: [UInt8]) throws(SecureStoreError) {
+        guard Self.checksum(header: bytes, wrappedKey: wrappedKey) == checksum || Sodium.checksum(bytes) == checksum
+        else {
+            throw .integrityFailure("the store header or wrapped key does not match its checksum")
         }
         guard bytes.count == Self.encodedCount, Array(bytes[0..<3]) == Self.magic else {
             throw .integrityFailure("the store header is malformed")

@@ -50,9 +50,12 @@ enum StoreOpener {
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
         }
+        // journal_size_limit = 0: when SQLite's own checkpoint restarts the log from its first frame, the
+        // first commit cuts the file to what it wrote, so older frames (a deleted item's ciphertext) do
+        // not linger at its tail.
         try connection.execute(
             "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
-                + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
+                + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 0")
 
         if stored == nil, let (engine, keys) = try create(connection, keySource: keySource, groups: groups, options: options) {
             // Created here: the master key is already in hand, so the key is not derived a second time.
@@ -61,7 +64,7 @@ enum StoreOpener {
         }
         if stored == nil { stored = try readMeta(connection) }
         guard let stored else { throw missingHeader }
-        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
         let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
         try engine.install(unlock(engine, keySource: keySource))
         try engine.ensureRowsDigest()
@@ -91,7 +94,7 @@ enum StoreOpener {
         guard let stored = try readMeta(engine.connection) else {
             throw .integrityFailure("the store header is missing")
         }
-        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum)
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
         let kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
         let master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
         guard master.count == SecureKey.byteCount else { throw .integrityFailure("the wrapped key has the wrong size") }
@@ -115,7 +118,7 @@ enum StoreOpener {
             let statement = try engine.connection.prepared(
                 "UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1")
             statement.bind(header.encoded, at: 1)
-            statement.bind(Sodium.checksum(header.encoded), at: 2)
+            statement.bind(StoreHeader.checksum(header: header.encoded, wrappedKey: wrapped), at: 2)
             statement.bind(wrapped, at: 3)
             try statement.run()
         }
@@ -147,7 +150,7 @@ enum StoreOpener {
             let statement = try connection.prepared(
                 "INSERT INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
             statement.bind(header.encoded, at: 1)
-            statement.bind(Sodium.checksum(header.encoded), at: 2)
+            statement.bind(StoreHeader.checksum(header: header.encoded, wrappedKey: wrapped), at: 2)
             statement.bind(wrapped, at: 3)
             try statement.run()
             let digest = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")

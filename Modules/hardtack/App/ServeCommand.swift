@@ -6,7 +6,6 @@
 import Composition
 import Dispatch
 import Foundation
-import Synchronization
 
 /// `hardtack serve`: the embedded auth server on a loopback port, until interrupted.
 enum ServeCommand {
@@ -75,16 +74,19 @@ enum ServeCommand {
     }
 }
 
-/// Resumes a continuation once, from whichever signal comes first.
+/// Resumes a continuation once, from whichever signal comes first. Guarded by a pthread mutex (an
+/// `NSLock`) rather than Synchronization's `Mutex`, whose hand-off ThreadSanitizer cannot see on Linux.
 private final class SignalLatch: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+    private let lock = NSLock()
+    // Safety: read and written only while `lock` is held.
+    private nonisolated(unsafe) var continuation: CheckedContinuation<Void, Never>?
 
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = Mutex(continuation) }
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
 
     func fire() {
-        continuation.withLock { pending in
-            pending?.resume()
-            pending = nil
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        continuation?.resume()
+        continuation = nil
     }
 }

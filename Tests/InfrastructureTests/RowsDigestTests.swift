@@ -1,0 +1,133 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+import TestSupport
+import Testing
+
+/// Damage that makes a row unreachable (a flipped class code or index cell, a deleted row, a damaged
+/// SQLite index page) is an integrity failure, never "not found": found by the torture bench's
+/// byte-flip scenario, where such flips made a class scan or lookup silently leave an item out.
+@Suite struct RowsDigestTests {
+    let fixture = StoreFixture()
+    private let mail = ItemAttributes.genericPassword(service: "mail", account: "alice")
+    private let web = ItemAttributes.internetPassword(server: "example.com", account: "bob", protocol: .https)
+
+    /// Two items, checkpointed into the database file; the internet password is row 2.
+    private func createStore() throws {
+        let store = try fixture.open()
+        try store.add(mail, data: secret("MAIL"))
+        try store.add(web, data: secret("WEB"))
+        try store.checkpoint()
+    }
+
+    /// Whether `body` throws an integrity failure (and nothing else).
+    private func isIntegrityFailure(_ body: () throws -> Void) -> Bool {
+        do {
+            try body()
+            return false
+        } catch let error as SecureStoreError {
+            return error.isIntegrityFailure
+        } catch {
+            return false
+        }
+    }
+
+    @Test(arguments: [
+        ("class", RawDatabase.Value.integer(1)), ("class", .integer(42)),
+        ("grp", .blob(Array(repeating: 7, count: 16))),
+        ("uniq", .blob(Array(repeating: 7, count: 16))), ("prim", .blob(Array(repeating: 7, count: 8))),
+    ])
+    func aRowMovedOutOfReachIsDamageNotAbsence(column: String, value: RawDatabase.Value) throws {
+        try createStore()
+        try fixture.raw().setItemColumn(column, of: 2, to: value)
+        let store = try fixture.open()
+        // Every read that would otherwise have to say "none" (or leave the item out of a list) says damaged.
+        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
+        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(server: "example.com"), limit: .all) })
+        #expect(isIntegrityFailure { _ = try store.find(.genericPassword(), limit: .all) })
+        if case .notFound = store.lookup(web) { Issue.record("a damaged item was reported not found") }
+        // The sound item still reads on its own.
+        #expect(try store.findString(mail) == "MAIL")
+    }
+
+    @Test func aDeletedRowIsDamageNotAbsence() throws {
+        try createStore()
+        try fixture.raw().query("DELETE FROM items WHERE id = 2")
+        let store = try fixture.open()
+        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
+        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(try !store.verify().isSound)
+    }
+
+    @Test func writesToADamagedStoreAreRefusedAndChangeNothing() throws {
+        try createStore()
+        try fixture.raw().setItemColumn("class", of: 2, to: .integer(1))
+        let before = FileBytes.read(fixture.path)
+        do {
+            let store = try fixture.open()
+            #expect(isIntegrityFailure { try store.add(.genericPassword(service: "new"), data: secret("N")) })
+            #expect(isIntegrityFailure { _ = try store.addOrUpdate(mail, data: secret("CHANGED")) })
+            #expect(isIntegrityFailure { _ = try store.delete(.genericPassword()) })
+            #expect(try store.findString(mail) == "MAIL")
+            try store.checkpoint()
+        }
+        #expect(fileIsUnchanged(fixture.path, before))
+    }
+
+    @Test func aDamagedSQLiteIndexPageHidesNothing() throws {
+        try createStore()
+        // Overwrite the unique index's page with another, valid-looking index: keys that lead nowhere.
+        let root = try fixture.raw().value("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_items_1'")
+        let page = Int(try #require(root.integer))
+        var bytes = FileBytes.read(fixture.path)
+        let start = (page - 1) * 4096
+        for offset in (start + 3000)..<(start + 4096) { bytes[offset] ^= 0x55 }
+        try FileBytes.writePrivate(bytes, to: fixture.path)
+        // Each read gives the right answer or says the file is damaged; never "not found".
+        let store = try fixture.open()
+        for (query, expected) in [(mail, "MAIL"), (web, "WEB")] {
+            do {
+                #expect(try store.findString(query) == expected)
+            } catch {
+                #expect(error.isIntegrityFailure, "\(error)")
+            }
+        }
+        do {
+            #expect(try store.find(.genericPassword(), limit: .all).count == 1)
+        } catch {
+            #expect(error.isIntegrityFailure, "\(error)")
+        }
+    }
+
+    @Test func aStoreMadeBeforeTheDigestGetsOneAndStaysReadable() throws {
+        try createStore()
+        try fixture.raw().query("DROP TABLE rows_digest")
+        do {
+            let store = try fixture.open()
+            #expect(try store.findString(web) == "WEB")
+            try store.add(.genericPassword(service: "later"), data: secret("LATER"))
+        }
+        #expect(try fixture.raw().value("SELECT count(*) FROM rows_digest") == .integer(1))
+        #expect(try fixture.open().find(.genericPassword(), limit: .all).count == 2)
+    }
+
+    @Test func anotherHandlesWritesAreSeenAtOnce() throws {
+        try createStore()
+        let reader = try fixture.open()
+        let writer = try fixture.open()
+        #expect(try reader.find(.genericPassword(), limit: .all).count == 1)
+        try writer.add(.genericPassword(service: "mail", account: "carol"), data: secret("CAROL"))
+        #expect(try reader.find(.genericPassword(), limit: .all).count == 2)
+        #expect(try reader.findString(.genericPassword(service: "mail", account: "carol")) == "CAROL")
+        _ = try writer.delete(.genericPassword(service: "mail", account: "carol"))
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try reader.findString(.genericPassword(service: "mail", account: "carol"))
+        }
+        // And the reader's own writes keep the digest right for the writer.
+        try reader.add(.genericPassword(service: "mail", account: "dave"), data: secret("DAVE"))
+        #expect(try writer.findString(.genericPassword(service: "mail", account: "dave")) == "DAVE")
+        #expect(try writer.verify().isSound)
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Data
+import Domain
+import Foundation
+import Infrastructure
+import Synchronization
+
+/// `worker contender`: several threads doing read-modify-write on shared counters in one store until
+/// a deadline, each in one transaction: read the counter, write it plus one. Half the threads open a
+/// handle of their own (reopened now and then), half share one. Prints one line of JSON: operations,
+/// increments made per counter, busy and other errors, and every latency in microseconds.
+///
+/// Arguments: `--store PATH`, `--key HEX`, `--threads N`, `--counters N`, `--seconds N`, `--start EPOCH`
+/// (all workers start together), `--seed N`.
+enum ContentionWorker {
+    /// What one worker reports.
+    struct Report: Codable {
+        var transactions = 0
+        var reads = 0
+        var increments: [Int] = []
+        var busy = 0
+        var errors: [String] = []
+        var latencies: [Int] = []
+        var readLatencies: [Int] = []
+        var reopens = 0
+    }
+
+    static func counter(_ index: Int) -> ItemAttributes {
+        .genericPassword(service: "contention", account: "counter-\(index)")
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let options = TrialArguments(arguments)
+        guard let path = options["store"], let key = options["key"].flatMap({ bytes(fromHex: $0) }) else { return 2 }
+        let threads = options.int("threads", 4)
+        let counters = options.int("counters", 4)
+        let seconds = Double(options.int("seconds", 5))
+        let start = Double(options["start"] ?? "") ?? Date().timeIntervalSince1970
+        let source = KeySource.key(SecretBytes(key))
+        let shared: SQLiteSecureItemStore
+        do {
+            shared = try SQLiteSecureItemStore.open(at: path, keySource: source)
+        } catch {
+            emit("{\"errors\":[\"open: \(error)\"]}")
+            return 1
+        }
+        let reports = Mutex<[Report]>([])
+        let done = DispatchGroup()
+        let deadline = start + seconds
+        for thread in 0..<threads {
+            done.enter()
+            let seed = options.seed &+ UInt64(thread)
+            let ownsHandle = thread % 2 == 0
+            Thread {
+                let report = work(
+                    path: path, source: source, shared: ownsHandle ? nil : shared, counters: counters, start: start,
+                    deadline: deadline, seed: seed)
+                reports.withLock { $0.append(report) }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        var total = Report(increments: Array(repeating: 0, count: counters))
+        for report in reports.withLock({ $0 }) {
+            total.transactions += report.transactions
+            total.reads += report.reads
+            total.busy += report.busy
+            total.errors += report.errors
+            total.latencies += report.latencies
+            total.readLatencies += report.readLatencies
+            total.reopens += report.reopens
+            for (index, count) in report.increments.enumerated() { total.increments[index] += count }
+        }
+        let data = (try? JSONEncoder().encode(total)) ?? Data()
+        emit(String(decoding: data, as: UTF8.self))
+        return 0
+    }
+
+    private static func work(
+        path: String, source: KeySource, shared: SQLiteSecureItemStore?, counters: Int, start: Double,
+        deadline: Double, seed: UInt64
+    ) -> Report {
+        var random = SeededGenerator(seed: seed)
+        var report = Report(increments: Array(repeating: 0, count: counters))
+        var own: SQLiteSecureItemStore?
+        func store() throws -> SQLiteSecureItemStore {
+            if let shared { return shared }
+            if let own { return own }
+            let opened = try SQLiteSecureItemStore.open(at: path, keySource: source)
+            own = opened
+            return opened
+        }
+        let wait = start - Date().timeIntervalSince1970
+        if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+        while Date().timeIntervalSince1970 < deadline {
+            let index = Int.random(in: 0..<counters, using: &random)
+            let began = DispatchTime.now().uptimeNanoseconds
+            do {
+                let handle = try store()
+                if random.chance(0.1) {
+                    _ = try handle.find(counter(index), limit: .one, returning: .data)
+                    report.reads += 1
+                    report.readLatencies.append(Int((DispatchTime.now().uptimeNanoseconds - began) / 1000))
+                    continue
+                }
+                try handle.transaction { transaction in
+                    let current = try transaction.find(counter(index), limit: .one, returning: .data).first?.data
+                    let value = Int(current?.revealedString() ?? "") ?? -1_000_000
+                    try transaction.addOrUpdate(counter(index), data: SecretBytes(utf8: "\(value + 1)"))
+                }
+                report.transactions += 1
+                report.increments[index] += 1
+                report.latencies.append(Int((DispatchTime.now().uptimeNanoseconds - began) / 1000))
+                // Handles of their own are closed and reopened now and then: opening races writers too.
+                if shared == nil && random.chance(0.02) {
+                    own = nil
+                    report.reopens += 1
+                }
+            } catch let error as SecureStoreError {
+                if case .storage(let code, _) = error, code & 0xff == 5 || code & 0xff == 6 {
+                    report.busy += 1
+                } else {
+                    report.errors.append("\(error)")
+                }
+            } catch {
+                report.errors.append("\(error)")
+            }
+        }
+        return report
+    }
+}

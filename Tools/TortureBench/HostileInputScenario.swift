@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Data
+import Domain
+import Foundation
+import Infrastructure
+import Synchronization
+
+/// Scenario 9: hostile input from a seeded generator: the command line's arguments (and standard input
+/// and environment), the contracts' reply mapping (status, headers, JSON bodies), the HTTP request
+/// parser of `hardtack serve`, and store files with random content. Figures: inputs tried, crashes
+/// (0) and hangs (0).
+enum HostileInputScenario {
+    static let scenario = Scenario(
+        number: 9, name: "hostile",
+        title: "fuzzed CLI arguments, reply mapping (JSON bodies and headers), the served HTTP parser, random "
+            + "store files: crashes 0, hangs 0",
+        run: run)
+
+    /// The documented exit statuses of `hardtack`.
+    static let documentedStatuses: Set<Int32> = [0, 1, 2, 3, 4, 44, 45, 65, 69, 75, 76, 77]
+
+    static func run(_ context: ScenarioContext) {
+        let server: ServeProcess
+        do {
+            server = try ServeProcess(context, errors: context.work + "/serve.err")
+        } catch {
+            context.fail("cannot start hardtack serve: \(error)")
+            return
+        }
+        defer { server.stop() }
+        commandLine(context, server: server)
+        replies(context)
+        httpParser(context, server: server)
+        storeFiles(context)
+    }
+
+    // MARK: The command line
+
+    private static func commandLine(_ context: ScenarioContext, server: ServeProcess) {
+        let sandbox = context.directory("cli-fuzz")
+        let store = sandbox + "/store/keychain.db"
+        _ = context.hardtack(["keychain", "--store", store, "add-generic-password", "-s", "svc", "-a", "a", "-w", "-"], input: "s")
+        writeFile(sandbox + "/legacy.json", Array(#"{"Authorization":"Bearer fuzz-a","refresh":"fuzz-r"}"#.utf8))
+        writeFile(sandbox + "/passphrase", Array("fuzz passphrase\n".utf8))
+        let count = context.mode.pick(400, 4000)
+        var crashes: [String] = []
+        var hangs: [String] = []
+        var statuses: [Int32: Int] = [:]
+        let started = Date()
+        for _ in 0..<count {
+            let (arguments, input, environment) = CommandLineFuzz.generate(
+                &context.random, sandbox: sandbox, store: store, server: server.url)
+            let isServe = arguments.first == Array("serve".utf8)
+            let result = context.runner.run(
+                context.hardtack, arguments, input: input, environment: environment, timeout: isServe ? 3 : 30)
+            let shown = arguments.map { String(decoding: $0.prefix(40), as: UTF8.self) }.joined(separator: " ")
+            switch result.termination {
+            case .exited(let code)?:
+                statuses[code, default: 0] += 1
+                if !documentedStatuses.contains(code) { crashes.append("exit \(code): hardtack \(shown)") }
+            case .signaled(let signal)?:
+                crashes.append("signal \(signal): hardtack \(shown) — \(result.err.suffix(200))")
+            case nil:
+                // `serve` with good options runs until stopped: that is its job, not a hang.
+                if isServe && result.out.contains("listening on") {
+                    statuses[0, default: 0] += 1
+                } else {
+                    hangs.append("hardtack \(shown)")
+                }
+            }
+        }
+        let shownStatuses = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        context.say(
+            "command line: \(count) runs with generated arguments, standard input and environment in "
+                + String(format: "%.0f s", Date().timeIntervalSince(started)) + " → crashes \(crashes.count), hangs \(hangs.count); exit statuses \(shownStatuses)")
+        for line in (crashes + hangs).prefix(8) { context.say("  \(line)") }
+        context.check(crashes.isEmpty, "\(crashes.count) command lines crashed hardtack or gave an undocumented status")
+        context.check(hangs.isEmpty, "\(hangs.count) command lines hung")
+    }
+
+    // MARK: Reply mapping
+
+    private static func replies(_ context: ScenarioContext) {
+        let count = context.mode.pick(30_000, 1_000_000)
+        var outcomes: [String: Int] = [:]
+        var leaks: [String] = []
+        let started = Date()
+        let runner = TrialRunner(
+            context: context, worker: "dto-fuzz", arguments: ["--seed", "\(context.seed)"], trialTimeout: 20)
+        let incidents = runner.run(0..<count) { index, outcome in
+            if outcome.hasPrefix("LEAK") { leaks.append("reply \(index): \(outcome)") }
+            outcomes[String(outcome), default: 0] += 1
+        }
+        let shown = outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        report(context, "reply mapping: \(count) generated replies to sign-in, refresh, revocation and /api/me", incidents, started)
+        context.say("  outcomes: \(shown); errors quoting a token from the reply \(leaks.count)")
+        context.check(leaks.isEmpty, "\(leaks.count) errors quoted a token: \(leaks.prefix(3))")
+    }
+
+    // MARK: The HTTP parser
+
+    private static func httpParser(_ context: ScenarioContext, server: ServeProcess) {
+        let count = context.mode.pick(3000, 30000)
+        let results = Mutex(HTTPFuzzResults())
+        let next = Counter()
+        let seed = context.seed
+        let port = server.port
+        let done = DispatchGroup()
+        let started = Date()
+        // Eight connections at a time: a request that leaves the connection open waits out the server's
+        // read timeout without holding the others back.
+        for _ in 0..<8 {
+            done.enter()
+            Thread {
+                while true {
+                    let index = next.next() - 1
+                    guard index < count else { break }
+                    var random = SeededGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+                    let (request, chunks, finish) = HTTPRequestFuzz.generate(&random)
+                    let reply = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: finish, timeout: 12)
+                    results.withLock { $0.record(index, request: request, reply: reply) }
+                }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        let alive = server.isAlive
+        let healthy = server.stats() != nil
+        let outcome = results.withLock { $0 }
+        let shown = outcome.statuses.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        context.say(
+            "HTTP parser of hardtack serve: \(count) generated requests, 8 at a time, in "
+                + String(format: "%.0f s", Date().timeIntervalSince(started))
+                + " → crashes \(alive ? 0 : 1), hangs \(outcome.hangs.count), malformed answers \(outcome.malformed.count); "
+                + "still answering: \(healthy)")
+        context.say("  answers: \(shown)")
+        for line in (outcome.hangs + outcome.malformed).prefix(5) { context.say("  \(line)") }
+        context.check(alive && healthy, "hardtack serve died or stopped answering")
+        context.check(outcome.hangs.isEmpty, "\(outcome.hangs.count) requests hung")
+        context.check(outcome.malformed.isEmpty, "\(outcome.malformed.count) malformed answers")
+    }
+
+    // MARK: Store files
+
+    private static func storeFiles(_ context: ScenarioContext) {
+        let directory = context.directory("store-fuzz")
+        let key = context.random.bytes(32)
+        writeFile(directory + "/key.hex", Array(hex(key).utf8))
+        var items: [ItemSpec] = []
+        do {
+            let store = try SQLiteSecureItemStore.open(at: directory + "/setup/store.db", keySource: .key(SecretBytes(key)))
+            for index in 0..<6 {
+                let spec = ItemSpec(
+                    kind: index == 5 ? "internet" : "generic", primary: "svc\(index % 2)", account: "acc\(index)",
+                    label: "l\(index)", comment: nil, secret: context.random.bytes(20 + index * 30))
+                try store.add(spec.attributes, data: SecretBytes(spec.secret))
+                items.append(spec)
+            }
+            try store.checkpoint()
+            writeFile(directory + "/pristine.db", readFile(directory + "/setup/store.db"))
+        } catch {
+            context.fail("cannot make the store: \(error)")
+            return
+        }
+        writeFile(directory + "/states.json", Array((try? JSONEncoder().encode([items.sorted()])) ?? Data()))
+        let count = context.mode.pick(2000, 20000)
+        var outcomes: [String: Int] = [:]
+        var wrong: [Int] = []
+        let started = Date()
+        let runner = TrialRunner(
+            context: context, worker: "store-fuzz", arguments: ["--dir", directory, "--seed", "\(context.seed)"],
+            trialTimeout: 20)
+        let incidents = runner.run(0..<count) { index, outcome in
+            if outcome == "W" { wrong.append(index) }
+            outcomes[String(outcome), default: 0] += 1
+        }
+        let shown = outcomes.sorted { $0.value > $1.value }.prefix(8).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        report(context, "store files: \(count) with random content, opened and read every way", incidents, started)
+        context.say("  outcomes: \(shown); wrong values \(wrong.count)")
+        context.check(wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5))")
+    }
+
+    private static func report(_ context: ScenarioContext, _ what: String, _ incidents: [TrialRunner.Incident], _ started: Date) {
+        let hangs = incidents.filter { $0.what.hasPrefix("hung") }
+        let crashes = incidents.count - hangs.count
+        context.say("\(what) in " + String(format: "%.0f s", Date().timeIntervalSince(started)) + " → crashes \(crashes), hangs \(hangs.count)")
+        for incident in incidents.prefix(5) { context.say("  input \(incident.index): \(incident.what)") }
+        context.check(incidents.isEmpty, "\(what): \(crashes) crashes, \(hangs.count) hangs")
+    }
+}

@@ -1,0 +1,107 @@
+import Data
+import Domain
+import Infrastructure
+
+/// Reads a store the ways an app does, for comparison with what the bench wrote: a scan of each
+/// class, a lookup of each item by its unique key, and a lookup of each primary attribute.
+enum StoreReading {
+    /// One answer the store gave, or the error it gave instead.
+    enum Answer {
+        /// The items a class scan or primary lookup returned (empty for "not found").
+        case items(query: String, [ItemSpec])
+        /// The item a unique lookup returned, or `nil` for "not found".
+        case item(identity: String, ItemSpec?)
+        /// The store refused: an error, with its kind.
+        case failed(String)
+    }
+
+    /// Every item in the store, through class scans.
+    static func all(_ store: SQLiteSecureItemStore) throws(SecureStoreError) -> [ItemSpec] {
+        var items: [ItemSpec] = []
+        for query in [ItemAttributes.genericPassword(), .internetPassword()] {
+            items += try find(store, query)
+        }
+        return items.sorted()
+    }
+
+    /// The items `query` finds (empty when none), with data and attributes.
+    static func find(_ store: SQLiteSecureItemStore, _ query: ItemAttributes) throws(SecureStoreError) -> [ItemSpec] {
+        do {
+            return try store.find(query, limit: .all, returning: .all).compactMap(ItemSpec.init)
+        } catch .itemNotFound {
+            return []
+        }
+    }
+
+    /// Asks the store every question about `identities` (the items of any expected state).
+    static func answers(_ store: SQLiteSecureItemStore, about expected: [ItemSpec]) -> [Answer] {
+        var answers: [Answer] = []
+        for (name, query) in [("generic", ItemAttributes.genericPassword()), ("internet", .internetPassword())] {
+            do {
+                answers.append(.items(query: "scan:\(name)", try find(store, query).sorted()))
+            } catch {
+                answers.append(.failed(kind(of: error)))
+            }
+        }
+        var seenIdentities: Set<String> = []
+        var seenPrimaries: Set<String> = []
+        for spec in expected {
+            if seenIdentities.insert(spec.identity).inserted {
+                do {
+                    answers.append(.item(identity: spec.identity, try find(store, spec.uniqueQuery).first))
+                } catch {
+                    answers.append(.failed(kind(of: error)))
+                }
+            }
+            let primaryKey = spec.kind + "|" + spec.primary
+            if seenPrimaries.insert(primaryKey).inserted {
+                do {
+                    answers.append(.items(query: "primary:\(primaryKey)", try find(store, spec.primaryQuery).sorted()))
+                } catch {
+                    answers.append(.failed(kind(of: error)))
+                }
+            }
+        }
+        return answers
+    }
+
+    /// Whether every non-error answer is what `state` (a complete list of items) would give.
+    static func consistent(_ answers: [Answer], with state: [ItemSpec]) -> Bool {
+        let byIdentity = Dictionary(state.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
+        for answer in answers {
+            switch answer {
+            case .failed:
+                continue
+            case .item(let identity, let item):
+                if item != byIdentity[identity] { return false }
+            case .items(let query, let items):
+                let expected: [ItemSpec]
+                if query.hasPrefix("scan:") {
+                    let kind = String(query.dropFirst("scan:".count))
+                    expected = state.filter { $0.kind == kind }
+                } else {
+                    let key = String(query.dropFirst("primary:".count))
+                    expected = state.filter { $0.kind + "|" + $0.primary == key }
+                }
+                if items != expected.sorted() { return false }
+            }
+        }
+        return true
+    }
+
+    /// A short name for an error's kind, for tallies.
+    static func kind(of error: SecureStoreError) -> String {
+        switch error {
+        case .integrityFailure: "integrity"
+        case .wrongKey: "wrong-key"
+        case .storage(let code, _): "storage(\(code))"
+        case .keySourceMismatch: "key-source-mismatch"
+        case .invalidKeyMaterial: "invalid-key"
+        case .insecurePermissions: "permissions"
+        case .locked: "locked"
+        case .itemNotFound: "not-found"
+        case .duplicateItem: "duplicate"
+        default: "other"
+        }
+    }
+}
