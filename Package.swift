@@ -44,11 +44,6 @@ let package = Package(
             name: "hardtack-bench", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
             path: "Tools/Benchmark", swiftSettings: swiftSettings),
 
-        // The reliability and security bench (Tools/torture): not a product, built in release by that script.
-        .executableTarget(
-            name: "hardtack-torture", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
-            path: "Tools/TortureBench", swiftSettings: swiftSettings),
-
         // Tests: one target per module, fakes in a shared support target.
         .target(
             name: "TestSupport", dependencies: ["Domain", "Data"], path: "Tests/TestSupport",
@@ -76,3 +71,18 @@ let package = Package(
             swiftSettings: swiftSettings),
     ]
 )
+
+#if os(Linux)
+    // The reliability and security bench (Tools/torture), built in release by that script. Linux only: it
+    // reads /proc, works in /dev/shm and hands files to other users.
+    package.targets.append(
+        .executableTarget(
+            name: "hardtack-torture", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
+            path: "Tools/TortureBench", swiftSettings: swiftSettings))
+    // libFuzzer targets for the bench's long mode (built with --sanitize=fuzzer -DHARDTACK_FUZZ); a
+    // normal build compiles an empty stub.
+    package.targets.append(
+        .executableTarget(
+            name: "hardtack-fuzz", dependencies: ["Infrastructure", "Data", "Domain"], path: "Tools/Fuzz",
+            swiftSettings: swiftSettings))
+#endif

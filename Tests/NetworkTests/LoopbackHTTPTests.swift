@@ -116,8 +116,9 @@ import Testing
             try await client.send(HTTPRequest(method: "GET", path: "/"))
         }
         let elapsed = ContinuousClock.now - started
-        // The upper bound only rules out a hang: on a loaded two-core machine the timer fires late.
-        #expect(elapsed > .milliseconds(400) && elapsed < .seconds(15), "\(elapsed)")
+        // The upper bound only rules out a hang: on a loaded two-core machine the timer fires late (over
+        // 15 s under AddressSanitizer with every suite running at once, in the torture bench).
+        #expect(elapsed > .milliseconds(400) && elapsed < .seconds(60), "\(elapsed)")
     }
 
     @Test func cancellingTheCallerCancelsTheRequestInFlight() async throws {

@@ -35,7 +35,8 @@ enum HostileInputScenario {
         commandLine(context, server: server)
         replies(context)
         httpParser(context, server: server)
-        storeFiles(context)
+        let pristineStore = storeFiles(context)
+        libFuzzer(context, pristineStore: pristineStore)
     }
 
     // MARK: The command line
@@ -146,7 +147,9 @@ enum HostileInputScenario {
 
     // MARK: Store files
 
-    private static func storeFiles(_ context: ScenarioContext) {
+    /// Returns the path of the real store the random files derive from.
+    @discardableResult
+    private static func storeFiles(_ context: ScenarioContext) -> String {
         let directory = context.directory("store-fuzz")
         let key = context.random.bytes(32)
         writeFile(directory + "/key.hex", Array(hex(key).utf8))
@@ -164,7 +167,7 @@ enum HostileInputScenario {
             writeFile(directory + "/pristine.db", readFile(directory + "/setup/store.db"))
         } catch {
             context.fail("cannot make the store: \(error)")
-            return
+            return directory + "/pristine.db"
         }
         writeFile(directory + "/states.json", Array((try? JSONEncoder().encode([items.sorted()])) ?? Data()))
         let count = context.mode.pick(2000, 20000)
@@ -182,6 +185,83 @@ enum HostileInputScenario {
         report(context, "store files: \(count) with random content, opened and read every way", incidents, started)
         context.say("  outcomes: \(shown); wrong values \(wrong.count)")
         context.check(wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5))")
+        return directory + "/pristine.db"
+    }
+
+    // MARK: libFuzzer
+
+    /// Coverage-guided fuzzing with libFuzzer (`swiftc -sanitize=fuzzer`, with AddressSanitizer) of the
+    /// request reader, the reply mapping and store files, in long mode: it needs a build of its own.
+    private static func libFuzzer(_ context: ScenarioContext, pristineStore: String) {
+        guard context.mode == .long else {
+            context.say("libFuzzer: long mode only (an instrumented build of its own); the generators above ran instead")
+            return
+        }
+        let scratch = context.package + "/.build-fuzz"
+        var environment = ProcessInfo.processInfo.environment
+        let runner = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: environment)
+        let build = runner.run(
+            "/usr/bin/env",
+            [
+                "swift", "build", "--product", "hardtack-fuzz", "--sanitize=fuzzer", "-Xswiftc", "-sanitize=fuzzer,address",
+                "-Xswiftc", "-DHARDTACK_FUZZ", "--scratch-path", scratch, "--package-path", context.package,
+            ], timeout: 60 * 60)
+        guard build.status == 0 else {
+            context.fail("libFuzzer: the build failed: \(build.err.suffix(300)) \(build.out.suffix(300))")
+            return
+        }
+        let executable = scratch + "/debug/hardtack-fuzz"
+        let seconds = Int(ProcessInfo.processInfo.environment["TORTURE_LIBFUZZER_SECONDS"] ?? "") ?? 150
+        for target in ["http-request", "reply", "store-file"] {
+            let directory = context.directory("libfuzzer-\(target)")
+            let corpus = makeDirectory(directory + "/corpus")
+            let artifacts = makeDirectory(directory + "/artifacts")
+            for (index, example) in seedCorpus(target, pristineStore: pristineStore, &context.random).enumerated() {
+                writeFile(corpus + "/seed-\(index)", example)
+            }
+            environment["HARDTACK_FUZZ_TARGET"] = target
+            environment["ASAN_OPTIONS"] = "detect_leaks=1"
+            let fuzz = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: environment).run(
+                executable,
+                [
+                    "-seed=\(SeededGenerator.derive(context.seed, target) % 4_000_000_000 + 1)", "-max_total_time=\(seconds)",
+                    "-max_len=65536", "-timeout=10", "-rss_limit_mb=2048", "-print_final_stats=1",
+                    "-artifact_prefix=\(artifacts)/", corpus,
+                ], timeout: Double(seconds) + 300)
+            let output = fuzz.out + fuzz.err
+            let executed = output.split(separator: "\n").first { $0.hasPrefix("stat::number_of_executed_units:") }
+                .flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
+            let found = filesUnder(artifacts).map { URL(fileURLWithPath: $0).lastPathComponent }
+            let crashes = found.filter { !$0.hasPrefix("timeout-") && !$0.hasPrefix("slow-unit-") }
+            let hangs = found.filter { $0.hasPrefix("timeout-") }
+            let coverage = output.split(separator: "\n").last { $0.contains(" cov: ") }.flatMap { line in
+                line.split(separator: " ").drop { $0 != "cov:" }.dropFirst().first
+            } ?? "?"
+            context.say(
+                "libFuzzer \(target): \(executed) inputs in \(seconds) s (coverage \(coverage) edges, corpus "
+                    + "\(filesUnder(corpus).count)) → crashes \(crashes.count), hangs \(hangs.count)")
+            for name in found.prefix(3) { context.say("  artifact: \(directory)/artifacts/\(name)") }
+            context.check(fuzz.status == 0 && crashes.isEmpty && hangs.isEmpty, "libFuzzer \(target): \(fuzz.status.map(String.init) ?? "no status"), \(found.count) artifacts")
+        }
+    }
+
+    /// Valid inputs to start each libFuzzer target from.
+    private static func seedCorpus(_ target: String, pristineStore: String, _ random: inout SeededGenerator) -> [[UInt8]] {
+        switch target {
+        case "store-file":
+            return [readFile(pristineStore)]
+        case "reply":
+            let bodies = [
+                #"{"access_token":"abc","token_type":"Bearer","expires_in":300,"refresh_token":"def","scope":"profile"}"#,
+                #"{"error":"invalid_grant","error_description":"no"}"#, #"{"userId":"u","nickname":"n","refreshToken":"r"}"#,
+                #"{"sub":"alice","name":"Alice"}"#,
+            ]
+            return bodies.enumerated().map { index, body in
+                [UInt8(index)] + Array("Content-Type: application/json\nAuthorization: Bearer abc\n\n\(body)".utf8)
+            }
+        default:
+            return (0..<12).map { _ in HTTPRequestFuzz.generate(&random).request }
+        }
     }
 
     private static func report(_ context: ScenarioContext, _ what: String, _ incidents: [TrialRunner.Incident], _ started: Date) {

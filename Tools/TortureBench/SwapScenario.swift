@@ -140,13 +140,11 @@ enum SwapScenario {
         [
             Edit(name: "data ciphertext swapped between two rows") { raw, random, rows in
                 let (a, b) = pair(rows, &random)
-                try swap(raw, ["data"], a, b)
-                return [a, b]
+                return try swap(raw, ["data"], a, b)
             },
             Edit(name: "attribute ciphertext swapped between two rows") { raw, random, rows in
                 let (a, b) = pair(rows, &random)
-                try swap(raw, ["attrs"], a, b)
-                return [a, b]
+                return try swap(raw, ["attrs"], a, b)
             },
             Edit(name: "nonce (first 24 bytes) swapped between two rows' data") { raw, random, rows in
                 let (a, b) = pair(rows, &random)
@@ -158,16 +156,13 @@ enum SwapScenario {
             },
             Edit(name: "whole rows swapped (every column but the id)") { raw, random, rows in
                 let (a, b) = pair(rows, &random)
-                try swap(raw, rowColumns, a, b)
-                return [a, b]
+                return try swap(raw, rowColumns, a, b)
             },
             Edit(name: "access-token and refresh-token data swapped") { raw, _, _ in
-                try swap(raw, ["data"], 1, 2)
-                return [1, 2]
+                return try swap(raw, ["data"], 1, 2)
             },
             Edit(name: "access-token and refresh-token rows swapped") { raw, _, _ in
-                try swap(raw, rowColumns, 1, 2)
-                return [1, 2]
+                return try swap(raw, rowColumns, 1, 2)
             },
             Edit(name: "data and attributes of one row exchanged") { raw, random, rows in
                 let row = random.pick(rows).id
@@ -189,23 +184,19 @@ enum SwapScenario {
             },
             Edit(name: "access group index cells swapped") { raw, random, rows in
                 let (a, b) = pair(rows.filter { $0.spec != nil }, &random) { $0.group != $1.group }
-                try swap(raw, ["grp"], a, b)
-                return [a, b]
+                return try swap(raw, ["grp"], a, b)
             },
             Edit(name: "unique-key index cells swapped") { raw, random, rows in
                 let (a, b) = pair(rows, &random)
-                try swap(raw, ["uniq"], a, b)
-                return [a, b]
+                return try swap(raw, ["uniq"], a, b)
             },
             Edit(name: "primary index cells swapped") { raw, random, rows in
-                let (a, b) = pair(rows, &random) { $0.spec?.primary != $1.spec?.primary || $0.spec == nil }
-                try swap(raw, ["prim"], a, b)
-                return [a, b]
+                let (a, b) = pair(rows, &random) { ($0.spec?.primary ?? "session") != ($1.spec?.primary ?? "session") }
+                return try swap(raw, ["prim"], a, b)
             },
             Edit(name: "class codes swapped between a generic and an internet password") { raw, random, rows in
                 let (a, b) = pair(rows.filter { $0.spec != nil }, &random) { $0.spec?.kind != $1.spec?.kind }
-                try swap(raw, ["class"], a, b)
-                return [a, b]
+                return try swap(raw, ["class"], a, b)
             },
         ]
     }
@@ -227,15 +218,19 @@ enum SwapScenario {
     }
 
     /// Swaps `columns` between rows `a` and `b` in one transaction (a unique cell is parked first).
-    private static func swap(_ raw: RawSQLite, _ columns: [String], _ a: Int64, _ b: Int64) throws {
+    /// - Returns: the two rows, or `nil` when their cells are equal (the swap would change nothing).
+    @discardableResult
+    private static func swap(_ raw: RawSQLite, _ columns: [String], _ a: Int64, _ b: Int64) throws -> [Int64]? {
         let list = columns.joined(separator: ", ")
         let first = try raw.query("SELECT \(list) FROM items WHERE id = ?", [.integer(a)])[0]
         let second = try raw.query("SELECT \(list) FROM items WHERE id = ?", [.integer(b)])[0]
+        guard first != second else { return nil }
         try raw.query("BEGIN")
         if columns.contains("uniq") { try set(raw, "uniq", a, .blob(Array(repeating: 0xEE, count: 17))) }
         for (index, column) in columns.enumerated() { try set(raw, column, b, first[index]) }
         for (index, column) in columns.enumerated() { try set(raw, column, a, second[index]) }
         try raw.query("COMMIT")
+        return [a, b]
     }
 
     /// Copies `columns` of row `id` from the store at `other` into the same row here.

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Scenario 10: the test suite built and run under AddressSanitizer (with LeakSanitizer) and
+/// ThreadSanitizer, the `hardtack` processes it starts instrumented too. Every process writes its
+/// reports to files, which are counted: there must be none.
+///
+/// Quick mode runs AddressSanitizer over every suite but the byte-flip sweep (which the flips scenario
+/// covers, and which alone takes over a minute under ASan); long mode runs both sanitizers over the
+/// whole suite. Builds go to `.build-asan` and `.build-tsan`, so later runs are incremental.
+enum SanitizerScenario {
+    static let scenario = Scenario(
+        number: 10, name: "sanitizers",
+        title: "the test suite under swift test --sanitize=address (leaks too) and --sanitize=thread: no reports",
+        run: run)
+
+    /// Leaks that are not Hardtack's: libcurl's global state, which FoundationNetworking never frees;
+    /// XCTest's test-run bookkeeping; and the weak reference Foundation's `Process.run()` allocates and
+    /// never frees (the CLI tests start processes with it).
+    static let leakSuppressions = """
+        leak:libcurl.so
+        leak:libXCTest.so
+        leak:10Foundation7ProcessC3run
+        """
+
+    static func run(_ context: ScenarioContext) {
+        guard FileManager.default.fileExists(atPath: context.package + "/Package.swift") else {
+            context.fail("no Package.swift in \(context.package); run through Tools/torture")
+            return
+        }
+        let runs: [(sanitizer: String, skip: [String])] = context.mode.pick(
+            [("address", ["ByteFlipTamperTests"])], [("address", []), ("thread", [])])
+        for run in runs {
+            sanitize(context, run.sanitizer, skipping: run.skip)
+        }
+        if context.mode == .quick {
+            context.say("thread: not in quick mode (about 4 minutes here, more on CI); Tools/torture --long runs it")
+        }
+    }
+
+    private static func sanitize(_ context: ScenarioContext, _ sanitizer: String, skipping: [String]) {
+        let scratch = context.package + "/.build-" + (sanitizer == "address" ? "asan" : "tsan")
+        let logs = context.directory("\(sanitizer)-reports")
+        let suppressions = logs + "/lsan.supp"
+        writeFile(suppressions, Array(leakSuppressions.utf8))
+        var environment = ProcessInfo.processInfo.environment
+        environment["ASAN_OPTIONS"] = "log_path=\(logs)/asan:detect_leaks=1"
+        environment["LSAN_OPTIONS"] = "suppressions=\(suppressions):print_suppressions=0"
+        environment["TSAN_OPTIONS"] = "log_path=\(logs)/tsan:halt_on_error=0"
+        let runner = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: environment)
+        let buildStarted = Date()
+        let build = runner.run(
+            "/usr/bin/env",
+            ["swift", "build", "--build-tests", "--sanitize=\(sanitizer)", "--scratch-path", scratch, "--package-path", context.package],
+            timeout: 60 * 60)
+        let buildSeconds = Date().timeIntervalSince(buildStarted)
+        guard build.status == 0 else {
+            context.fail("\(sanitizer): the build failed: \(build.err.suffix(400)) \(build.out.suffix(400))")
+            return
+        }
+        let testStarted = Date()
+        let skips = skipping.flatMap { ["--skip", $0] }
+        let test = runner.run(
+            "/usr/bin/env",
+            ["swift", "test", "--skip-build", "--sanitize=\(sanitizer)", "--scratch-path", scratch, "--package-path", context.package]
+                + skips,
+            timeout: 90 * 60)
+        let testSeconds = Date().timeIntervalSince(testStarted)
+        let output = test.out + test.err
+        writeFile(logs + "/swift-test.log", Array(output.utf8))
+        let summary = output.split(separator: "\n").last { $0.contains("Test run with") }.map(String.init) ?? "no summary"
+        let failed = output.split(separator: "\n").filter { $0.hasPrefix("✘ Test ") && $0.contains("recorded an issue") }
+        var reports: [String] = []
+        for file in filesUnder(logs) where !file.hasSuffix(".supp") {
+            let text = String(decoding: readFile(file), as: UTF8.self)
+            for line in text.split(separator: "\n")
+            where line.contains("ERROR: AddressSanitizer") || line.contains("ERROR: LeakSanitizer")
+                || line.contains("WARNING: ThreadSanitizer") || line.contains("SUMMARY: ")
+            {
+                reports.append("\(URL(fileURLWithPath: file).lastPathComponent): \(line)")
+            }
+        }
+        let reportCount = reports.filter { !$0.contains("SUMMARY: ") }.count
+        context.say(
+            "\(sanitizer): built in " + String(format: "%.0f s", buildSeconds) + ", tests in "
+                + String(format: "%.0f s", testSeconds) + (skipping.isEmpty ? "" : " (skipping \(skipping.joined(separator: ", ")))")
+                + "; \(summary.trimmingCharacters(in: .whitespaces)); sanitizer reports \(reportCount)")
+        for line in reports.prefix(6) { context.say("  \(line.prefix(200))") }
+        for line in failed.prefix(5) { context.say("  \(line.prefix(200))") }
+        context.check(test.status == 0 && summary.contains("passed"), "\(sanitizer): the test run failed (\(summary))")
+        context.check(reportCount == 0, "\(sanitizer): \(reportCount) sanitizer reports")
+    }
+}
