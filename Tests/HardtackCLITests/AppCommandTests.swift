@@ -173,11 +173,13 @@ import Testing
     }
 
     @Test func headerStyleTokensExpireOnTheServedServerAndA401Refreshes() throws {
-        let (server, url) = try serve(["--access-token-lifetime", "1"])
+        // Three seconds: JWT times are whole seconds, so a shorter token may have well under its
+        // nominal life left, and the refreshed one must outlive the retry on a loaded machine.
+        let (server, url) = try serve(["--access-token-lifetime", "3"])
         defer { _ = stop(server) }
         let header = ["--style", "header"]
         #expect(try app("signin", url, header + ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
-        usleep(1_500_000)
+        usleep(4_100_000)
         let me = try app("me", url, header)
         #expect(me.status == 0, "\(me.stderr)")
         #expect(me.stdout.contains("refreshes by this process: 1"))
