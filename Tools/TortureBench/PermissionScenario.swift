@@ -118,11 +118,6 @@ enum PermissionScenario {
                 try FileManager.default.moveItem(atPath: store, toPath: store + ".real")
                 symlink(store + ".real", store)
             }, hints: ["symbolic link"]),
-            Refusal(name: "store directory is a symbolic link", arrange: { store in
-                let directory = parent(store)
-                try FileManager.default.moveItem(atPath: directory, toPath: directory + "-real")
-                symlink(directory + "-real", directory)
-            }, hints: ["symbolic link"]),
             Refusal(name: "key file is a symbolic link", arrange: { store in
                 try FileManager.default.moveItem(atPath: store + ".key", toPath: store + ".key.real")
                 symlink(store + ".key.real", store + ".key")
