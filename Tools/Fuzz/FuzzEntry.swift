@@ -14,7 +14,9 @@
     @main
     enum FuzzEntry {
         static func main() {
-            print("hardtack-fuzz: libFuzzer targets; build with --sanitize=fuzzer -Xswiftc -DHARDTACK_FUZZ (Tools/torture --long does)")
+            print(
+                "hardtack-fuzz: libFuzzer targets; build with --sanitize=fuzzer -Xswiftc -DHARDTACK_FUZZ (Tools/torture --long does)"
+            )
         }
     }
 #endif

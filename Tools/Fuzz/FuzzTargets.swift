@@ -16,7 +16,8 @@
         private static let target = ProcessInfo.processInfo.environment["HARDTACK_FUZZ_TARGET"] ?? "http-request"
         private static let server = EmbeddedAuthServer()
         private static let scratch: String = {
-            let path = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()) + "/hardtack-fuzz-\(getpid())"
+            let path =
+                (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()) + "/hardtack-fuzz-\(getpid())"
             mkdir(path, 0o700)
             return path
         }()
@@ -59,7 +60,8 @@
             }
             let body = Data(split.map { rest[($0 + 2)...] } ?? rest[...])
             let statuses = [200, 200, 200, 400, 401, 403, 429, 500, 503, 301]
-            let response = HTTPResponse(status: statuses[Int(first >> 4) % statuses.count], headers: headers, body: body)
+            let response = HTTPResponse(
+                status: statuses[Int(first >> 4) % statuses.count], headers: headers, body: body)
             let http = OneReplyClient(response)
             let now = Date()
             let oauth = OAuthAuthenticationGateway(http: http, clientID: "hardtack-cli", now: { now })
@@ -91,10 +93,13 @@
             guard descriptor >= 0 else { return }
             _ = input.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             close(descriptor)
-            guard let store = try? SQLiteSecureItemStore.open(
-                at: path, keySource: .key(key), options: StoreOptions(busyTimeoutMilliseconds: 100))
+            guard
+                let store = try? SQLiteSecureItemStore.open(
+                    at: path, keySource: .key(key), options: StoreOptions(busyTimeoutMilliseconds: 100))
             else { return }
-            for query in [ItemAttributes.genericPassword(), .internetPassword(), .genericPassword(service: "s", account: "a")] {
+            for query in [
+                ItemAttributes.genericPassword(), .internetPassword(), .genericPassword(service: "s", account: "a"),
+            ] {
                 _ = try? store.find(query, limit: .all, returning: .all)
             }
             _ = try? store.verify()
@@ -112,7 +117,8 @@
 
         private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
             guard haystack.count >= needle.count else { return nil }
-            for index in 0...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
+            for index in 0...(haystack.count - needle.count)
+            where haystack[index..<(index + needle.count)].elementsEqual(needle) {
                 return index
             }
             return nil

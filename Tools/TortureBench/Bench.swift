@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// The bench's parent process: runs each selected scenario in a process of its own (so a crash or a
 /// hang fails that scenario, not the bench), relays its figures, and ends with `N passed, N failed`.
@@ -52,7 +53,9 @@ struct Bench {
             if verdict.passed { passed += 1 } else { failed += 1 }
         }
         emit("")
-        emit("summary (\(options.mode.rawValue), seed \(options.seed), " + String(format: "%.0f s", Date().timeIntervalSince(started)) + "):")
+        emit(
+            "summary (\(options.mode.rawValue), seed \(options.seed), "
+                + String(format: "%.0f s", Date().timeIntervalSince(started)) + "):")
         for line in summary { emit("  " + line) }
         if failed == 0 && !options.keep {
             removeTree(scratch)
@@ -99,7 +102,9 @@ struct Bench {
             case .line(let line):
                 if line.hasPrefix("VERDICT ") {
                     let rest = line.dropFirst("VERDICT ".count)
-                    verdict = Verdict(passed: rest == "pass", reason: rest.hasPrefix("fail: ") ? String(rest.dropFirst(6)) : String(rest))
+                    verdict = Verdict(
+                        passed: rest == "pass",
+                        reason: rest.hasPrefix("fail: ") ? String(rest.dropFirst(6)) : String(rest))
                 } else {
                     emit("    " + line)
                 }
@@ -109,16 +114,20 @@ struct Bench {
                 continue
             }
         }
-        let termination = child.wait(timeout: 30) ?? {
-            child.killGroup(SIGKILL)
-            return child.wait()
-        }()
+        let termination =
+            child.wait(timeout: 30)
+            ?? {
+                child.killGroup(SIGKILL)
+                return child.wait()
+            }()
         // Anything the scenario left running in its group goes with it.
         child.killGroup(SIGKILL)
         if let verdict, termination == .exited(verdict.passed ? 0 : 1) { return verdict }
         let tail = String(decoding: readFile(errors), as: UTF8.self).split(separator: "\n").suffix(8)
         for line in tail { emit("    stderr: " + line) }
-        return Verdict(passed: false, reason: "the scenario process ended without a verdict (\(termination.map { "\($0)" } ?? "hung"))")
+        return Verdict(
+            passed: false,
+            reason: "the scenario process ended without a verdict (\(termination.map { "\($0)" } ?? "hung"))")
     }
 
     private static func makeScratch() -> String {

@@ -46,7 +46,9 @@ enum ByteFlipScenario {
         let small = prepareSmallStore(context)
         let dbSize = readFile(small + "/pristine.db").count
         let walSize = readFile(small + "/pristine.wal").count
-        context.say("small store: 5 items, raw 32-byte key; database \(dbSize) bytes, log \(walSize) bytes (2 commits after a checkpoint)")
+        context.say(
+            "small store: 5 items, raw 32-byte key; database \(dbSize) bytes, log \(walSize) bytes (2 commits after a checkpoint)"
+        )
 
         var db = sweep(context, directory: small, kind: "db", count: dbSize, log: false)
         report(context, "database file: every byte XORed with a random nonzero mask", &db)
@@ -59,7 +61,9 @@ enum ByteFlipScenario {
         let large = prepareLargeStore(context, items: itemCount)
         let largeDB = readFile(large + "/pristine.db").count
         let largeWAL = readFile(large + "/pristine.wal").count
-        context.say("large store: \(itemCount + 1) items; database \(largeDB) bytes, log \(largeWAL) bytes (1 commit of 20 updates)")
+        context.say(
+            "large store: \(itemCount + 1) items; database \(largeDB) bytes, log \(largeWAL) bytes (1 commit of 20 updates)"
+        )
         var bits = sweep(context, directory: large, kind: "bits", count: trials, log: true, bits: 8)
         report(context, "random bit flips (1 to 8 per trial, anywhere in the database or log)", &bits)
     }
@@ -77,7 +81,10 @@ enum ByteFlipScenario {
             ],
             trialTimeout: 20)
         tally.incidents = runner.run(0..<count) { index, outcome in tally.record(index, outcome) }
-        context.say(String(format: "  (%d trials in %.1f s)", tally.trials + tally.incidents.count, Date().timeIntervalSince(started)))
+        context.say(
+            String(
+                format: "  (%d trials in %.1f s)", tally.trials + tally.incidents.count,
+                Date().timeIntervalSince(started)))
         return tally
     }
 
@@ -85,15 +92,20 @@ enum ByteFlipScenario {
         context.say("\(what): \(tally.trials + tally.incidents.count) trials")
         context.say(
             "  harmless \(tally.harmless), detected \(tally.detectedCount), reverted to an earlier commit "
-                + "\(tally.revertedCount), wrong values \(tally.wrong.count), crashes \(tally.crashes), hangs \(tally.hangs)")
+                + "\(tally.revertedCount), wrong values \(tally.wrong.count), crashes \(tally.crashes), hangs \(tally.hangs)"
+        )
         if tally.detectedCount > 0 { context.say("  detected as: \(tally.breakdown())") }
         if tally.revertedCount > 0 {
             let states = tally.reverted.sorted { $0.key < $1.key }.map { "to commit \($0.key): \($0.value)" }
-            context.say("  reverted (the log's damaged tail dropped, as after a power cut): \(states.joined(separator: ", "))")
+            context.say(
+                "  reverted (the log's damaged tail dropped, as after a power cut): \(states.joined(separator: ", "))")
         }
         for wrong in tally.wrong.prefix(10) { context.say("  wrong: \(wrong)") }
         for incident in tally.incidents.prefix(10) { context.say("  trial \(incident.index): \(incident.what)") }
         context.check(tally.wrong.isEmpty, "\(what): \(tally.wrong.count) wrong answers")
+        // Damage must read as damage: not as a wrong key, a database failure or anything else.
+        let misnamed = tally.detected.filter { !$0.key.hasSuffix("integrity") }.values.reduce(0, +)
+        context.check(misnamed == 0, "\(what): \(misnamed) damaged files reported as something other than damage")
         context.check(tally.incidents.isEmpty, "\(what): \(tally.crashes) crashes, \(tally.hangs) hangs")
     }
 

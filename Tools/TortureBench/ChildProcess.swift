@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// A child process started with `posix_spawn`: raw-byte arguments (so a fuzzer can pass invalid
 /// UTF-8), standard streams to files, pipes or `/dev/null`, and a wait with a deadline. The bench
@@ -125,7 +126,9 @@ final class ChildProcess {
             argv.append(copy)
         }
         argv.append(nil)
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map {
+            strdup("\($0.key)=\($0.value)")
+        }
         envp.append(nil)
         defer {
             for pointer in argv { free(pointer) }

@@ -18,7 +18,9 @@ enum CommandLineFuzz {
     ]
 
     /// Arguments (without the program name), standard input, and environment additions.
-    static func generate(_ random: inout SeededGenerator, sandbox: String, store: String, server: String)
+    static func generate(
+        _ random: inout SeededGenerator, sandbox: String, store: String, server: String
+    )
         -> (arguments: [[UInt8]], input: [UInt8]?, environment: [String: String])
     {
         let values: [String] = [
@@ -32,29 +34,57 @@ enum CommandLineFuzz {
         // Half the lines are plausible (a real command with the options it takes, values picked at
         // random), so the fuzz reaches past option parsing; the other half are anything.
         if random.chance(0.5) {
-            let value = { (random: inout SeededGenerator) in random.chance(0.6) ? random.pick(["svc", "a", "alice", "x"]) : random.pick(values) }
+            let value = { (random: inout SeededGenerator) in
+                random.chance(0.6) ? random.pick(["svc", "a", "alice", "x"]) : random.pick(values)
+            }
             let shapes: [[String]] = [
-                ["keychain", "--store", store, "add-generic-password", "-s", value(&random), "-a", value(&random), "-w", "-"],
-                ["keychain", "--store", store, "add-generic-password", "-s", value(&random), "-a", value(&random), "-l", value(&random), "-U", "-w", value(&random)],
+                [
+                    "keychain", "--store", store, "add-generic-password", "-s", value(&random), "-a", value(&random),
+                    "-w", "-",
+                ],
+                [
+                    "keychain", "--store", store, "add-generic-password", "-s", value(&random), "-a", value(&random),
+                    "-l", value(&random), "-U", "-w", value(&random),
+                ],
                 ["keychain", "--store", store, "find-generic-password", "-s", value(&random), "-w"],
                 ["keychain", "--store", store, "find-generic-password", "-a", value(&random)],
-                ["keychain", "--store", store, "add-internet-password", "-s", value(&random), "-a", value(&random), "-r", random.pick(["https", "http", "ftp", "x"]), "-P", random.pick(["443", "0", "-1", "70000"]), "-p", "/x", "-w", "-"],
+                [
+                    "keychain", "--store", store, "add-internet-password", "-s", value(&random), "-a", value(&random),
+                    "-r", random.pick(["https", "http", "ftp", "x"]), "-P", random.pick(["443", "0", "-1", "70000"]),
+                    "-p", "/x", "-w", "-",
+                ],
                 ["keychain", "--store", store, "find-internet-password", "-s", value(&random)],
                 ["keychain", "--store", store, "delete-generic-password", "-s", value(&random)],
                 ["keychain", "--store", store, "dump", "--json"], ["keychain", "--store", store, "verify"],
-                ["keychain", "--store", sandbox + "/rekeyed/store.db", "change-passphrase", "--new-passphrase-file", random.pick([sandbox + "/passphrase", value(&random)])],
+                [
+                    "keychain", "--store", sandbox + "/rekeyed/store.db", "change-passphrase", "--new-passphrase-file",
+                    random.pick([sandbox + "/passphrase", value(&random)]),
+                ],
                 ["signin", "--store", store, "--server", server, "--username", value(&random), "--password-stdin"],
-                ["signin", "--store", store, "--server", server, "--style", "header", "--provider", random.pick(["apple", "google", value(&random)]), "--identity-token-stdin"],
-                ["me", "--store", store, "--server", server, "--concurrent", random.pick(["1", "5", "50", "0", "1001"])],
+                [
+                    "signin", "--store", store, "--server", server, "--style", "header", "--provider",
+                    random.pick(["apple", "google", value(&random)]), "--identity-token-stdin",
+                ],
+                [
+                    "me", "--store", store, "--server", server, "--concurrent",
+                    random.pick(["1", "5", "50", "0", "1001"]),
+                ],
                 ["refresh", "--store", store, "--server", random.pick([server, value(&random)])],
                 ["signout", "--store", store, "--server", server], ["status", "--store", store],
-                ["migrate-legacy", "--store", sandbox + "/legacy-store.db", random.pick([sandbox + "/legacy.json", value(&random)])],
+                [
+                    "migrate-legacy", "--store", sandbox + "/legacy-store.db",
+                    random.pick([sandbox + "/legacy.json", value(&random)]),
+                ],
                 ["demo", "--style", random.pick(["oauth", "header", value(&random)])],
-                ["serve", "--port", random.pick(["0", "-1", "65536", value(&random)]), "--access-token-lifetime", random.pick(["1", "0", "86401", value(&random)])],
+                [
+                    "serve", "--port", random.pick(["0", "-1", "65536", value(&random)]), "--access-token-lifetime",
+                    random.pick(["1", "0", "86401", value(&random)]),
+                ],
             ]
             arguments = random.pick(shapes).map { Array($0.utf8) }
             if random.chance(0.3) {
-                arguments.insert(Array(random.pick(options).utf8), at: Int.random(in: 1...arguments.count, using: &random))
+                arguments.insert(
+                    Array(random.pick(options).utf8), at: Int.random(in: 1...arguments.count, using: &random))
             }
         } else {
             let command = random.pick(commands)
@@ -92,8 +122,12 @@ enum CommandLineFuzz {
         default: input = Array("{\"Authorization\":\"Bearer x\"}".utf8)
         }
         var environment: [String: String] = [:]
-        if random.chance(0.2) { environment["HARDTACK_PASSPHRASE"] = random.pick(["fuzz passphrase", "", "x", random.hex(20)]) }
-        if random.chance(0.15) { environment["HARDTACK_SERVER"] = random.pick([server, "http://127.0.0.1:1", "not a url", ""]) }
+        if random.chance(0.2) {
+            environment["HARDTACK_PASSPHRASE"] = random.pick(["fuzz passphrase", "", "x", random.hex(20)])
+        }
+        if random.chance(0.15) {
+            environment["HARDTACK_SERVER"] = random.pick([server, "http://127.0.0.1:1", "not a url", ""])
+        }
         if random.chance(0.1) { environment["HARDTACK_ARGON2_COST"] = random.pick(["", "moderate", "bogus"]) }
         if random.chance(0.1) { environment["XDG_DATA_HOME"] = random.pick(["relative/path", sandbox + "/xdg", ""]) }
         if random.chance(0.05) { environment["CREDENTIALS_DIRECTORY"] = sandbox }

@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// Scenario 5: several processes, several threads each, read-modify-write on shared counters in one
 /// store for a fixed time. Every acknowledged increment must be in the final counts, and no
@@ -44,7 +45,8 @@ enum ContentionScenario {
                         "contender",
                         [
                             "--store", path, "--key", hex(key), "--threads", "\(threads)", "--counters", "\(counters)",
-                            "--seconds", "\(seconds)", "--start", "\(start)", "--seed", "\(context.seed &+ UInt64(process))",
+                            "--seconds", "\(seconds)", "--start", "\(start)", "--seed",
+                            "\(context.seed &+ UInt64(process))",
                         ]))
             } catch {
                 context.fail("cannot start a contender: \(error)")
@@ -93,7 +95,8 @@ enum ContentionScenario {
             "\(processes) processes × \(threads) threads (half with a handle of their own, reopened "
                 + "\(total.reopens) times), \(counters) counters, \(seconds) s")
         context.say(
-            "read-modify-write transactions \(total.transactions) (" + String(format: "%.0f/s", Double(total.transactions) / Double(seconds))
+            "read-modify-write transactions \(total.transactions) ("
+                + String(format: "%.0f/s", Double(total.transactions) / Double(seconds))
                 + "), plain reads \(total.reads); counters sum \(finals.reduce(0, +)) = acknowledged "
                 + "\(total.increments.reduce(0, +))")
         context.say(

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import Data
 import Domain
 import Foundation
 import Infrastructure
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `worker contender`: several threads doing read-modify-write on shared counters in one store until
 /// a deadline, each in one transaction: read the counter, write it plus one. Half the threads open a

@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// Scenario 4: a writer process killed with SIGKILL at random moments while it adds, updates, renames
 /// and deletes items, rotates the session's token pair and changes the store's key; after each kill
@@ -53,7 +54,8 @@ enum CrashLoopScenario {
         let path = makeDirectory(directory + "/store") + "/store.db"
         var model = CrashModel(key: "k:" + hex(context.random.bytes(32)))
         do {
-            _ = try SQLiteSecureItemStore.open(at: path, keySource: CrashKeys.source(model.key)!, options: CrashKeys.options)
+            _ = try SQLiteSecureItemStore.open(
+                at: path, keySource: CrashKeys.source(model.key)!, options: CrashKeys.options)
         } catch {
             context.fail("cannot create the store: \(error)")
             return
@@ -80,7 +82,9 @@ enum CrashLoopScenario {
                 context.fail("cannot start the writer: \(error)")
                 return
             }
-            let delay = creating ? Int.random(in: 1...40, using: &context.random)
+            let delay =
+                creating
+                ? Int.random(in: 1...40, using: &context.random)
                 : Int.random(in: 2...longestLife, using: &context.random)
             usleep(useconds_t(delay * 1000))
             child.kill(SIGKILL)
@@ -141,7 +145,8 @@ enum CrashLoopScenario {
                 + "\(figures.pendingApplied) times and had not \(figures.pendingNotApplied) times")
         context.say(
             "acknowledged commits lost \(figures.lost), torn token pairs \(figures.torn), stores failing to open "
-                + "\(figures.failedToOpen), writer errors \(figures.writerErrors), verify \(figures.verifies - figures.unsoundVerifies)/\(figures.verifies) sound")
+                + "\(figures.failedToOpen), writer errors \(figures.writerErrors), verify \(figures.verifies - figures.unsoundVerifies)/\(figures.verifies) sound"
+        )
         for problem in problems.prefix(10) { context.say("  \(problem)") }
         context.check(figures.kills >= context.mode.pick(200, 2000), "only \(figures.kills) kills")
         context.check(figures.lost == 0, "\(figures.lost) kills lost acknowledged commits")
@@ -184,7 +189,8 @@ enum CrashLoopScenario {
     }
 
     /// Opens the store with `key` and reads its items and session.
-    private static func observe(_ path: String, key: String, verify: Bool, figures: inout Figures) throws -> Observation {
+    private static func observe(_ path: String, key: String, verify: Bool, figures: inout Figures) throws -> Observation
+    {
         let source = key == "file" ? KeySource.keyFile(path: path + ".key") : CrashKeys.source(key)!
         let store = try SQLiteSecureItemStore.open(at: path, keySource: source, options: CrashKeys.options)
         var model = CrashModel(key: key)
@@ -192,7 +198,9 @@ enum CrashLoopScenario {
             model.items[item.account] = String(decoding: item.secret, as: UTF8.self)
         }
         var torn = false
-        switch Result(catching: { () throws(AuthenticationError) in try SecureStoreSessionRepository(store: store).load() }) {
+        switch Result(catching: { () throws(AuthenticationError) in
+            try SecureStoreSessionRepository(store: store).load()
+        }) {
         case .success(let session?):
             let access = session.accessToken.value.revealedString() ?? ""
             let refresh = session.refreshToken.value.revealedString() ?? ""
@@ -223,7 +231,8 @@ enum CrashLoopScenario {
         }
         if observed.session != expected.session {
             differences.append(
-                "session generation: store \(observed.session?.generation ?? -1), log \(expected.session?.generation ?? -1)")
+                "session generation: store \(observed.session?.generation ?? -1), log \(expected.session?.generation ?? -1)"
+            )
         }
         if observed.key != expected.key { differences.append("key") }
         return "the store differs from the acknowledged commits: " + differences.prefix(3).joined(separator: "; ")

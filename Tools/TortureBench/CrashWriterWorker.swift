@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// `worker crash-writer`: writes to a store until it is killed (or its time is up): adds, updates,
 /// renames and deletes items, rotates the session's token pair, changes the key, checkpoints. Before
@@ -29,7 +30,9 @@ enum CrashWriterWorker {
             fdatasync(log)
         }
         let creating = keySpec == "file"
-        guard let source = creating ? KeySource.keyFile(path: path + ".key") : CrashKeys.source(keySpec) else { return 2 }
+        guard let source = creating ? KeySource.keyFile(path: path + ".key") : CrashKeys.source(keySpec) else {
+            return 2
+        }
         let store: SQLiteSecureItemStore
         do {
             store = try SQLiteSecureItemStore.open(at: path, keySource: source, options: CrashKeys.options)
@@ -87,7 +90,9 @@ enum CrashWriterWorker {
             record("A \(sequence)")
             switch op {
             case .add(let account, _): accounts.append(account)
-            case .rename(let from, let to): accounts.removeAll { $0 == from }; accounts.append(to)
+            case .rename(let from, let to):
+                accounts.removeAll { $0 == from }
+                accounts.append(to)
             case .delete(let account): accounts.removeAll { $0 == account }
             default: break
             }
@@ -103,7 +108,9 @@ enum CrashWriterWorker {
         .genericPassword(service: service, account: account, label: "crash item")
     }
 
-    private static func perform(_ op: CrashOp, store: SQLiteSecureItemStore, repository: SecureStoreSessionRepository)
+    private static func perform(
+        _ op: CrashOp, store: SQLiteSecureItemStore, repository: SecureStoreSessionRepository
+    )
         throws
     {
         switch op {

@@ -84,30 +84,43 @@ enum DTOFuzzWorker {
                     .transport("reset"),
                 ]))
         }
-        let status = random.chance(0.6)
+        let status =
+            random.chance(0.6)
             ? 200 : random.pick([201, 204, 301, 400, 401, 403, 404, 408, 429, 500, 502, 503, 0, -1, 999, 100])
         var headers = HTTPHeaders()
         if random.chance(0.7) {
-            headers.add("Content-Type", random.pick(["application/json", "application/json; charset=utf-8", "text/html", "", "application/x-www-form-urlencoded"]))
+            headers.add(
+                "Content-Type",
+                random.pick([
+                    "application/json", "application/json; charset=utf-8", "text/html", "",
+                    "application/x-www-form-urlencoded",
+                ]))
         }
         let token = "\(marker)." + random.hex(Int.random(in: 1...40, using: &random))
         if random.chance(0.5) {
             headers.add(
                 "Authorization",
-                random.pick(["Bearer \(token)", token, "bearer  \(token)", "Bearer", "", "Bearer \(token) extra", "Basic \(token)", "Bearer \(token)\u{0}"]))
+                random.pick([
+                    "Bearer \(token)", token, "bearer  \(token)", "Bearer", "", "Bearer \(token) extra",
+                    "Basic \(token)", "Bearer \(token)\u{0}",
+                ]))
         }
         if random.chance(0.4) {
             headers.add("Authorization-refresh", random.pick(["Bearer \(token)r", "\(token)r", "", "Bearer"]))
         }
         for _ in 0..<Int.random(in: 0...3, using: &random) {
-            headers.add(random.pick(["X-Junk", "authorization", "Set-Cookie", ""]), String(decoding: random.bytes(12), as: UTF8.self))
+            headers.add(
+                random.pick(["X-Junk", "authorization", "Set-Cookie", ""]),
+                String(decoding: random.bytes(12), as: UTF8.self))
         }
         return .response(HTTPResponse(status: status, headers: headers, body: Data(body(token, &random))))
     }
 
     /// A reply body: a template of one contract, often mutated, or junk.
     private static func body(_ token: String, _ random: inout SeededGenerator) -> [UInt8] {
-        let number = random.pick(["300", "-5", "0", "1e400", "3.5", "\"300\"", "null", "31622401", "9223372036854775808", "[]"])
+        let number = random.pick([
+            "300", "-5", "0", "1e400", "3.5", "\"300\"", "null", "31622401", "9223372036854775808", "[]",
+        ])
         let templates = [
             #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":\#(number),"refresh_token":"\#(token)r","scope":"profile"}"#,
             #"{"access_token":"\#(token)","token_type":"\#(random.pick(["bearer", "BEARER", "mac", "", "Bearer "]))"}"#,
@@ -129,7 +142,10 @@ enum DTOFuzzWorker {
             body = random.bytes(Int.random(in: 0...512, using: &random))
         case 7:
             // Large bodies around the 64 KiB limit.
-            body = Array(#"{"access_token":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 60_000...70_000, using: &random)) + Array(#"","token_type":"Bearer"}"#.utf8)
+            body =
+                Array(#"{"access_token":""#.utf8)
+                + Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 60_000...70_000, using: &random))
+                + Array(#"","token_type":"Bearer"}"#.utf8)
         default:
             break
         }

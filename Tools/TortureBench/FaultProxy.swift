@@ -1,10 +1,11 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
-import Synchronization
 
 /// An HTTP forwarder on 127.0.0.1 between the app core and `hardtack serve` that makes refreshes fail
 /// on purpose: it can kill the client once the server has answered (before or just after passing the
@@ -140,7 +141,9 @@ final class FaultProxy: Sendable {
         func send(_ bytes: [UInt8]) {
             var offset = 0
             while offset < bytes.count {
-                let sent = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+                let sent = bytes.withUnsafeBytes {
+                    Glibc.send(client, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                }
                 if sent <= 0 { return }
                 offset += sent
             }

@@ -1,10 +1,11 @@
+internal import CSodium
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-internal import CSodium
-import Foundation
 
 /// The file and byte helpers every scenario uses: whole-file reads and private writes, hashes,
 /// byte searches, and scratch directories.

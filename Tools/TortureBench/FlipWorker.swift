@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// `worker flips`: damages a copy of a store's files for each trial, opens it, reads every item every
 /// way, and prints how the store answered: `H` (exactly the last committed state: harmless), `D kind`
@@ -15,14 +16,16 @@ import Infrastructure
 /// wrong answer).
 ///
 /// Arguments: `--dir D` (holding `pristine.db`, optionally `pristine.wal`, `states.json` and
-/// `key.hex`), `--log yes|no` (whether the log is part of the store), `--kind db|wal|bits`, `--bits K` (at most K bit flips per trial for `bits`), `--seed`,
+/// `key.hex`), `--log yes|no` (whether the log is part of the store), `--kind db|wal|bits`, `--bits K`
+/// (at most K bit flips per trial for `bits`), `--seed`,
 /// `--from`, `--to`.
 enum FlipWorker {
     static func run(_ arguments: [String]) -> Int32 {
         let options = TrialArguments(arguments)
         guard let directory = options["dir"], let kind = options["kind"],
             let key = bytes(fromHex: String(decoding: readFile(directory + "/key.hex"), as: UTF8.self)),
-            let allStates = try? JSONDecoder().decode([[ItemSpec]].self, from: Data(readFile(directory + "/states.json")))
+            let allStates = try? JSONDecoder().decode(
+                [[ItemSpec]].self, from: Data(readFile(directory + "/states.json")))
         else { return 2 }
         // Without the log, only the checkpointed state (the first) is in the files.
         let withLog = options["log"] != "no"
@@ -36,7 +39,13 @@ enum FlipWorker {
         let trialDirectory = makeDirectory(scratchRoot + "/hardtack-flips-\(getpid())")
         defer { removeTree(trialDirectory) }
         let path = trialDirectory + "/store.db"
-        let everyItem = Array(Set(states.flatMap { $0 }.map { ItemSpec(kind: $0.kind, primary: $0.primary, account: $0.account, label: nil, comment: nil, secret: []) })).sorted()
+        let everyItem = Array(
+            Set(
+                states.flatMap { $0 }.map {
+                    ItemSpec(
+                        kind: $0.kind, primary: $0.primary, account: $0.account, label: nil, comment: nil, secret: [])
+                })
+        ).sorted()
         for index in options.range {
             var random = SeededGenerator(seed: options.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
             var db = pristineDB
@@ -84,7 +93,8 @@ enum FlipWorker {
         else {
             // Which committed state each answer fits, to tell a mixed snapshot from a value never written.
             let fits = answers.map { answer in
-                states.indices.filter { StoreReading.consistent([answer], with: states[$0]) }.map(String.init).joined(separator: "/")
+                states.indices.filter { StoreReading.consistent([answer], with: states[$0]) }.map(String.init).joined(
+                    separator: "/")
             }
             return "W " + describeMismatch(answers, states.last ?? []) + " [fits: " + fits.joined(separator: " ") + "]"
         }
@@ -105,7 +115,9 @@ enum FlipWorker {
                     item.comment != expected.comment ? "comment" : nil,
                 ].compactMap { $0 }
                 let owner = state.first { $0.secret == item.secret }.map { " = the secret of \($0.identity)" } ?? ""
-                return "unique lookup of \(identity) returned other values (\(fields.joined(separator: ","))\(owner); \(item.secret.count) bytes, expected \(expected.secret.count))"
+                return
+                    "unique lookup of \(identity) returned other values (\(fields.joined(separator: ","))\(owner); "
+                    + "\(item.secret.count) bytes, expected \(expected.secret.count))"
             case .items(let query, let items):
                 return "\(query) returned \(items.count) items that do not match"
             case .failed:

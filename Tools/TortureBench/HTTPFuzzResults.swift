@@ -17,7 +17,9 @@ struct HTTPFuzzResults {
             statuses["closed without an answer", default: 0] += 1
         } else if let status = reply.status {
             statuses["\(status)", default: 0] += 1
-            if status >= 500 && status != 503 && status != 505 { malformed.append("request \(index): status \(status)") }
+            if status >= 500 && status != 503 && status != 505 {
+                malformed.append("request \(index): status \(status)")
+            }
         } else {
             malformed.append("request \(index): an answer that is not HTTP")
         }

@@ -8,25 +8,37 @@ enum HTTPRequestFuzz {
         case 0, 1: break
         case 2...9: request = Mutations.mutate(request, &random, maximum: 6)
         case 10:
-            let value = random.pick(["-1", "0", "99999999999", "1e3", " 10", "10 ", "0x10", "", "18446744073709551616", "5,5", "+5"])
+            let value = random.pick([
+                "-1", "0", "99999999999", "1e3", " 10", "10 ", "0x10", "", "18446744073709551616", "5,5", "+5",
+            ])
             request = Array(replaceHeader(String(decoding: request, as: UTF8.self), "Content-Length", value).utf8)
         case 11:
-            request = Array(insertHeader(String(decoding: request, as: UTF8.self), random.pick([
-                "Transfer-Encoding: chunked", "Content-Length: 3", "Expect: 100-continue", "Host: second",
-                "X-Big: " + String(repeating: "b", count: Int.random(in: 1000...20000, using: &random)),
-                String(repeating: "X-Many: 1\r\n", count: Int.random(in: 10...2000, using: &random)) + "X-Last: 1",
-                "Bad Header: x", ": empty", "X-Folded: a\r\n b",
-            ])).utf8)
+            request = Array(
+                insertHeader(
+                    String(decoding: request, as: UTF8.self),
+                    random.pick([
+                        "Transfer-Encoding: chunked", "Content-Length: 3", "Expect: 100-continue", "Host: second",
+                        "X-Big: " + String(repeating: "b", count: Int.random(in: 1000...20000, using: &random)),
+                        String(repeating: "X-Many: 1\r\n", count: Int.random(in: 10...2000, using: &random))
+                            + "X-Last: 1",
+                        "Bad Header: x", ": empty", "X-Folded: a\r\n b",
+                    ])
+                ).utf8)
         case 12:
-            request = Array(("GET /" + String(repeating: "a", count: Int.random(in: 1000...20000, using: &random)) + " HTTP/1.1\r\nHost: x\r\n\r\n").utf8)
+            request = Array(
+                ("GET /" + String(repeating: "a", count: Int.random(in: 1000...20000, using: &random))
+                    + " HTTP/1.1\r\nHost: x\r\n\r\n").utf8)
         case 13:
-            request = Array(random.pick([
-                "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "GET /api/me HTTP/1.0\r\n\r\n", "GET /api/me HTTP/2.0\r\nHost: x\r\n\r\n",
-                "get /api/me HTTP/1.1\r\nHost: x\r\n\r\n", "GET http://x/api/me HTTP/1.1\r\nHost: x\r\n\r\n",
-                "GET /api/%00me HTTP/1.1\r\nHost: x\r\n\r\n", "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
-                "GET /api/me\r\n\r\n", "GET /api/me HTTP/1.1\nHost: x\n\n", "\r\n\r\n", "", "GET", " / HTTP/1.1\r\n\r\n",
-                "GET /debug/stats?x=1&x=2 HTTP/1.1\r\nHost: x\r\n\r\n",
-            ]).utf8)
+            request = Array(
+                random.pick([
+                    "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "GET /api/me HTTP/1.0\r\n\r\n",
+                    "GET /api/me HTTP/2.0\r\nHost: x\r\n\r\n",
+                    "get /api/me HTTP/1.1\r\nHost: x\r\n\r\n", "GET http://x/api/me HTTP/1.1\r\nHost: x\r\n\r\n",
+                    "GET /api/%00me HTTP/1.1\r\nHost: x\r\n\r\n", "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+                    "GET /api/me\r\n\r\n", "GET /api/me HTTP/1.1\nHost: x\n\n", "\r\n\r\n", "", "GET",
+                    " / HTTP/1.1\r\n\r\n",
+                    "GET /debug/stats?x=1&x=2 HTTP/1.1\r\nHost: x\r\n\r\n",
+                ]).utf8)
         case 14:
             // Two requests in one connection (the server answers one and closes).
             request += Array(template(&random).utf8)
@@ -52,12 +64,17 @@ enum HTTPRequestFuzz {
         let token = random.hex(Int.random(in: 1...64, using: &random))
         switch Int.random(in: 0..<9, using: &random) {
         case 0: return "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
-        case 1: return post("/oauth/token", form, "grant_type=password&username=alice&password=wonderland&client_id=hardtack-cli")
-        case 2: return post("/oauth/token", form, "grant_type=refresh_token&refresh_token=\(token)&client_id=hardtack-cli")
-        case 3: return post("/oauth/revoke", form, "token=\(token)&token_type_hint=refresh_token&client_id=hardtack-cli")
+        case 1:
+            return post(
+                "/oauth/token", form, "grant_type=password&username=alice&password=wonderland&client_id=hardtack-cli")
+        case 2:
+            return post("/oauth/token", form, "grant_type=refresh_token&refresh_token=\(token)&client_id=hardtack-cli")
+        case 3:
+            return post("/oauth/revoke", form, "token=\(token)&token_type_hint=refresh_token&client_id=hardtack-cli")
         case 4: return post("/auth/signin", "application/json", #"{"username":"alice","password":"wonderland"}"#)
         case 5: return post("/auth/signin/apple", "application/json", #"{"identityToken":"\#(token)"}"#)
-        case 6: return post("/auth/refresh", "application/json", "", extra: "Authorization-refresh: Bearer \(token)\r\n")
+        case 6:
+            return post("/auth/refresh", "application/json", "", extra: "Authorization-refresh: Bearer \(token)\r\n")
         case 7: return "GET /debug/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         default: return "HEAD /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         }

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import Data
 import Domain
 import Foundation
 import Infrastructure
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Scenario 9: hostile input from a seeded generator: the command line's arguments (and standard input
 /// and environment), the contracts' reply mapping (status, headers, JSON bodies), the HTTP request
@@ -44,7 +45,8 @@ enum HostileInputScenario {
     private static func commandLine(_ context: ScenarioContext, server: ServeProcess) {
         let sandbox = context.directory("cli-fuzz")
         let store = sandbox + "/store/keychain.db"
-        _ = context.hardtack(["keychain", "--store", store, "add-generic-password", "-s", "svc", "-a", "a", "-w", "-"], input: "s")
+        _ = context.hardtack(
+            ["keychain", "--store", store, "add-generic-password", "-s", "svc", "-a", "a", "-w", "-"], input: "s")
         writeFile(sandbox + "/legacy.json", Array(#"{"Authorization":"Bearer fuzz-a","refresh":"fuzz-r"}"#.utf8))
         writeFile(sandbox + "/passphrase", Array("fuzz passphrase\n".utf8))
         let count = context.mode.pick(400, 4000)
@@ -77,7 +79,8 @@ enum HostileInputScenario {
         let shownStatuses = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         context.say(
             "command line: \(count) runs with generated arguments, standard input and environment in "
-                + String(format: "%.0f s", Date().timeIntervalSince(started)) + " → crashes \(crashes.count), hangs \(hangs.count); exit statuses \(shownStatuses)")
+                + String(format: "%.0f s", Date().timeIntervalSince(started))
+                + " → crashes \(crashes.count), hangs \(hangs.count); exit statuses \(shownStatuses)")
         for line in (crashes + hangs).prefix(8) { context.say("  \(line)") }
         context.check(crashes.isEmpty, "\(crashes.count) command lines crashed hardtack or gave an undocumented status")
         context.check(hangs.isEmpty, "\(hangs.count) command lines hung")
@@ -97,7 +100,9 @@ enum HostileInputScenario {
             outcomes[String(outcome), default: 0] += 1
         }
         let shown = outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        report(context, "reply mapping: \(count) generated replies to sign-in, refresh, revocation and /api/me", incidents, started)
+        report(
+            context, "reply mapping: \(count) generated replies to sign-in, refresh, revocation and /api/me", incidents,
+            started)
         context.say("  outcomes: \(shown); errors quoting a token from the reply \(leaks.count)")
         context.check(leaks.isEmpty, "\(leaks.count) errors quoted a token: \(leaks.prefix(3))")
     }
@@ -122,7 +127,8 @@ enum HostileInputScenario {
                     guard index < count else { break }
                     var random = SeededGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
                     let (request, chunks, finish) = HTTPRequestFuzz.generate(&random)
-                    let reply = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: finish, timeout: 12)
+                    let reply = LoopbackClient.exchange(
+                        port: port, request, chunks: chunks, finish: finish, timeout: 12)
                     results.withLock { $0.record(index, request: request, reply: reply) }
                 }
                 done.leave()
@@ -132,7 +138,8 @@ enum HostileInputScenario {
         let alive = server.isAlive
         let healthy = server.stats() != nil
         let outcome = results.withLock { $0 }
-        let shown = outcome.statuses.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let shown = outcome.statuses.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(
+            separator: ", ")
         context.say(
             "HTTP parser of hardtack serve: \(count) generated requests, 8 at a time, in "
                 + String(format: "%.0f s", Date().timeIntervalSince(started))
@@ -155,7 +162,8 @@ enum HostileInputScenario {
         writeFile(directory + "/key.hex", Array(hex(key).utf8))
         var items: [ItemSpec] = []
         do {
-            let store = try SQLiteSecureItemStore.open(at: directory + "/setup/store.db", keySource: .key(SecretBytes(key)))
+            let store = try SQLiteSecureItemStore.open(
+                at: directory + "/setup/store.db", keySource: .key(SecretBytes(key)))
             for index in 0..<6 {
                 let spec = ItemSpec(
                     kind: index == 5 ? "internet" : "generic", primary: "svc\(index % 2)", account: "acc\(index)",
@@ -181,7 +189,8 @@ enum HostileInputScenario {
             if outcome == "W" { wrong.append(index) }
             outcomes[String(outcome), default: 0] += 1
         }
-        let shown = outcomes.sorted { $0.value > $1.value }.prefix(8).map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let shown = outcomes.sorted { $0.value > $1.value }.prefix(8).map { "\($0.key) \($0.value)" }.joined(
+            separator: ", ")
         report(context, "store files: \(count) with random content, opened and read every way", incidents, started)
         context.say("  outcomes: \(shown); wrong values \(wrong.count)")
         context.check(wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5))")
@@ -194,7 +203,8 @@ enum HostileInputScenario {
     /// request reader, the reply mapping and store files, in long mode: it needs a build of its own.
     private static func libFuzzer(_ context: ScenarioContext, pristineStore: String) {
         guard context.mode == .long else {
-            context.say("libFuzzer: long mode only (an instrumented build of its own); the generators above ran instead")
+            context.say(
+                "libFuzzer: long mode only (an instrumented build of its own); the generators above ran instead")
             return
         }
         let scratch = context.package + "/.build-fuzz"
@@ -203,7 +213,8 @@ enum HostileInputScenario {
         let build = runner.run(
             "/usr/bin/env",
             [
-                "swift", "build", "--product", "hardtack-fuzz", "--sanitize=fuzzer", "-Xswiftc", "-sanitize=fuzzer,address",
+                "swift", "build", "--product", "hardtack-fuzz", "--sanitize=fuzzer", "-Xswiftc",
+                "-sanitize=fuzzer,address",
                 "-Xswiftc", "-DHARDTACK_FUZZ", "--scratch-path", scratch, "--package-path", context.package,
             ], timeout: 60 * 60)
         guard build.status == 0 else {
@@ -224,36 +235,44 @@ enum HostileInputScenario {
             let fuzz = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: environment).run(
                 executable,
                 [
-                    "-seed=\(SeededGenerator.derive(context.seed, target) % 4_000_000_000 + 1)", "-max_total_time=\(seconds)",
+                    "-seed=\(SeededGenerator.derive(context.seed, target) % 4_000_000_000 + 1)",
+                    "-max_total_time=\(seconds)",
                     "-max_len=65536", "-timeout=10", "-rss_limit_mb=2048", "-print_final_stats=1",
                     "-artifact_prefix=\(artifacts)/", corpus,
                 ], timeout: Double(seconds) + 300)
             let output = fuzz.out + fuzz.err
-            let executed = output.split(separator: "\n").first { $0.hasPrefix("stat::number_of_executed_units:") }
+            let executed =
+                output.split(separator: "\n").first { $0.hasPrefix("stat::number_of_executed_units:") }
                 .flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
             let found = filesUnder(artifacts).map { URL(fileURLWithPath: $0).lastPathComponent }
             let crashes = found.filter { !$0.hasPrefix("timeout-") && !$0.hasPrefix("slow-unit-") }
             let hangs = found.filter { $0.hasPrefix("timeout-") }
-            let coverage = output.split(separator: "\n").last { $0.contains(" cov: ") }.flatMap { line in
-                line.split(separator: " ").drop { $0 != "cov:" }.dropFirst().first
-            } ?? "?"
+            let coverage =
+                output.split(separator: "\n").last { $0.contains(" cov: ") }.flatMap { line in
+                    line.split(separator: " ").drop { $0 != "cov:" }.dropFirst().first
+                } ?? "?"
             context.say(
                 "libFuzzer \(target): \(executed) inputs in \(seconds) s (coverage \(coverage) edges, corpus "
                     + "\(filesUnder(corpus).count)) → crashes \(crashes.count), hangs \(hangs.count)")
             for name in found.prefix(3) { context.say("  artifact: \(directory)/artifacts/\(name)") }
-            context.check(fuzz.status == 0 && crashes.isEmpty && hangs.isEmpty, "libFuzzer \(target): \(fuzz.status.map(String.init) ?? "no status"), \(found.count) artifacts")
+            context.check(
+                fuzz.status == 0 && crashes.isEmpty && hangs.isEmpty,
+                "libFuzzer \(target): \(fuzz.status.map(String.init) ?? "no status"), \(found.count) artifacts")
         }
     }
 
     /// Valid inputs to start each libFuzzer target from.
-    private static func seedCorpus(_ target: String, pristineStore: String, _ random: inout SeededGenerator) -> [[UInt8]] {
+    private static func seedCorpus(
+        _ target: String, pristineStore: String, _ random: inout SeededGenerator
+    ) -> [[UInt8]] {
         switch target {
         case "store-file":
             return [readFile(pristineStore)]
         case "reply":
             let bodies = [
                 #"{"access_token":"abc","token_type":"Bearer","expires_in":300,"refresh_token":"def","scope":"profile"}"#,
-                #"{"error":"invalid_grant","error_description":"no"}"#, #"{"userId":"u","nickname":"n","refreshToken":"r"}"#,
+                #"{"error":"invalid_grant","error_description":"no"}"#,
+                #"{"userId":"u","nickname":"n","refreshToken":"r"}"#,
                 #"{"sub":"alice","name":"Alice"}"#,
             ]
             return bodies.enumerated().map { index, body in
@@ -264,10 +283,14 @@ enum HostileInputScenario {
         }
     }
 
-    private static func report(_ context: ScenarioContext, _ what: String, _ incidents: [TrialRunner.Incident], _ started: Date) {
+    private static func report(
+        _ context: ScenarioContext, _ what: String, _ incidents: [TrialRunner.Incident], _ started: Date
+    ) {
         let hangs = incidents.filter { $0.what.hasPrefix("hung") }
         let crashes = incidents.count - hangs.count
-        context.say("\(what) in " + String(format: "%.0f s", Date().timeIntervalSince(started)) + " → crashes \(crashes), hangs \(hangs.count)")
+        context.say(
+            "\(what) in " + String(format: "%.0f s", Date().timeIntervalSince(started))
+                + " → crashes \(crashes), hangs \(hangs.count)")
         for incident in incidents.prefix(5) { context.say("  input \(incident.index): \(incident.what)") }
         context.check(incidents.isEmpty, "\(what): \(crashes) crashes, \(hangs.count) hangs")
     }

@@ -47,12 +47,15 @@ enum KeyScenario {
     static func run(_ context: ScenarioContext) {
         let directory = context.directory("keys")
         let bases: [Base: Paths] = [
-            .passphrase: Paths(store: directory + "/base-passphrase/store.db", keyFile: directory + "/base-passphrase/unused.key"),
-            .keyFile: Paths(store: directory + "/base-keyfile/store.db", keyFile: directory + "/base-keyfile/store.db.key"),
+            .passphrase: Paths(
+                store: directory + "/base-passphrase/store.db", keyFile: directory + "/base-passphrase/unused.key"),
+            .keyFile: Paths(
+                store: directory + "/base-keyfile/store.db", keyFile: directory + "/base-keyfile/store.db.key"),
         ]
         do {
             for (base, paths) in bases {
-                let source: KeySource = base == .passphrase ? .passphrase(SecretBytes(utf8: passphrase)) : .keyFile(path: paths.keyFile)
+                let source: KeySource =
+                    base == .passphrase ? .passphrase(SecretBytes(utf8: passphrase)) : .keyFile(path: paths.keyFile)
                 let store = try SQLiteSecureItemStore.open(
                     at: paths.store, keySource: source, options: StoreOptions(passphraseCost: .interactive))
                 try store.add(.genericPassword(service: "svc", account: "a"), data: SecretBytes(utf8: secret))
@@ -64,7 +67,8 @@ enum KeyScenario {
         var passed = 0
         let all = cases(&context.random)
         for testCase in all {
-            let caseDirectory = context.directory("case-\(passed)-\(testCase.name.filter { $0.isLetter || $0.isNumber })")
+            let caseDirectory = context.directory(
+                "case-\(passed)-\(testCase.name.filter { $0.isLetter || $0.isNumber })")
             let base = bases[testCase.base]!
             let paths = Paths(store: caseDirectory + "/store.db", keyFile: caseDirectory + "/store.db.key")
             writeFile(paths.store, readFile(base.store))
@@ -93,11 +97,13 @@ enum KeyScenario {
             if ok { passed += 1 }
             context.say(
                 "\(ok ? "ok  " : "BAD ") \(testCase.name): \(String(outcome.prefix(110)))"
-                    + (before == after ? "" : " — FILES CHANGED") + (leftovers > 0 ? " (\(leftovers) log files left)" : ""))
+                    + (before == after ? "" : " — FILES CHANGED")
+                    + (leftovers > 0 ? " (\(leftovers) log files left)" : ""))
             context.check(kind == testCase.expected, "\(testCase.name): expected \(testCase.expected), got \(outcome)")
             context.check(before == after, "\(testCase.name): the store or key file changed")
         }
-        context.say("\(all.count) cases: \(passed) gave the expected error with every file unchanged; secrets decrypted 0")
+        context.say(
+            "\(all.count) cases: \(passed) gave the expected error with every file unchanged; secrets decrypted 0")
         cliCases(context, bases: bases)
     }
 
@@ -110,7 +116,9 @@ enum KeyScenario {
             Case(name: "wrong passphrase", base: .passphrase, expected: "wrong-key") { _ in
                 .passphrase(SecretBytes(utf8: "correct horse battery stapler"))
             },
-            Case(name: "empty passphrase", base: .passphrase, expected: "invalid-key") { _ in .passphrase(SecretBytes([UInt8]())) },
+            Case(name: "empty passphrase", base: .passphrase, expected: "invalid-key") { _ in
+                .passphrase(SecretBytes([UInt8]()))
+            },
             Case(name: "key file for a passphrase store", base: .passphrase, expected: "key-source-mismatch") { paths in
                 writeFile(paths.keyFile, wrongKey)
                 return .keyFile(path: paths.keyFile)
@@ -149,11 +157,13 @@ enum KeyScenario {
                 try editHeader(paths, recompute: false) { setNumber(&$0, Offset.opsLimit, 3) }
                 return right(paths)
             },
-            Case(name: "KDF ops limit changed, checksum recomputed", base: .passphrase, expected: "wrong-key") { paths in
+            Case(name: "KDF ops limit changed, checksum recomputed", base: .passphrase, expected: "wrong-key") {
+                paths in
                 try editHeader(paths, recompute: true) { setNumber(&$0, Offset.opsLimit, 3) }
                 return right(paths)
             },
-            Case(name: "KDF memory limit doubled, checksum recomputed", base: .passphrase, expected: "wrong-key") { paths in
+            Case(name: "KDF memory limit doubled, checksum recomputed", base: .passphrase, expected: "wrong-key") {
+                paths in
                 try editHeader(paths, recompute: true) { setNumber(&$0, Offset.memLimit, 128 << 20) }
                 return right(paths)
             },
@@ -255,22 +265,37 @@ enum KeyScenario {
             ("wrong key file", .keyFile, [], { writeFile($0.keyFile, Array(repeating: 7, count: 32)) }, 77),
             ("truncated key file", .keyFile, [], { writeFile($0.keyFile, Array(readFile($0.keyFile).prefix(16))) }, 77),
             ("empty key file", .keyFile, [], { writeFile($0.keyFile, []) }, 77),
-            ("damaged wrapped key", .keyFile, [], { paths in try? editMeta(Paths(store: paths.store, keyFile: paths.keyFile), "wrapped_key") { $0[40] ^= 2 } }, 65),
+            (
+                "damaged wrapped key", .keyFile, [],
+                { paths in
+                    try? editMeta(Paths(store: paths.store, keyFile: paths.keyFile), "wrapped_key") { $0[40] ^= 2 }
+                }, 65
+            ),
         ]
         for (name, base, options, prepare, expected) in cases {
-            let paths = Paths(store: directory + "/\(name.filter(\.isLetter)).db", keyFile: directory + "/\(name.filter(\.isLetter)).db.key")
+            let paths = Paths(
+                store: directory + "/\(name.filter(\.isLetter)).db",
+                keyFile: directory + "/\(name.filter(\.isLetter)).db.key")
             writeFile(paths.store, readFile(bases[base]!.store))
             if base == .keyFile { writeFile(paths.keyFile, readFile(bases[base]!.keyFile)) }
             prepare(paths)
             let before = [fileHash(paths.store), fileHash(paths.keyFile)]
             let result = context.hardtack(
-                ["keychain", "--store", paths.store] + options + ["find-generic-password", "-s", "svc", "-a", "a", "-w"])
+                ["keychain", "--store", paths.store] + options + [
+                    "find-generic-password", "-s", "svc", "-a", "a", "-w",
+                ])
             let after = [fileHash(paths.store), fileHash(paths.keyFile)]
             let ok = result.status == expected && result.stdout.isEmpty && before == after
             context.say(
                 "\(ok ? "ok  " : "BAD ") hardtack keychain find-generic-password -w, \(name): exit "
-                    + "\(result.status.map(String.init) ?? "none"), stdout \(result.stdout.count) bytes: \(result.err.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100))")
-            context.check(ok, "CLI \(name): exit \(String(describing: result.status)) (expected \(expected)), stdout \(result.stdout.count) bytes, files \(before == after ? "unchanged" : "CHANGED")")
+                    + "\(result.status.map(String.init) ?? "none"), stdout \(result.stdout.count) bytes: "
+                    + result.err.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)
+            )
+            context.check(
+                ok,
+                "CLI \(name): exit \(String(describing: result.status)) (expected \(expected)), stdout "
+                    + "\(result.stdout.count) bytes, files \(before == after ? "unchanged" : "CHANGED")"
+            )
         }
     }
 }

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// Reads lines from a pipe with a deadline per line, so a worker that hangs is noticed instead of
 /// hanging the bench.

@@ -26,14 +26,16 @@ enum Mutations {
                 out.removeSubrange(position..<end)
             case 4 where !out.isEmpty:
                 let end = min(out.count, position + Int.random(in: 1...32, using: &random))
-                out.insert(contentsOf: out[position..<end], at: min(out.count, end + Int.random(in: 0...8, using: &random)))
+                out.insert(
+                    contentsOf: out[position..<end], at: min(out.count, end + Int.random(in: 0...8, using: &random)))
             case 5 where !out.isEmpty:
                 out.removeSubrange(Int.random(in: 0..<out.count, using: &random)...)
             case 6:
                 out.insert(contentsOf: random.bytes(Int.random(in: 1...24, using: &random)), at: position)
             default:
                 let repeats = Int.random(in: 2...200, using: &random)
-                out.insert(contentsOf: Array(repeating: random.pick(awkward), count: repeats).flatMap { $0 }, at: position)
+                out.insert(
+                    contentsOf: Array(repeating: random.pick(awkward), count: repeats).flatMap { $0 }, at: position)
             }
         }
         return out

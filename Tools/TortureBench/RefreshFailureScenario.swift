@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// Scenario 8: the app core (the `hardtack` executable, one process per command) refreshing through a
 /// proxy to `hardtack serve` that kills it after the server answered (before and just after the new
@@ -70,7 +71,8 @@ enum RefreshFailureScenario {
         func start(_ command: String) throws -> ChildProcess {
             try ChildProcess.spawn(
                 context.hardtack, arguments(command), environment: context.sandboxEnvironment,
-                stdout: .file(directory + "/\(command)-\(UUID().uuidString).out"), stderr: .file(directory + "/last.err"))
+                stdout: .file(directory + "/\(command)-\(UUID().uuidString).out"),
+                stderr: .file(directory + "/last.err"))
         }
 
         func signIn() -> Bool {
@@ -164,7 +166,9 @@ enum RefreshFailureScenario {
                 return
             }
             world.proxy.arm(
-                early ? .killBeforeReply : .killAfterReply(microseconds: Int.random(in: 0...1500, using: &context.random)),
+                early
+                    ? .killBeforeReply
+                    : .killAfterReply(microseconds: Int.random(in: 0...1500, using: &context.random)),
                 victim: child.pid)
             let termination = child.wait(timeout: 60) ?? child.killAndReap()
             let stored = world.storedRefreshToken()
@@ -178,7 +182,9 @@ enum RefreshFailureScenario {
             if committed {
                 tally.committed += 1
                 tally.reuseWhereForbidden += reused
-                if ending != .keptWorking { tally.problems.append("stored rotation, then \(ending.rawValue): \(detail)") }
+                if ending != .keptWorking {
+                    tally.problems.append("stored rotation, then \(ending.rawValue): \(detail)")
+                }
             } else {
                 tally.reuseWhereExpected += reused
                 if ending == .broken { tally.problems.append("lost rotation, then: \(detail)") }
@@ -212,7 +218,9 @@ enum RefreshFailureScenario {
                 tally.slowest = max(tally.slowest, seconds)
                 let worked = endings.allSatisfy { $0 == .exited(0) } && world.run("me").status == 0
                 tally.endings[worked ? .keptWorking : .broken, default: 0] += 1
-                if !worked { tally.problems.append("the waiting refreshes ended \(endings.map { "\(String(describing: $0))" })") }
+                if !worked {
+                    tally.problems.append("the waiting refreshes ended \(endings.map { "\(String(describing: $0))" })")
+                }
             } catch {
                 context.fail("cannot start hardtack: \(error)")
                 return
@@ -237,9 +245,12 @@ enum RefreshFailureScenario {
             let result = world.run("refresh", server: refused ? "http://127.0.0.1:\(closedPort)" : nil)
             world.proxy.setDown(false)
             tally.cases += 1
-            let kept = result.status == 69 && result.err.contains("session is kept")
+            let kept =
+                result.status == 69 && result.err.contains("session is kept")
                 && world.storedRefreshToken() == original && world.run("status").status == 0
-            if !kept { tally.problems.append("server down: exit \(result.status.map(String.init) ?? "none"): \(result.err)") }
+            if !kept {
+                tally.problems.append("server down: exit \(result.status.map(String.init) ?? "none"): \(result.err)")
+            }
             let (ending, seconds, detail) = world.ending()
             tally.slowest = max(tally.slowest, seconds)
             tally.endings[kept ? ending : .broken, default: 0] += 1
@@ -268,7 +279,8 @@ enum RefreshFailureScenario {
                 tally.cases += 1
                 let sessionKept = [69, 76].contains(result.status ?? 0) && world.storedRefreshToken() == original
                 if !sessionKept {
-                    tally.problems.append("\(answer.name): exit \(result.status.map(String.init) ?? "none"): \(result.err.prefix(160))")
+                    tally.problems.append(
+                        "\(answer.name): exit \(result.status.map(String.init) ?? "none"): \(result.err.prefix(160))")
                 }
                 let (ending, seconds, detail) = world.ending()
                 tally.slowest = max(tally.slowest, seconds)
@@ -325,8 +337,12 @@ enum RefreshFailureScenario {
                 + (tally.reuseWhereExpected > 0 ? ", after a lost rotation \(tally.reuseWhereExpected)" : "")
                 + String(format: "; slowest next refresh %.2f s", tally.slowest))
         for problem in tally.problems.prefix(4) { context.say("  \(problem.prefix(220))") }
-        context.check(tally.endings[.broken, default: 0] == 0, "\(name): \(tally.endings[.broken, default: 0]) cases neither kept working nor asked for sign-in")
-        context.check(tally.reuseWhereForbidden == 0, "\(name): \(tally.reuseWhereForbidden) reuse detections after a stored rotation")
+        context.check(
+            tally.endings[.broken, default: 0] == 0,
+            "\(name): \(tally.endings[.broken, default: 0]) cases neither kept working nor asked for sign-in")
+        context.check(
+            tally.reuseWhereForbidden == 0,
+            "\(name): \(tally.reuseWhereForbidden) reuse detections after a stored rotation")
         context.check(tally.problems.isEmpty, "\(name): \(tally.problems.count) problems")
     }
 
@@ -339,7 +355,9 @@ enum RefreshFailureScenario {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         return UInt16(bigEndian: address.sin_port)
     }
@@ -347,26 +365,49 @@ enum RefreshFailureScenario {
     /// Answers a broken server, proxy or captive portal might give.
     private static func garbageAnswers() -> [(name: String, bytes: [UInt8])] {
         func http(_ status: String, _ type: String, _ body: String) -> [UInt8] {
-            Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
+            Array(
+                "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+                    .utf8)
         }
         let json = "application/json"
         let token = "eyJhbGciOiJIUzI1NiJ9.e30.sig"
         return [
-            ("a captive portal's page", http("200 OK", "text/html", "<html><body>Please accept the terms</body></html>")),
+            (
+                "a captive portal's page",
+                http("200 OK", "text/html", "<html><body>Please accept the terms</body></html>")
+            ),
             ("an empty 200", http("200 OK", json, "")),
             ("truncated JSON", http("200 OK", json, #"{"access_token":"\#(token)","token_ty"#)),
             ("no access token", http("200 OK", json, #"{"token_type":"Bearer","expires_in":300}"#)),
-            ("token type mac", http("200 OK", json, #"{"access_token":"\#(token)","token_type":"mac","expires_in":300}"#)),
-            ("negative lifetime", http("200 OK", json, #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":-5}"#)),
-            ("a token with spaces", http("200 OK", json, #"{"access_token":"a b\r\nX-Evil: 1","token_type":"Bearer"}"#)),
+            (
+                "token type mac",
+                http("200 OK", json, #"{"access_token":"\#(token)","token_type":"mac","expires_in":300}"#)
+            ),
+            (
+                "negative lifetime",
+                http("200 OK", json, #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":-5}"#)
+            ),
+            (
+                "a token with spaces",
+                http("200 OK", json, #"{"access_token":"a b\r\nX-Evil: 1","token_type":"Bearer"}"#)
+            ),
             ("a 500 HTML page", http("500 Internal Server Error", "text/html", "<h1>oops</h1>")),
-            ("503 temporarily unavailable", http("503 Service Unavailable", json, #"{"error":"temporarily_unavailable"}"#)),
+            (
+                "503 temporarily unavailable",
+                http("503 Service Unavailable", json, #"{"error":"temporarily_unavailable"}"#)
+            ),
             ("429 too many requests", http("429 Too Many Requests", json, "{}")),
             ("400 invalid_request", http("400 Bad Request", json, #"{"error":"invalid_request"}"#)),
             ("a bare 401", http("401 Unauthorized", "text/plain", "no")),
-            ("a 100 KiB body", http("200 OK", json, "{\"access_token\":\"" + String(repeating: "a", count: 100_000) + "\"}")),
+            (
+                "a 100 KiB body",
+                http("200 OK", json, "{\"access_token\":\"" + String(repeating: "a", count: 100_000) + "\"}")
+            ),
             ("not HTTP", Array("garbage garbage garbage\r\n\r\n".utf8)),
-            ("a body cut short", Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"access_".utf8)),
+            (
+                "a body cut short",
+                Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"access_".utf8)
+            ),
             ("nothing at all", []),
         ]
     }

@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// Scenario 6: canary secrets and attribute values written, updated and deleted, through the API and
 /// the command line, with the demo and the served app core alongside; then every file (database, log,
@@ -100,7 +101,8 @@ enum RemnantScenario {
             let rolledBack = canary("ROLLEDBACK")
             secrets.add("rolled back", rolledBack)
             _ = try? store.transaction { transaction in
-                try transaction.add(.genericPassword(service: "rollback", account: "x"), data: SecretBytes(utf8: rolledBack))
+                try transaction.add(
+                    .genericPassword(service: "rollback", account: "x"), data: SecretBytes(utf8: rolledBack))
                 throw SecureStoreError.duplicateItem
             }
             scanOpenFiles("after the adds", secrets, attributes)
@@ -135,7 +137,9 @@ enum RemnantScenario {
             let transient = canary("LOGONLY")
             secrets.add("log-only secret", transient)
             try store.add(.genericPassword(service: "log-only", account: "x"), data: SecretBytes(utf8: transient))
-            let transientCipher = try RawSQLite(path: path).value("SELECT data FROM items WHERE id = (SELECT max(id) FROM items)").bytes
+            let transientCipher = try RawSQLite(path: path).value(
+                "SELECT data FROM items WHERE id = (SELECT max(id) FROM items)"
+            ).bytes
             try store.delete(.genericPassword(service: "log-only", account: "x"))
             for _ in 0..<150 { try fill() }
             let walAfterAuto = readFile(path + "-wal")
@@ -164,7 +168,8 @@ enum RemnantScenario {
             context.fail("API part: \(error)")
         }
         context.check(!exists(path + "-wal"), "the log outlived the last handle")
-        context.say("database, log and shared memory scanned \(scans / 3) times while open: plaintext hits \(hits.count)")
+        context.say(
+            "database, log and shared memory scanned \(scans / 3) times while open: plaintext hits \(hits.count)")
         return hits
     }
 
@@ -176,13 +181,15 @@ enum RemnantScenario {
     ) {
         let directory = context.directory("cli")
         let store = directory + "/keychain/store.db"
-        func run(_ what: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-            secretsExpected: Bool = false, expect: Int32 = 0) -> CommandRunner.Result
-        {
+        func run(
+            _ what: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+            secretsExpected: Bool = false, expect: Int32 = 0
+        ) -> CommandRunner.Result {
             let result = context.hardtack(arguments, input: input, environment: environment)
             context.check(
                 result.status == expect,
-                "\(what): exit \(result.status.map(String.init) ?? "none"), expected \(expect): \(result.err.prefix(200))")
+                "\(what): exit \(result.status.map(String.init) ?? "none"), expected \(expect): \(result.err.prefix(200))"
+            )
             outputs.append((what + " (stdout)", result.stdout, secretsExpected))
             outputs.append((what + " (stderr)", result.stderr, false))
             return result
@@ -198,21 +205,36 @@ enum RemnantScenario {
         attributes.add("CLI service", service)
         attributes.add("CLI account", account)
         let keychain = ["keychain", "--store", store]
-        _ = run("add", keychain + ["add-generic-password", "-s", service, "-a", account, "-l", canary("CLILABEL"), "-w", "-"], input: secret)
-        _ = run("add again (duplicate)", keychain + ["add-generic-password", "-s", service, "-a", account, "-w", "-"], input: secret, expect: 45)
+        _ = run(
+            "add",
+            keychain + ["add-generic-password", "-s", service, "-a", account, "-l", canary("CLILABEL"), "-w", "-"],
+            input: secret)
+        _ = run(
+            "add again (duplicate)", keychain + ["add-generic-password", "-s", service, "-a", account, "-w", "-"],
+            input: secret, expect: 45)
         _ = run("find -w", keychain + ["find-generic-password", "-s", service, "-w"], secretsExpected: true)
         _ = run("find", keychain + ["find-generic-password", "-s", service])
-        _ = run("update (-U)", keychain + ["add-generic-password", "-s", service, "-a", account, "-U", "-w", "-"], input: updated)
+        _ = run(
+            "update (-U)", keychain + ["add-generic-password", "-s", service, "-a", account, "-U", "-w", "-"],
+            input: updated)
         _ = run("dump", keychain + ["dump"])
         _ = run("dump --json", keychain + ["dump", "--json"])
         _ = run("verify", keychain + ["verify"])
         let passphraseFile = directory + "/new.passphrase"
         writeFile(passphraseFile, Array((passphrase + "\n").utf8))
         _ = run("change-passphrase", keychain + ["change-passphrase", "--new-passphrase-file", passphraseFile])
-        _ = run("find with the old key file", keychain + ["find-generic-password", "-s", service, "-w"], secretsExpected: true, expect: 77)
-        _ = run("find with a wrong passphrase", keychain + ["find-generic-password", "-s", service, "-w"], environment: ["HARDTACK_PASSPHRASE": canary("WRONGPASS")], secretsExpected: true, expect: 77)
-        _ = run("delete", keychain + ["delete-generic-password", "-s", service], environment: ["HARDTACK_PASSPHRASE": passphrase])
-        _ = run("delete again", keychain + ["delete-generic-password", "-s", service], environment: ["HARDTACK_PASSPHRASE": passphrase], expect: 44)
+        _ = run(
+            "find with the old key file", keychain + ["find-generic-password", "-s", service, "-w"],
+            secretsExpected: true, expect: 77)
+        _ = run(
+            "find with a wrong passphrase", keychain + ["find-generic-password", "-s", service, "-w"],
+            environment: ["HARDTACK_PASSPHRASE": canary("WRONGPASS")], secretsExpected: true, expect: 77)
+        _ = run(
+            "delete", keychain + ["delete-generic-password", "-s", service],
+            environment: ["HARDTACK_PASSPHRASE": passphrase])
+        _ = run(
+            "delete again", keychain + ["delete-generic-password", "-s", service],
+            environment: ["HARDTACK_PASSPHRASE": passphrase], expect: 44)
 
         // The app core against the served auth server; its tokens become canaries once stored.
         let appStore = directory + "/app/store.db"
@@ -233,7 +255,9 @@ enum RemnantScenario {
             _ = run("me", ["me"] + app + ["--concurrent", "5"])
             _ = run("refresh", ["refresh"] + app)
             _ = run("me after refresh", ["me"] + app)
-            _ = run("signin with a wrong password", ["signin"] + app + ["--username", "alice", "--password-stdin"], input: canary("BADPASSWORD"), expect: 4)
+            _ = run(
+                "signin with a wrong password", ["signin"] + app + ["--username", "alice", "--password-stdin"],
+                input: canary("BADPASSWORD"), expect: 4)
             _ = run("signout", ["signout"] + app)
             _ = run("status after signout", ["status", "--store", appStore], expect: 3)
             server.stop()
@@ -257,7 +281,9 @@ enum RemnantScenario {
         let kept = run("demo --store", ["demo", "--store", directory + "/demo/store.db"])
         for (name, result) in [("demo", demo), ("demo --store", kept)] {
             let jwtLike = contains(result.stdout, Array("eyJ".utf8))
-            context.check(result.status == 0 && !jwtLike, "\(name): exit \(String(describing: result.status)), JWT-like text printed: \(jwtLike)")
+            context.check(
+                result.status == 0 && !jwtLike,
+                "\(name): exit \(String(describing: result.status)), JWT-like text printed: \(jwtLike)")
         }
     }
 }

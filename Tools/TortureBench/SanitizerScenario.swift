@@ -50,7 +50,10 @@ enum SanitizerScenario {
         let buildStarted = Date()
         let build = runner.run(
             "/usr/bin/env",
-            ["swift", "build", "--build-tests", "--sanitize=\(sanitizer)", "--scratch-path", scratch, "--package-path", context.package],
+            [
+                "swift", "build", "--build-tests", "--sanitize=\(sanitizer)", "--scratch-path", scratch,
+                "--package-path", context.package,
+            ],
             timeout: 60 * 60)
         let buildSeconds = Date().timeIntervalSince(buildStarted)
         guard build.status == 0 else {
@@ -61,14 +64,20 @@ enum SanitizerScenario {
         let skips = skipping.flatMap { ["--skip", $0] }
         let test = runner.run(
             "/usr/bin/env",
-            ["swift", "test", "--skip-build", "--sanitize=\(sanitizer)", "--scratch-path", scratch, "--package-path", context.package]
+            [
+                "swift", "test", "--skip-build", "--sanitize=\(sanitizer)", "--scratch-path", scratch, "--package-path",
+                context.package,
+            ]
                 + skips,
             timeout: 90 * 60)
         let testSeconds = Date().timeIntervalSince(testStarted)
         let output = test.out + test.err
         writeFile(logs + "/swift-test.log", Array(output.utf8))
-        let summary = output.split(separator: "\n").last { $0.contains("Test run with") }.map(String.init) ?? "no summary"
-        let failed = output.split(separator: "\n").filter { $0.hasPrefix("✘ Test ") && $0.contains("recorded an issue") }
+        let summary =
+            output.split(separator: "\n").last { $0.contains("Test run with") }.map(String.init) ?? "no summary"
+        let failed = output.split(separator: "\n").filter {
+            $0.hasPrefix("✘ Test ") && $0.contains("recorded an issue")
+        }
         var reports: [String] = []
         for file in filesUnder(logs) where !file.hasSuffix(".supp") {
             let text = String(decoding: readFile(file), as: UTF8.self)
@@ -82,7 +91,8 @@ enum SanitizerScenario {
         let reportCount = reports.filter { !$0.contains("SUMMARY: ") }.count
         context.say(
             "\(sanitizer): built in " + String(format: "%.0f s", buildSeconds) + ", tests in "
-                + String(format: "%.0f s", testSeconds) + (skipping.isEmpty ? "" : " (skipping \(skipping.joined(separator: ", ")))")
+                + String(format: "%.0f s", testSeconds)
+                + (skipping.isEmpty ? "" : " (skipping \(skipping.joined(separator: ", ")))")
                 + "; \(summary.trimmingCharacters(in: .whitespaces)); sanitizer reports \(reportCount)")
         for line in reports.prefix(6) { context.say("  \(line.prefix(200))") }
         for line in failed.prefix(5) { context.say("  \(line.prefix(200))") }

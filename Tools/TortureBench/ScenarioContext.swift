@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// What a scenario runs with: its mode and seed, a private scratch directory, the executables, and
 /// the way it reports figures and failed checks.
@@ -30,9 +31,10 @@ final class ScenarioContext {
     private(set) var failures: [String] = []
     private let started = Date()
 
-    init(scenario: Scenario, mode: BenchMode, masterSeed: UInt64, work: String, hardtack: String, bench: String,
-        package: String)
-    {
+    init(
+        scenario: Scenario, mode: BenchMode, masterSeed: UInt64, work: String, hardtack: String, bench: String,
+        package: String
+    ) {
         self.scenario = scenario
         self.mode = mode
         self.masterSeed = masterSeed
@@ -99,7 +101,8 @@ final class ScenarioContext {
     }
 
     /// Starts this bench's worker `name` with `arguments`, its standard output on a pipe.
-    func startWorker(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+    func startWorker(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess
+    {
         try ChildProcess.spawn(
             bench, ["worker", name] + arguments, environment: sandboxEnvironment.merging(environment) { $1 },
             stdout: .pipe, stderr: .file(work + "/worker-\(name).err"))

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
 
 /// A `hardtack serve` process on a free loopback port, with its counters from `GET /debug/stats`.
 final class ServeProcess {

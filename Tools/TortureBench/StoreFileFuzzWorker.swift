@@ -1,12 +1,13 @@
+import Data
+import Domain
+import Foundation
+import Infrastructure
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
-import Domain
-import Foundation
-import Infrastructure
 
 /// `worker store-fuzz`: opens store files with random content (random bytes, an SQLite header and
 /// random pages, a real store with random stretches overwritten, truncated or extended, a random log
@@ -45,7 +46,10 @@ enum StoreFileFuzzWorker {
             return false
         case 1:
             var bytes = Array("SQLite format 3\u{0}".utf8) + random.bytes(Int.random(in: 84...20000, using: &random))
-            if random.chance(0.5) { bytes[16] = 0x10; bytes[17] = 0x00 }  // a plausible page size
+            if random.chance(0.5) {
+                bytes[16] = 0x10
+                bytes[17] = 0x00
+            }  // a plausible page size
             writeFile(path, bytes)
             return false
         case 2:
@@ -75,19 +79,29 @@ enum StoreFileFuzzWorker {
             guard let raw = try? RawSQLite(path: path) else { return true }
             // Random cells in the store's own tables.
             let table = random.pick(["items", "meta", "rows_digest"])
-            let column = random.pick(table == "items" ? ["class", "grp", "uniq", "prim", "attrs", "data", "id"]
-                : table == "meta" ? ["header", "checksum", "wrapped_key"] : ["value"])
+            let column = random.pick(
+                table == "items"
+                    ? ["class", "grp", "uniq", "prim", "attrs", "data", "id"]
+                    : table == "meta" ? ["header", "checksum", "wrapped_key"] : ["value"])
             let value: RawSQLite.Value =
-                random.chance(0.2) ? .null
-                : random.chance(0.2) ? .integer(Int64(bitPattern: random.next()))
-                : random.chance(0.1) ? .text(String(decoding: random.bytes(20), as: UTF8.self))
-                : .blob(random.bytes(Int.random(in: 0...200, using: &random)))
-            _ = try? raw.query("UPDATE \(table) SET \(column) = ? WHERE rowid = (SELECT rowid FROM \(table) ORDER BY random() LIMIT 1)", [value])
+                random.chance(0.2)
+                ? .null
+                : random.chance(0.2)
+                    ? .integer(Int64(bitPattern: random.next()))
+                    : random.chance(0.1)
+                        ? .text(String(decoding: random.bytes(20), as: UTF8.self))
+                        : .blob(random.bytes(Int.random(in: 0...200, using: &random)))
+            _ = try? raw.query(
+                "UPDATE \(table) SET \(column) = ? WHERE rowid = (SELECT rowid FROM \(table) ORDER BY random() LIMIT 1)",
+                [value])
             if random.chance(0.2) {
-                _ = try? raw.query("INSERT INTO items (class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?)", [
-                    .integer(Int64.random(in: -2...8, using: &random)), .blob(random.bytes(16)), .blob(random.bytes(16)),
-                    .blob(random.bytes(8)), .blob(random.bytes(100)), .blob(random.bytes(80)),
-                ])
+                _ = try? raw.query(
+                    "INSERT INTO items (class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .integer(Int64.random(in: -2...8, using: &random)), .blob(random.bytes(16)),
+                        .blob(random.bytes(16)),
+                        .blob(random.bytes(8)), .blob(random.bytes(100)), .blob(random.bytes(80)),
+                    ])
             }
             return true
         }

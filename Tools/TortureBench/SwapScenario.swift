@@ -95,7 +95,9 @@ enum SwapScenario {
     // MARK: Stores
 
     /// A session and eight items, added one at a time so their row ids are known.
-    private static func build(_ path: String, key: [UInt8], tag: String, context random: inout SeededGenerator)
+    private static func build(
+        _ path: String, key: [UInt8], tag: String, context random: inout SeededGenerator
+    )
         throws -> [Row]
     {
         let store = try SQLiteSecureItemStore.open(
@@ -302,7 +304,8 @@ enum SwapScenario {
     }
 
     /// Reads one session item by its account, as the repository stores it.
-    private static func sessionRead(_ store: SQLiteSecureItemStore, account: String) -> Result<String, SecureStoreError> {
+    private static func sessionRead(_ store: SQLiteSecureItemStore, account: String) -> Result<String, SecureStoreError>
+    {
         do {
             let query = ItemAttributes.genericPassword(service: "hardtack.session", account: account)
             let found = try store.find(query, limit: .one, returning: .all)
@@ -338,7 +341,11 @@ enum SwapScenario {
         }
         let result = context.hardtack(
             ["status", "--store", path, "--key-env", "TORTURE_KEY"], environment: ["TORTURE_KEY": hex(key)])
-        context.say("hardtack status with the two tokens swapped: exit \(result.status.map(String.init) ?? "none"), \(result.out.trimmingCharacters(in: .whitespacesAndNewlines))")
-        context.check(result.status == 75, "hardtack status on swapped tokens exited \(String(describing: result.status)), not 75")
+        context.say(
+            "hardtack status with the two tokens swapped: exit \(result.status.map(String.init) ?? "none"), \(result.out.trimmingCharacters(in: .whitespacesAndNewlines))"
+        )
+        context.check(
+            result.status == 75, "hardtack status on swapped tokens exited \(String(describing: result.status)), not 75"
+        )
     }
 }
