@@ -460,11 +460,14 @@ final class StoreEngine {
             let group = groupIndexes[position]
             let unique = try keys.uniqueIndex(query, group: group)
             let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-            let select = try statement(.byUnique, columns: .attributes)
+            let select = try statement(.byUnique, columns: [.attributes, .indexes])
             select.bind(primary, at: 1)
             select.bind(unique, at: 2)
-            let rows = try fetchRows(select, columns: .attributes, known: (group, unique, primary))
+            let rows = try fetchRows(select, columns: [.attributes, .indexes])
             for row in rows {
+                guard row.unique == unique, row.primary == primary, row.itemClass == itemClass, row.group == group else {
+                    throw .integrityFailure("an item's row disagrees with its unique index")
+                }
                 guard let newRow = try resealedForNewData(row, itemClass: itemClass, data: data, keys: keys) else {
                     // Not the usual shape (no modification date): the general path decodes and checks it.
                     try rewrite(row, old: try openAttributes(row, keys: keys), changes: nil, data: data, keys: keys)
@@ -612,9 +615,10 @@ final class StoreEngine {
         let mustCheck = plan.mustCheck
         let opensAttributes = mustCheck || decryptAttributes
         let copying = opensAttributes ? copying.union(.attributes) : copying
-        // Every row found by unique key is decrypted with the query's indexes in its additional data
-        // before it is used: its index cells need not be read (see ``Columns/indexes``).
-        let indexesAuthenticated = plan.byUnique && (opensAttributes || decryptsData)
+        // The row's own index cells are always read and compared with the query's: a row whose group or
+        // class cell was edited must be an integrity error even though its ciphertext, bound to the
+        // query's values, would still decrypt.
+        let indexesAuthenticated = false
         for position in groupPositions {
             let group = groupIndexes[position]
             var rows: [ItemRow]
