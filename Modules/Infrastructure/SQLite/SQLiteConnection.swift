@@ -1,11 +1,5 @@
 internal import CSQLite
 import Data
-import Dispatch
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// One open SQLite database handle and its prepared statements.
 ///
@@ -15,7 +9,7 @@ final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     /// The busy handler's state; it lives as long as the handle that calls back with it.
-    private let busyWait = BusyWait()
+    private let busyWait = SQLiteBusyWait()
 
     /// Opens (creating if needed) the database file at `path`.
     init(path: String) throws(SecureStoreError) {
@@ -46,7 +40,9 @@ final class SQLiteConnection {
     /// busy error while others write back to back (the torture bench's contention scenario).
     func setBusyTimeout(milliseconds: Int32) {
         busyWait.limitNanoseconds = UInt64(max(0, milliseconds)) * 1_000_000
-        sqlite3_busy_handler(handle, retryWhileBusy, Unmanaged.passUnretained(busyWait).toOpaque())
+        sqlite3_busy_handler(
+            handle, { context, attempts in SQLiteBusyWait.retry(context, attempts) },
+            Unmanaged.passUnretained(busyWait).toOpaque())
     }
 
     /// Starts a `BEGIN IMMEDIATE` transaction (taking the write lock now) with a statement prepared once.
@@ -129,22 +125,4 @@ final class SQLiteConnection {
             return .storage(code: code, message: "\(message) in `\(shown)`")
         }
     }
-}
-
-/// How long the busy handler may keep waiting, and since when it has waited for the current lock.
-private final class BusyWait {
-    var limitNanoseconds: UInt64 = 0
-    var startedNanoseconds: UInt64 = 0
-}
-
-/// SQLite's busy handler: waits 0.5 to 1.5 ms (jittered, so waiters do not move in step) and tries
-/// again, until the limit since the first try for this lock has passed.
-private func retryWhileBusy(_ context: UnsafeMutableRawPointer?, _ attempts: Int32) -> Int32 {
-    guard let context else { return 0 }
-    let wait = Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue()
-    let now = DispatchTime.now().uptimeNanoseconds
-    if attempts == 0 { wait.startedNanoseconds = now }
-    guard now - wait.startedNanoseconds < wait.limitNanoseconds else { return 0 }
-    usleep(useconds_t.random(in: 500...1500))
-    return 1
 }
