@@ -178,7 +178,7 @@ import Testing
 
     @Test func aDatabaseThatIsNotAStoreIsLeftAlone() throws {
         do {
-            let foreign = try RawDatabase(path: fixture.path, create: true)
+            let foreign = try RawDatabase(path: fixture.path, create: true, checksums: false)
             try foreign.query("CREATE TABLE notes (body TEXT)")
             try foreign.query("INSERT INTO notes VALUES ('hello')")
         }

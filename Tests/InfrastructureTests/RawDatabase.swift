@@ -2,6 +2,11 @@ import CSQLite
 
 /// A plain SQLite connection to a store file: the tests' stand-in for an attacker (or a disk) that
 /// edits rows behind the store's back. Open it only while no store handle is open on the file.
+///
+/// By default it goes through the store's page-checksum VFS, so its writes carry valid page checksums:
+/// an attacker who knows the file format, which leaves the row-level defences (ciphertext bound to
+/// its row, the rows digest) as the only ones between an edit and a wrong answer. With `checksums:
+/// false` it is plain SQLite, whose writes leave the page checksums stale.
 final class RawDatabase {
     /// One column value.
     enum Value: Equatable {
@@ -29,9 +34,14 @@ final class RawDatabase {
     private let handle: OpaquePointer
 
     /// Opens a database file for reading and writing; creates it only when `create` is set.
-    init(path: String, create: Bool = false) throws {
+    init(path: String, create: Bool = false, checksums: Bool = true) throws {
+        // The store registers its VFS when it opens its first file; every test makes a store first.
+        let vfs = checksums ? "hardtack-checksum" : nil
+        if let vfs, sqlite3_vfs_find(vfs) == nil {
+            throw Failure(description: "open a store before a raw connection: the \(vfs) VFS is not registered yet")
+        }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), nil)
+        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), vfs)
         guard code == SQLITE_OK, let db else {
             sqlite3_close_v2(db)
             throw Failure(description: "cannot open \(path): SQLite code \(code)")

@@ -91,12 +91,17 @@ enum FlipWorker {
         }
         guard let match = states.indices.reversed().first(where: { StoreReading.consistent(answers, with: states[$0]) })
         else {
-            // Which committed state each answer fits, to tell a mixed snapshot from a value never written.
-            let fits = answers.map { answer in
-                states.indices.filter { StoreReading.consistent([answer], with: states[$0]) }.map(String.init).joined(
-                    separator: "/")
+            // An answer that fits no committed state is a value never written (or an item wrongly
+            // missing); when every answer fits some state, the snapshot mixes states.
+            let misfits = answers.filter { answer in
+                !states.contains { StoreReading.consistent([answer], with: $0) }
             }
-            return "W " + describeMismatch(answers, states.last ?? []) + " [fits: " + fits.joined(separator: " ") + "]"
+            guard let misfit = misfits.first else { return "W answers mix committed states" }
+            let nearest = states.max { state, other in
+                answers.filter { StoreReading.consistent([$0], with: state) }.count
+                    < answers.filter { StoreReading.consistent([$0], with: other) }.count
+            }
+            return "W " + describeMismatch([misfit], nearest ?? []) + " (\(misfits.count) answers fit no committed state)"
         }
         if !failures.isEmpty { return "D read:" + Set(failures).sorted().joined(separator: ",") }
         return match == states.count - 1 ? "H" : "R \(match)"
@@ -119,7 +124,15 @@ enum FlipWorker {
                     "unique lookup of \(identity) returned other values (\(fields.joined(separator: ","))\(owner); "
                     + "\(item.secret.count) bytes, expected \(expected.secret.count))"
             case .items(let query, let items):
-                return "\(query) returned \(items.count) items that do not match"
+                let expected = Set(
+                    state.filter {
+                        query.hasPrefix("scan:")
+                            ? "scan:" + $0.kind == query : "primary:" + $0.kind + "|" + $0.primary == query
+                    })
+                let returned = Set(items)
+                return
+                    "\(query) returned \(items.count) items, expected \(expected.count): "
+                    + "\(expected.subtracting(returned).count) missing, \(returned.subtracting(expected).count) unexpected"
             case .failed:
                 continue
             }

@@ -32,10 +32,16 @@ final class RawSQLite {
 
     private let handle: OpaquePointer
 
-    /// Opens an existing database file for reading and writing.
+    /// Opens an existing store file for reading and writing, through the store's page-checksum VFS:
+    /// edits carry valid page checksums (an attacker who knows the format), so what stops them is the
+    /// store's row-level defences. A store must have been opened in this process first (it registers
+    /// the VFS).
     init(path: String) throws {
+        guard sqlite3_vfs_find("hardtack-checksum") != nil else {
+            throw Failure(description: "open a store first: the hardtack-checksum VFS is not registered")
+        }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil)
+        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, "hardtack-checksum")
         guard code == SQLITE_OK, let db else {
             sqlite3_close_v2(db)
             throw Failure(description: "cannot open \(path): SQLite code \(code)")

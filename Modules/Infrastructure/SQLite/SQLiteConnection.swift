@@ -11,13 +11,14 @@ final class SQLiteConnection {
     /// The busy handler's state; it lives as long as the handle that calls back with it.
     private let busyWait = SQLiteBusyWait()
 
-    /// Opens (creating if needed) the database file at `path`.
+    /// Opens (creating if needed) the database file at `path`, through the page-checksum VFS
+    /// (`SQLiteChecksumVFS`).
     init(path: String) throws(SecureStoreError) {
         var db: OpaquePointer?
         // No SQLite mutex: a connection is used by one thread at a time (its store's lock), so
         // SQLite's own locking on every call would only cost time.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let code = sqlite3_open_v2(path, &db, flags, SQLiteChecksumVFS.registeredName)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
@@ -102,6 +103,20 @@ final class SQLiteConnection {
     /// Whether the connection is inside an open transaction.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The bytes reserved at the end of each page, as the database's header says (0 for a new file).
+    var reservedBytes: Int32 {
+        var value: Int32 = -1  // negative: only ask
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+        return value
+    }
+
+    /// Asks for room for a page checksum at the end of every page. It takes effect at once on a new,
+    /// empty file, and on an existing one at its next `VACUUM`.
+    func reservePageChecksums() {
+        var value = SQLiteChecksumVFS.reservedBytes
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+    }
+
     /// Checkpoints the write-ahead log and truncates it to zero bytes.
     func checkpointTruncate() throws(SecureStoreError) {
         let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
@@ -111,6 +126,9 @@ final class SQLiteConnection {
     /// Translates a result code into a store error that names the SQL but no bound value.
     func error(_ code: Int32, sql: String) -> SecureStoreError {
         let message = String(cString: sqlite3_errmsg(handle))
+        if code == SQLiteChecksumVFS.damagedPageCode {
+            return .integrityFailure("a page of the database file is damaged (its checksum does not match)")
+        }
         switch code & 0xff {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return .integrityFailure("the database file is damaged (\(message))")

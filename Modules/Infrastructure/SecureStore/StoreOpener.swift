@@ -47,6 +47,8 @@ enum StoreOpener {
             stored = try readMeta(connection)
             guard stored != nil else { throw missingHeader }
         }
+        // A new file gets room for a checksum on every page before its first page is written.
+        if stored == nil { connection.reservePageChecksums() }
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
         }
@@ -65,6 +67,7 @@ enum StoreOpener {
         }
         if stored == nil { stored = try readMeta(connection) }
         guard let stored else { throw missingHeader }
+        try addPageChecksums(connection)
         let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
         let engine = StoreEngine(connection: connection, options: options, groups: groups, header: header)
         try engine.install(unlock(engine, keySource: keySource))
@@ -88,6 +91,22 @@ enum StoreOpener {
                 waited += 5
             }
         }
+    }
+
+    /// Makes sure every page of an existing store carries a checksum (`SQLiteChecksumVFS`). A store
+    /// made before page checksums reserves no bytes; it is rewritten once with `VACUUM` (row ids, and so
+    /// every ciphertext, unchanged) and checkpointed so that the database file holds the stamped pages.
+    /// Any other reserve was never written by Hardtack: the header is damaged.
+    private static func addPageChecksums(_ connection: SQLiteConnection) throws(SecureStoreError) {
+        let reserved = connection.reservedBytes
+        if reserved == SQLiteChecksumVFS.reservedBytes { return }
+        guard reserved == 0 else {
+            throw .integrityFailure("the database header is damaged (it reserves \(reserved) bytes per page)")
+        }
+        connection.reservePageChecksums()
+        try connection.execute("VACUUM")
+        // Another process reading the store may hold the log: its pages then reach the file later.
+        try? connection.checkpointTruncate()
     }
 
     /// Derives the key-encryption key and unwraps the master key.
