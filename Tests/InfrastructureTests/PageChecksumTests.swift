@@ -99,6 +99,26 @@ import Testing
         #expect(detected == pages)
     }
 
+    @Test func verifyNamesTheDamagedIndexPage() throws {
+        try createStore()
+        let root = try #require(
+            try fixture.raw().value(
+                "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items'"
+            ).integer)
+        var file = FileBytes.read(fixture.path)
+        file[(Int(root) - 1) * Self.pageSize + 1000] ^= 0x01
+        try FileBytes.writePrivate(file, to: fixture.path)
+        // Opening reads the table, not its index; the index is read by a lookup, and by verify.
+        let store = try fixture.open()
+        let error = #expect(throws: SecureStoreError.self) {
+            _ = try store.find(.genericPassword(service: "mail", account: "account-0"))
+        }
+        #expect(error?.isIntegrityFailure == true)
+        let report = try store.verify()
+        #expect(report.databaseCheck.contains("Page \(root)"))
+        #expect(report.databaseCheck.contains("its checksum does not match"))
+    }
+
     @Test func aStoreMadeBeforePageChecksumsIsUpgradedWhenOpened() throws {
         try createStore()
         // The same tables, rows and row ids in a file that reserves no bytes: the format before

@@ -593,6 +593,9 @@ final class StoreEngine {
             }
         }
         var check = try connection.scalarText("PRAGMA quick_check") ?? "no answer"
+        // SQLite names a page that failed its checksum only by the error's number.
+        check = check.replacingOccurrences(
+            of: "error code=\(SQLiteChecksumVFS.damagedPageCode)", with: "its checksum does not match")
         if check == "ok", try !rowsMatchDigest(keys: keys) {
             check = "item rows do not match their digest (a row was removed or its indexes changed)"
         }
