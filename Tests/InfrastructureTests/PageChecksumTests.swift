@@ -99,6 +99,14 @@ import Testing
         #expect(detected == pages)
     }
 
+    @Test func aFileCutInsideAPageIsDamage() throws {
+        try createStore()
+        let file = FileBytes.read(fixture.path)
+        let cut = Array(file.prefix(file.count - Self.pageSize / 2))
+        try FileBytes.writePrivate(cut, to: fixture.path)
+        #expect(readEverything() == .integrityFailure)
+    }
+
     @Test func verifyNamesTheDamagedIndexPage() throws {
         try createStore()
         let root = try #require(
@@ -145,10 +153,14 @@ import Testing
         #expect((0..<(file.count / Self.pageSize)).allSatisfy { checksumMatches(file, page: $0) })
     }
 
-    @Test func aHeaderReservingAnotherSizeIsDamage() throws {
+    @Test(arguments: [0, 4] as [UInt8])
+    func aHeaderReservingAnotherSizeIsDamage(reserve: UInt8) throws {
+        // 0 is one bit away from 8, and what a store made before page checksums says: page 1's own
+        // checksum tells them apart. 4 leaves every cell where SQLite can read it: only the store's
+        // check of the reserve catches it.
         try createStore()
         var file = FileBytes.read(fixture.path)
-        file[20] = 12
+        file[20] = reserve
         try FileBytes.writePrivate(file, to: fixture.path)
         let error = #expect(throws: SecureStoreError.self) { _ = try fixture.open() }
         #expect(error?.isIntegrityFailure == true)

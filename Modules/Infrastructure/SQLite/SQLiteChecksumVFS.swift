@@ -20,9 +20,12 @@ internal import CSodium
 ///   whenever SQLite writes a whole page to the database file (in WAL mode: at checkpoints).
 /// - A database takes part when its header says 8 reserved bytes per page (byte 20); the store asks
 ///   for that on a new file and upgrades older stores with a `VACUUM` (see `StoreOpener`).
-/// - Pages in the write-ahead log are not covered by this shim: SQLite checksums every log frame and
-///   drops a damaged frame and all later ones on recovery, and a checkpoint re-stamps each page it
-///   copies into the database file.
+/// - Page 1 with a valid checksum but a header that reserves no bytes is damage (one bit turns 8 into
+///   0), not an older store; a page cut short by a truncated file is damage too.
+/// - Made for the store's WAL mode. Pages in the write-ahead log are not covered: SQLite checks its
+///   frame checksums when it recovers the log (the first open after the last connection closed or
+///   crashed), not while connections have it open, and a checkpoint stamps each page it copies into
+///   the database file. Damage to the log between those moments is not caught here.
 ///
 /// Only the main database file is wrapped; the log, the shared-memory index and temporary files go
 /// straight to the default VFS.
@@ -134,39 +137,101 @@ enum SQLiteChecksumVFS {
 
     private static let read:
         @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = {
-            file, buffer, amount, offset in
-            let below = SQLiteChecksumVFS.inner(file)
-            let code = below.pointee.pMethods.pointee.xRead(below, buffer, amount, offset)
-            guard code == SQLITE_OK, let buffer else { return code }
-            SQLiteChecksumVFS.noteHeader(file, buffer, amount, offset)
-            guard SQLiteChecksumVFS.checksumsOn(file).pointee != 0, SQLiteChecksumVFS.isWholePage(amount, at: offset) else { return code }
-            var expected: (UInt64) = 0
-            return withUnsafeMutableBytes(of: &expected) { sum in
-                let sum = sum.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                SQLiteChecksumVFS.checksum(of: buffer, size: Int(amount), offset: offset, into: sum)
-                let stored = buffer + Int(amount - SQLiteChecksumVFS.reservedBytes)
-                return memcmp(stored, sum, Int(SQLiteChecksumVFS.reservedBytes)) == 0 ? SQLITE_OK : SQLiteChecksumVFS.damagedPageCode
-            }
+            file, buffer, amount, offset in SQLiteChecksumVFS.checkedRead(file, buffer, amount, offset)
         }
 
     private static let write:
         @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeRawPointer?, Int32, sqlite3_int64) -> Int32 = {
-            file, buffer, amount, offset in
-            let below = SQLiteChecksumVFS.inner(file)
-            guard let buffer else { return below.pointee.pMethods.pointee.xWrite(below, buffer, amount, offset) }
-            SQLiteChecksumVFS.noteHeader(file, buffer, amount, offset)
-            guard SQLiteChecksumVFS.checksumsOn(file).pointee != 0, SQLiteChecksumVFS.isWholePage(amount, at: offset) else {
-                return below.pointee.pMethods.pointee.xWrite(below, buffer, amount, offset)
-            }
-            // Stamp a copy: the buffer is SQLite's (a cached page, or a log frame being checkpointed).
-            return withUnsafeTemporaryAllocation(byteCount: Int(amount), alignment: 8) { copy in
-                let page = copy.baseAddress!
-                page.copyMemory(from: buffer, byteCount: Int(amount))
-                let sum = (page + Int(amount - SQLiteChecksumVFS.reservedBytes)).assumingMemoryBound(to: UInt8.self)
-                SQLiteChecksumVFS.checksum(of: page, size: Int(amount), offset: offset, into: sum)
-                return below.pointee.pMethods.pointee.xWrite(below, page, amount, offset)
-            }
+            file, buffer, amount, offset in SQLiteChecksumVFS.stampedWrite(file, buffer, amount, offset)
         }
+
+    /// `SQLITE_IOERR_SHORT_READ`: a read past the end of the file (SQLite zero-fills the rest).
+    private static let shortReadCode: Int32 = SQLITE_IOERR | (2 << 8)
+
+    /// Reads through the default VFS, then checks a whole page's checksum.
+    private static func checkedRead(
+        _ file: UnsafeMutablePointer<sqlite3_file>?, _ buffer: UnsafeMutableRawPointer?, _ amount: Int32,
+        _ offset: sqlite3_int64
+    ) -> Int32 {
+        let below = inner(file)
+        let code = below.pointee.pMethods.pointee.xRead(below, buffer, amount, offset)
+        guard let buffer, code == SQLITE_OK || code == shortReadCode else { return code }
+        if code == shortReadCode {
+            // A page cut short by a truncated file would be used zero-filled: damage, when the file
+            // has checksums and the page begins inside it.
+            guard isWholePage(amount, at: offset), checksumsOn(file, offset: offset) else { return code }
+            var size: sqlite3_int64 = 0
+            let sized = below.pointee.pMethods.pointee.xFileSize(below, &size) == SQLITE_OK
+            return sized && offset < size ? damagedPageCode : code
+        }
+        noteHeader(file, buffer, amount, offset)
+        guard isWholePage(amount, at: offset) else { return code }
+        if offset == 0, checksumsOn(file).pointee == 0, wasStamped(firstPage: buffer, size: Int(amount)) {
+            // Page 1 carries a valid checksum, yet its header says no bytes are reserved: the header
+            // itself was damaged (one bit turns 8 into 0).
+            return damagedPageCode
+        }
+        guard checksumsOn(file, offset: offset) else { return code }
+        return matches(buffer, size: Int(amount), offset: offset) ? SQLITE_OK : damagedPageCode
+    }
+
+    /// Writes through the default VFS; a whole page of a file with checksums is stamped first.
+    private static func stampedWrite(
+        _ file: UnsafeMutablePointer<sqlite3_file>?, _ buffer: UnsafeRawPointer?, _ amount: Int32,
+        _ offset: sqlite3_int64
+    ) -> Int32 {
+        let below = inner(file)
+        guard let buffer else { return below.pointee.pMethods.pointee.xWrite(below, buffer, amount, offset) }
+        noteHeader(file, buffer, amount, offset)
+        guard isWholePage(amount, at: offset), checksumsOn(file, offset: offset) else {
+            return below.pointee.pMethods.pointee.xWrite(below, buffer, amount, offset)
+        }
+        // Stamp a copy: the buffer is SQLite's (a cached page, or a log frame being checkpointed).
+        return withUnsafeTemporaryAllocation(byteCount: Int(amount), alignment: 8) { copy in
+            let page = copy.baseAddress!
+            page.copyMemory(from: buffer, byteCount: Int(amount))
+            let sum = (page + Int(amount - reservedBytes)).assumingMemoryBound(to: UInt8.self)
+            checksum(of: page, size: Int(amount), offset: offset, into: sum)
+            return below.pointee.pMethods.pointee.xWrite(below, page, amount, offset)
+        }
+    }
+
+    /// Whether the file has checksums. While its flag says no, the header is read again from the file
+    /// before each page past the first: another connection may have upgraded the file (a `VACUUM`
+    /// that reached the file through a checkpoint) since this one last read page 1. Only a file
+    /// without checksums pays for that read.
+    private static func checksumsOn(_ file: UnsafeMutablePointer<sqlite3_file>?, offset: sqlite3_int64) -> Bool {
+        if checksumsOn(file).pointee != 0 { return true }
+        guard offset > 0 else { return false }
+        let below = inner(file)
+        return withUnsafeTemporaryAllocation(byteCount: 100, alignment: 8) { header in
+            guard below.pointee.pMethods.pointee.xRead(below, header.baseAddress, 100, 0) == SQLITE_OK else {
+                return false
+            }
+            noteHeader(file, header.baseAddress!, 100, 0)
+            return checksumsOn(file).pointee != 0
+        }
+    }
+
+    /// Whether `page`'s last 8 bytes are its checksum.
+    private static func matches(_ page: UnsafeRawPointer, size: Int, offset: sqlite3_int64) -> Bool {
+        var expected: UInt64 = 0
+        return withUnsafeMutableBytes(of: &expected) { sum in
+            let sum = sum.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            checksum(of: page, size: size, offset: offset, into: sum)
+            return memcmp(page + (size - Int(reservedBytes)), sum, Int(reservedBytes)) == 0
+        }
+    }
+
+    /// Whether page 1, with its reserved-bytes field put back to 8, matches its last 8 bytes: a page
+    /// stamped by this shim whose header was damaged since.
+    private static func wasStamped(firstPage: UnsafeRawPointer, size: Int) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { copy in
+            copy.baseAddress!.copyMemory(from: firstPage, byteCount: size)
+            copy[20] = UInt8(reservedBytes)
+            return matches(UnsafeRawPointer(copy.baseAddress!), size: size, offset: 0)
+        }
+    }
 
     /// The wrapped file's methods: reads and writes checked and stamped, everything else passed down.
     private static func fileMethods() -> sqlite3_io_methods {
@@ -216,19 +281,22 @@ enum SQLiteChecksumVFS {
         }
         methods.xShmMap = { file, region, size, extend, address in
             let below = SQLiteChecksumVFS.inner(file)
-            return below.pointee.pMethods.pointee.xShmMap(below, region, size, extend, address)
+            guard let map = below.pointee.pMethods.pointee.xShmMap else { return SQLITE_IOERR }
+            return map(below, region, size, extend, address)
         }
         methods.xShmLock = { file, offset, count, flags in
             let below = SQLiteChecksumVFS.inner(file)
-            return below.pointee.pMethods.pointee.xShmLock(below, offset, count, flags)
+            guard let lock = below.pointee.pMethods.pointee.xShmLock else { return SQLITE_IOERR }
+            return lock(below, offset, count, flags)
         }
         methods.xShmBarrier = { file in
             let below = SQLiteChecksumVFS.inner(file)
-            below.pointee.pMethods.pointee.xShmBarrier(below)
+            below.pointee.pMethods.pointee.xShmBarrier?(below)
         }
         methods.xShmUnmap = { file, delete in
             let below = SQLiteChecksumVFS.inner(file)
-            return below.pointee.pMethods.pointee.xShmUnmap(below, delete)
+            guard let unmap = below.pointee.pMethods.pointee.xShmUnmap else { return SQLITE_OK }
+            return unmap(below, delete)
         }
         // No memory-mapped pages: every page must come through `read`, where it is checked.
         methods.xFetch = { _, _, _, page in
@@ -237,7 +305,8 @@ enum SQLiteChecksumVFS {
         }
         methods.xUnfetch = { file, offset, page in
             let below = SQLiteChecksumVFS.inner(file)
-            return below.pointee.pMethods.pointee.xUnfetch(below, offset, page)
+            guard let unfetch = below.pointee.pMethods.pointee.xUnfetch else { return SQLITE_OK }
+            return unfetch(below, offset, page)
         }
         return methods
     }
