@@ -31,14 +31,14 @@ import Testing
         }
     }
 
-    /// Whether page `index` (from 0) ends with BLAKE2b-64 of the rest, keyed with its page number:
+    /// Whether page `index` (from 0) ends with SipHash-2-4 of the rest, keyed with its page number:
     /// the format, computed independently of the store.
     private func checksumMatches(_ file: [UInt8], page index: Int) -> Bool {
         let page = Array(file[(index * Self.pageSize)..<((index + 1) * Self.pageSize)])
         var key = [UInt8](repeating: 0, count: 16)
         withUnsafeBytes(of: UInt64(index + 1).littleEndian) { key.replaceSubrange(0..<8, with: $0) }
         var sum = [UInt8](repeating: 0, count: 8)
-        crypto_generichash(&sum, 8, page, UInt64(Self.pageSize - 8), key, 16)
+        crypto_shorthash(&sum, page, UInt64(Self.pageSize - 8), key)
         return Array(page.suffix(8)) == sum
     }
 

@@ -16,7 +16,8 @@ internal import CSodium
 /// flips found exactly this). With the shim, any damage to any page of the database file is an error
 /// (`SQLITE_IOERR_DATA`, reported as an integrity failure) the moment SQLite reads the page.
 ///
-/// - The checksum is BLAKE2b-64 of the page number and the page's first `pageSize - 8` bytes, written
+/// - The checksum is SipHash-2-4 (64 bits, libsodium), keyed with the page number, of the page's
+///   first `pageSize - 8` bytes, written
 ///   whenever SQLite writes a whole page to the database file (in WAL mode: at checkpoints).
 /// - A database takes part when its header says 8 reserved bytes per page (byte 20); the store asks
 ///   for that on a new file and upgrades older stores with a `VACUUM` (see `StoreOpener`).
@@ -122,16 +123,17 @@ enum SQLiteChecksumVFS {
         SQLiteChecksumVFS.checksumsOn(file).pointee = bytes.load(fromByteOffset: 20, as: UInt8.self) == UInt8(SQLiteChecksumVFS.reservedBytes) ? 1 : 0
     }
 
-    /// BLAKE2b-64 of the page without its last 8 bytes, keyed with the page number (so a page written
+    /// SipHash-2-4 (libsodium's `crypto_shorthash`) of the page without its last 8 bytes, keyed with the
+    /// page number (so a page written
     /// at the wrong place fails too), into `output`.
     private static func checksum(
         of page: UnsafeRawPointer, size: Int, offset: sqlite3_int64, into output: UnsafeMutablePointer<UInt8>
     ) {
         var key = (UInt64(offset / sqlite3_int64(size) + 1).littleEndian, UInt64(0))
         withUnsafeBytes(of: &key) { key in
-            _ = crypto_generichash(
-                output, 8, page.assumingMemoryBound(to: UInt8.self), UInt64(size - Int(SQLiteChecksumVFS.reservedBytes)),
-                key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+            _ = crypto_shorthash(
+                output, page.assumingMemoryBound(to: UInt8.self), UInt64(size - Int(SQLiteChecksumVFS.reservedBytes)),
+                key.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
     }
 
