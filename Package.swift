@@ -41,8 +41,12 @@ let package = Package(
         // The benchmark (Tools/bench): the store's workload through Hardtack and straight against the C
         // libraries it wraps, so Hardtack's own overhead shows.
         .executableTarget(
-            name: "hardtack-bench", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
+            name: "hardtack-bench",
+            dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium", "BenchSupport"],
             path: "Tools/Benchmark", swiftSettings: swiftSettings),
+        // What the benchmark and the torture bench share: a seeded generator, so a printed seed
+        // replays a run.
+        .target(name: "BenchSupport", path: "Tools/BenchSupport", swiftSettings: swiftSettings),
 
         // Tests: one target per module, fakes in a shared support target.
         .target(
@@ -77,7 +81,8 @@ let package = Package(
     // reads /proc, works in /dev/shm and hands files to other users.
     package.targets.append(
         .executableTarget(
-            name: "hardtack-torture", dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium"],
+            name: "hardtack-torture",
+            dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium", "BenchSupport"],
             path: "Tools/TortureBench", swiftSettings: swiftSettings))
     // libFuzzer targets for the bench's long mode (built with --sanitize=fuzzer -DHARDTACK_FUZZ); a
     // normal build compiles an empty stub.

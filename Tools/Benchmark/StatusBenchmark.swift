@@ -1,3 +1,5 @@
+import BenchSupport
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

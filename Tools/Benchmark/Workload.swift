@@ -1,3 +1,5 @@
+import BenchSupport
+
 /// Everything a workload run needs, prepared before any timer starts: the items' accounts and secrets,
 /// and the seeded random orders of the gets, updates and deletes.
 struct Workload {

@@ -1,3 +1,5 @@
+import BenchSupport
+
 /// Generates command lines for `hardtack`: real commands, verbs and options with awkward values, raw
 /// bytes that are not UTF-8, odd standard input and environment.
 enum CommandLineFuzz {

@@ -1,3 +1,5 @@
+import BenchSupport
+
 /// Generates HTTP/1.1 requests for `hardtack serve`: the contracts' real requests, mutated byte by byte
 /// or structurally (lengths, codings, versions, huge heads, pipelining), and plain junk.
 enum HTTPRequestFuzz {

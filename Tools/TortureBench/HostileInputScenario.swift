@@ -1,3 +1,4 @@
+import BenchSupport
 import Data
 import Domain
 import Foundation

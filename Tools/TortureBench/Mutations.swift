@@ -1,3 +1,5 @@
+import BenchSupport
+
 /// Byte-level mutations for the fuzzers: flips, inserts of awkward bytes, deletions, duplications,
 /// truncations and splices, each driven by the caller's seeded generator.
 enum Mutations {

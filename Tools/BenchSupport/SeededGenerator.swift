@@ -1,10 +1,10 @@
 /// A small, fast, reproducible random number generator (xoshiro256**, seeded through SplitMix64):
 /// every random choice the bench makes comes from one of these, so a printed seed replays a run.
-struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     /// A generator whose whole sequence is determined by `seed`.
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         var mixer = seed
         func next() -> UInt64 {
             mixer &+= 0x9E37_79B9_7F4A_7C15
@@ -18,7 +18,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     /// A seed derived from `seed` for the part named `label`, so parts do not share a sequence and each
     /// can be replayed alone.
-    static func derive(_ seed: UInt64, _ label: String) -> UInt64 {
+    public static func derive(_ seed: UInt64, _ label: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in label.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
@@ -27,7 +27,7 @@ struct SeededGenerator: RandomNumberGenerator {
         return generator.next()
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         let result = rotate(state.1 &* 5, 7) &* 9
         let shifted = state.1 << 17
         state.2 ^= state.0
@@ -40,7 +40,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// `count` random bytes.
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(count)
         while out.count < count {
@@ -54,17 +54,17 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// A random element of a non-empty array.
-    mutating func pick<Element>(_ choices: [Element]) -> Element {
+    public mutating func pick<Element>(_ choices: [Element]) -> Element {
         choices[Int.random(in: 0..<choices.count, using: &self)]
     }
 
     /// `true` with probability `chance` (0 to 1).
-    mutating func chance(_ chance: Double) -> Bool {
+    public mutating func chance(_ chance: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < chance
     }
 
     /// A random lowercase hex string of `count` characters.
-    mutating func hex(_ count: Int) -> String {
+    public mutating func hex(_ count: Int) -> String {
         let digits = Array("0123456789abcdef")
         return String((0..<count).map { _ in digits[Int(next() & 15)] })
     }
