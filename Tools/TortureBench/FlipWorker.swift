@@ -98,11 +98,10 @@ enum FlipWorker {
                 !states.contains { StoreReading.consistent([answer], with: $0) }
             }
             guard let misfit = misfits.first else { return "W answers mix committed states" }
-            let nearest = states.max { state, other in
-                answers.filter { StoreReading.consistent([$0], with: state) }.count
-                    < answers.filter { StoreReading.consistent([$0], with: other) }.count
-            }
-            return "W " + describeMismatch([misfit], nearest ?? []) + " (\(misfits.count) answers fit no committed state)"
+            // The committed state most answers fit: what the misfit is described against.
+            let fitting = states.map { state in answers.filter { StoreReading.consistent([$0], with: state) }.count }
+            let nearest = fitting.indices.max { fitting[$0] < fitting[$1] }.map { states[$0] } ?? []
+            return "W " + describeMismatch([misfit], nearest) + " (\(misfits.count) answers fit no committed state)"
         }
         if !failures.isEmpty { return "D read:" + Set(failures).sorted().joined(separator: ",") }
         return match == states.count - 1 ? "H" : "R \(match)"
