@@ -130,4 +130,18 @@ import Testing
         #expect(try writer.findString(.genericPassword(service: "mail", account: "dave")) == "DAVE")
         #expect(try writer.verify().isSound)
     }
+
+    /// A handle remembers that its rows did not match (each later read fails at once), but only until
+    /// another connection commits: a repaired store reads again through the same handle.
+    @Test func aHandleSeesARepairMadeElsewhere() throws {
+        try createStore()
+        let original = try fixture.raw().value("SELECT class FROM items WHERE id = 2")
+        try fixture.raw().setItemColumn("class", of: 2, to: .integer(42))
+        let store = try fixture.open()
+        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
+        try fixture.raw().setItemColumn("class", of: 2, to: original)
+        #expect(try store.findString(web) == "WEB")
+        #expect(try store.find(.internetPassword(), limit: .all).count == 1)
+    }
 }

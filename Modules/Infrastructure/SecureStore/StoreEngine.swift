@@ -27,9 +27,12 @@ final class StoreEngine {
     /// commits if a row was inserted, deleted or moved (see ``RowsDigest``).
     private var pendingDigest: RowsDigest?
     private var digestChanged = false
-    /// The data version at which the stored digest last matched the rows. This connection's own commits
-    /// keep it matching; another connection's commit changes the version, and the rows are checked again.
-    private var digestVerifiedAt: Int64?
+    /// The data version at which the rows were last checked against the stored digest, and the damage
+    /// found then (`nil`: they matched). This connection's own commits keep a match matching (and cannot
+    /// start on damage); another connection's commit changes the version, and the rows are checked
+    /// again. Remembering damage makes every later read of a damaged store fail at once instead of
+    /// after another full pass.
+    private var digestChecked: (version: Int64, damage: SecureStoreError?)?
     /// Whether the `rows_digest` table is known to exist (a store made before it has none until opened).
     private var digestTableKnown = false
 
@@ -245,9 +248,19 @@ final class StoreEngine {
     /// Checks the rows against `stored` unless nothing changed since they last matched.
     private func checkRowsIfChanged(against stored: RowsDigest, keys: ItemKeys) throws(SecureStoreError) {
         let version = try dataVersion()
-        guard digestVerifiedAt != version else { return }
-        guard try computeDigest(keys: keys) == stored else { throw RowsDigest.mismatch }
-        digestVerifiedAt = version
+        if let digestChecked, digestChecked.version == version {
+            if let damage = digestChecked.damage { throw damage }
+            return
+        }
+        do throws(SecureStoreError) {
+            guard try computeDigest(keys: keys) == stored else { throw RowsDigest.mismatch }
+            digestChecked = (version, nil)
+        } catch .integrityFailure(let reason) {
+            // A row that does not match, or a page that fails its checksum: the same answer until the
+            // data changes. Other failures (busy, I/O) are not remembered: the next read tries again.
+            digestChecked = (version, .integrityFailure(reason))
+            throw .integrityFailure(reason)
+        }
     }
 
     /// The digest of the rows as they are, from a pass over the table.
