@@ -58,11 +58,15 @@ let package = Package(
         .testTarget(
             name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "TestSupport"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
-        // The store's tests also link the C libraries: tamper tests edit rows through a raw SQLite
-        // connection and recompute header checksums, as an attacker with write access would.
+        // A raw SQLite connection to a store file, shared by the tamper tests and the torture bench:
+        // the attacker (or the disk) that edits rows behind the store's back.
+        .target(
+            name: "RawSQLite", dependencies: ["CSQLite"], path: "Tests/RawSQLite", swiftSettings: swiftSettings),
+        // The store's tests also link libsodium: tamper tests recompute header and page checksums, as an
+        // attacker with write access would.
         .testTarget(
             name: "InfrastructureTests",
-            dependencies: ["Infrastructure", "Data", "Domain", "TestSupport", "CSQLite", "CSodium"],
+            dependencies: ["Infrastructure", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium"],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
@@ -82,7 +86,7 @@ let package = Package(
     package.targets.append(
         .executableTarget(
             name: "hardtack-torture",
-            dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium", "BenchSupport"],
+            dependencies: ["Infrastructure", "Data", "Domain", "CSodium", "BenchSupport", "RawSQLite"],
             path: "Tools/TortureBench", swiftSettings: swiftSettings))
     // libFuzzer targets for the bench's long mode (built with --sanitize=fuzzer -DHARDTACK_FUZZ); a
     // normal build compiles an empty stub.

@@ -2,6 +2,7 @@ import Data
 import Domain
 import Foundation
 import Infrastructure
+import RawSQLite
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Data
 import Domain
 import Foundation
 import Infrastructure
+import RawSQLite
 import TestSupport
 
 /// A store in a fresh temporary directory with a key file, opened for one test.

@@ -3,6 +3,7 @@ import Data
 import Domain
 import Foundation
 import Infrastructure
+import RawSQLite
 
 /// Scenario 3: wrong, damaged and tampered keys. Each case must fail with its own, expected error,
 /// decrypt nothing, and leave every byte of the store and its key file as it was.
@@ -217,7 +218,7 @@ enum KeyScenario {
                 return right(paths)
             },
             Case(name: "header row deleted", base: .keyFile, expected: "integrity") { paths in
-                try RawSQLite(path: paths.store).query("DELETE FROM meta")
+                try RawDatabase(path: paths.store).query("DELETE FROM meta")
                 return right(paths)
             },
         ]
@@ -234,20 +235,20 @@ enum KeyScenario {
 
     /// Edits the header; with `recompute`, writes a matching checksum as an attacker who knows the format would.
     private static func editHeader(_ paths: Paths, recompute: Bool, _ edit: (inout [UInt8]) -> Void) throws {
-        let raw = try RawSQLite(path: paths.store)
-        var header = try raw.value("SELECT header FROM meta").bytes
+        let raw = try RawDatabase(path: paths.store)
+        var header = try raw.blob("SELECT header FROM meta")
         edit(&header)
         try raw.query("UPDATE meta SET header = ?", [.blob(header)])
         if recompute {
-            let wrapped = try raw.value("SELECT wrapped_key FROM meta").bytes
+            let wrapped = try raw.blob("SELECT wrapped_key FROM meta")
             try raw.query("UPDATE meta SET checksum = ?", [.blob(blake2b256(header + wrapped))])
         }
         try raw.query("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     private static func editMeta(_ paths: Paths, _ column: String, _ edit: (inout [UInt8]) -> Void) throws {
-        let raw = try RawSQLite(path: paths.store)
-        var value = try raw.value("SELECT \(column) FROM meta").bytes
+        let raw = try RawDatabase(path: paths.store)
+        var value = try raw.blob("SELECT \(column) FROM meta")
         edit(&value)
         try raw.query("UPDATE meta SET \(column) = ?", [.blob(value)])
         try raw.query("PRAGMA wal_checkpoint(TRUNCATE)")

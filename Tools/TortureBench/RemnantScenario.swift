@@ -2,6 +2,7 @@ import Data
 import Domain
 import Foundation
 import Infrastructure
+import RawSQLite
 
 #if canImport(Glibc)
     import Glibc
@@ -108,7 +109,7 @@ enum RemnantScenario {
             scanOpenFiles("after the adds", secrets, attributes)
             try store.checkpoint()
             scanOpenFiles("after a checkpoint", secrets, attributes)
-            let before = try RawSQLite(path: path).query("SELECT id, attrs, data FROM items ORDER BY id")
+            let before = try RawDatabase(path: path).query("SELECT id, attrs, data FROM items ORDER BY id")
             // Change every item a different way.
             let newSecret = canary("NEWSECRET")
             secrets.add("new secret", newSecret)
@@ -125,7 +126,8 @@ enum RemnantScenario {
             // An item that only ever lived in the log, late in its cycle: added and deleted just before
             // SQLite's own checkpoint, after which the log starts over and a few commits follow.
             var ciphertexts: [(String, [UInt8])] = before.flatMap { row in
-                [("row \(row[0].integer) attributes", row[1].bytes), ("row \(row[0].integer) data", row[2].bytes)]
+                let id = row[0].integer.map { "\($0)" } ?? "?"
+                return [("row \(id) attributes", row[1].bytes ?? []), ("row \(id) data", row[2].bytes ?? [])]
             }
             let filler = SecretBytes(Array(repeating: UInt8(ascii: "f"), count: 3000))
             var fillers = 0
@@ -137,9 +139,8 @@ enum RemnantScenario {
             let transient = canary("LOGONLY")
             secrets.add("log-only secret", transient)
             try store.add(.genericPassword(service: "log-only", account: "x"), data: SecretBytes(utf8: transient))
-            let transientCipher = try RawSQLite(path: path).value(
-                "SELECT data FROM items WHERE id = (SELECT max(id) FROM items)"
-            ).bytes
+            let transientCipher = try RawDatabase(path: path).blob(
+                "SELECT data FROM items WHERE id = (SELECT max(id) FROM items)")
             try store.delete(.genericPassword(service: "log-only", account: "x"))
             for _ in 0..<150 { try fill() }
             let walAfterAuto = readFile(path + "-wal")

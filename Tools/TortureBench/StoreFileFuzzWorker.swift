@@ -3,6 +3,7 @@ import Data
 import Domain
 import Foundation
 import Infrastructure
+import RawSQLite
 
 #if canImport(Glibc)
     import Glibc
@@ -77,14 +78,14 @@ enum StoreFileFuzzWorker {
             return true
         default:
             writeFile(path, pristine)
-            guard let raw = try? RawSQLite(path: path) else { return true }
+            guard let raw = try? RawDatabase(path: path) else { return true }
             // Random cells in the store's own tables.
             let table = random.pick(["items", "meta", "rows_digest"])
             let column = random.pick(
                 table == "items"
                     ? ["class", "grp", "uniq", "prim", "attrs", "data", "id"]
                     : table == "meta" ? ["header", "checksum", "wrapped_key"] : ["value"])
-            let value: RawSQLite.Value =
+            let value: RawDatabase.Value =
                 random.chance(0.2)
                 ? .null
                 : random.chance(0.2)

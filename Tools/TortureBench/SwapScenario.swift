@@ -3,6 +3,7 @@ import Data
 import Domain
 import Foundation
 import Infrastructure
+import RawSQLite
 
 /// Scenario 2: ciphertexts, nonces, whole rows and index cells moved between rows, between the access-
 /// and refresh-token items of a session, and between two stores that share a key. Every read of an
@@ -27,7 +28,7 @@ enum SwapScenario {
     /// An edit to the store file and the rows it touches.
     private struct Edit {
         let name: String
-        let apply: (RawSQLite, inout SeededGenerator, [Row]) throws -> [Int64]?
+        let apply: (RawDatabase, inout SeededGenerator, [Row]) throws -> [Int64]?
     }
 
     private struct Tally {
@@ -67,7 +68,7 @@ enum SwapScenario {
                 writeFile(pathA, pristine)
                 let touched: [Int64]?
                 do {
-                    let raw = try RawSQLite(path: pathA)
+                    let raw = try RawDatabase(path: pathA)
                     touched = try edit.apply(raw, &context.random, rowsA)
                 } catch {
                     context.fail("\(edit.name): cannot edit: \(error)")
@@ -151,8 +152,8 @@ enum SwapScenario {
             },
             Edit(name: "nonce (first 24 bytes) swapped between two rows' data") { raw, random, rows in
                 let (a, b) = pair(rows, &random)
-                let first = try raw.value("SELECT data FROM items WHERE id = ?", [.integer(a)]).bytes
-                let second = try raw.value("SELECT data FROM items WHERE id = ?", [.integer(b)]).bytes
+                let first = try raw.blob("SELECT data FROM items WHERE id = ?", [.integer(a)])
+                let second = try raw.blob("SELECT data FROM items WHERE id = ?", [.integer(b)])
                 try set(raw, "data", a, .blob(Array(second.prefix(24)) + first.dropFirst(24)))
                 try set(raw, "data", b, .blob(Array(first.prefix(24)) + second.dropFirst(24)))
                 return [a, b]
@@ -216,14 +217,14 @@ enum SwapScenario {
         return (rows[0].id, rows[1].id)
     }
 
-    private static func set(_ raw: RawSQLite, _ column: String, _ id: Int64, _ value: RawSQLite.Value) throws {
+    private static func set(_ raw: RawDatabase, _ column: String, _ id: Int64, _ value: RawDatabase.Value) throws {
         try raw.query("UPDATE items SET \(column) = ? WHERE id = ?", [value, .integer(id)])
     }
 
     /// Swaps `columns` between rows `a` and `b` in one transaction (a unique cell is parked first).
     /// - Returns: the two rows, or `nil` when their cells are equal (the swap would change nothing).
     @discardableResult
-    private static func swap(_ raw: RawSQLite, _ columns: [String], _ a: Int64, _ b: Int64) throws -> [Int64]? {
+    private static func swap(_ raw: RawDatabase, _ columns: [String], _ a: Int64, _ b: Int64) throws -> [Int64]? {
         let list = columns.joined(separator: ", ")
         let first = try raw.query("SELECT \(list) FROM items WHERE id = ?", [.integer(a)])[0]
         let second = try raw.query("SELECT \(list) FROM items WHERE id = ?", [.integer(b)])[0]
@@ -237,8 +238,8 @@ enum SwapScenario {
     }
 
     /// Copies `columns` of row `id` from the store at `other` into the same row here.
-    private static func copy(_ raw: RawSQLite, from other: String, _ columns: [String], _ id: Int64) throws {
-        let values = try RawSQLite(path: other).query(
+    private static func copy(_ raw: RawDatabase, from other: String, _ columns: [String], _ id: Int64) throws {
+        let values = try RawDatabase(path: other).query(
             "SELECT \(columns.joined(separator: ", ")) FROM items WHERE id = ?", [.integer(id)])[0]
         for (index, column) in columns.enumerated() { try set(raw, column, id, values[index]) }
     }
@@ -335,7 +336,7 @@ enum SwapScenario {
         remove(path + "-shm")
         writeFile(path, pristine)
         do {
-            try swap(RawSQLite(path: path), ["data"], 1, 2)
+            try swap(RawDatabase(path: path), ["data"], 1, 2)
         } catch {
             context.fail("cannot edit: \(error)")
             return

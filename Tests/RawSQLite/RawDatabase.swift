@@ -1,41 +1,48 @@
-import CSQLite
+internal import CSQLite
 
-/// A plain SQLite connection to a store file: the tests' stand-in for an attacker (or a disk) that
-/// edits rows behind the store's back. Open it only while no store handle is open on the file.
+/// A plain SQLite connection to a store file: the tests' and the torture bench's stand-in for an
+/// attacker (or a disk) that edits rows behind the store's back. Open it only while no store handle
+/// is open on the file.
 ///
 /// By default it goes through the store's page-checksum VFS, so its writes carry valid page checksums:
 /// an attacker who knows the file format, which leaves the row-level defences (ciphertext bound to
 /// its row, the rows digest) as the only ones between an edit and a wrong answer. With `checksums:
 /// false` it is plain SQLite, whose writes leave the page checksums stale.
-final class RawDatabase {
+public final class RawDatabase {
     /// One column value.
-    enum Value: Equatable {
+    public enum Value: Equatable, Sendable {
+        /// An INTEGER.
         case integer(Int64)
+        /// A BLOB.
         case blob([UInt8])
+        /// TEXT.
         case text(String)
+        /// NULL.
         case null
 
         /// The bytes of a blob, or `nil` for any other value.
-        var bytes: [UInt8]? {
+        public var bytes: [UInt8]? {
             if case .blob(let bytes) = self { bytes } else { nil }
         }
 
         /// The integer, or `nil` for any other value.
-        var integer: Int64? {
+        public var integer: Int64? {
             if case .integer(let number) = self { number } else { nil }
         }
     }
 
     /// A failed SQLite call, with SQLite's message.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        /// What failed, with SQLite's message.
+        public let description: String
     }
 
     private let handle: OpaquePointer
 
-    /// Opens a database file for reading and writing; creates it only when `create` is set.
-    init(path: String, create: Bool = false, checksums: Bool = true) throws {
-        // The store registers its VFS when it opens its first file; every test makes a store first.
+    /// Opens a database file for reading and writing; creates it only when `create` is set. It waits
+    /// up to 5 s for a lock another connection holds.
+    public init(path: String, create: Bool = false, checksums: Bool = true) throws {
+        // The store registers its VFS when it opens its first file: open a store in this process first.
         let vfs = checksums ? "hardtack-checksum" : nil
         if let vfs, sqlite3_vfs_find(vfs) == nil {
             throw Failure(description: "open a store before a raw connection: the \(vfs) VFS is not registered yet")
@@ -47,13 +54,14 @@ final class RawDatabase {
             throw Failure(description: "cannot open \(path): SQLite code \(code)")
         }
         handle = db
+        sqlite3_busy_timeout(db, 5000)
     }
 
     deinit { sqlite3_close_v2(handle) }
 
     /// Runs `sql` with `parameters` and returns every row.
     @discardableResult
-    func query(_ sql: String, _ parameters: [Value] = []) throws -> [[Value]] {
+    public func query(_ sql: String, _ parameters: [Value] = []) throws -> [[Value]] {
         var raw: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &raw, nil) == SQLITE_OK, let statement = raw else {
             throw Failure(description: "\(sql): \(String(cString: sqlite3_errmsg(handle)))")
@@ -86,7 +94,7 @@ final class RawDatabase {
     }
 
     /// The single value `sql` selects.
-    func value(_ sql: String, _ parameters: [Value] = []) throws -> Value {
+    public func value(_ sql: String, _ parameters: [Value] = []) throws -> Value {
         guard let value = try query(sql, parameters).first?.first else {
             throw Failure(description: "\(sql): no row")
         }
@@ -94,18 +102,18 @@ final class RawDatabase {
     }
 
     /// The blob `sql` selects.
-    func blob(_ sql: String, _ parameters: [Value] = []) throws -> [UInt8] {
+    public func blob(_ sql: String, _ parameters: [Value] = []) throws -> [UInt8] {
         guard let bytes = try value(sql, parameters).bytes else { throw Failure(description: "\(sql): not a blob") }
         return bytes
     }
 
     /// Sets one column of one item row.
-    func setItemColumn(_ column: String, of id: Int64, to value: Value) throws {
+    public func setItemColumn(_ column: String, of id: Int64, to value: Value) throws {
         try query("UPDATE items SET \(column) = ? WHERE id = ?", [value, .integer(id)])
     }
 
     /// Swaps one column between two item rows, in one transaction so that a UNIQUE column can swap.
-    func swapItemColumn(_ column: String, _ first: Int64, _ second: Int64) throws {
+    public func swapItemColumn(_ column: String, _ first: Int64, _ second: Int64) throws {
         let a = try value("SELECT \(column) FROM items WHERE id = ?", [.integer(first)])
         let b = try value("SELECT \(column) FROM items WHERE id = ?", [.integer(second)])
         try query("BEGIN")
