@@ -86,8 +86,15 @@ final class SQLiteStatement {
         throw connection.error(code, sql: sql)
     }
 
-    /// The integer in column `index` of the current row.
+    /// The integer in column `index` of the current row (SQLite converts any other value to one).
     func int64(at index: Int32) -> Int64 { sqlite3_column_int64(raw, index) }
+
+    /// The integer in column `index` of the current row, or `nil` when the cell holds any other type.
+    /// Where SQL compares the cell with an integer, a blob or text that SQLite would convert to the
+    /// same number is not equal to it: such a cell is damage, not that number.
+    func strictInteger(at index: Int32) -> Int64? {
+        sqlite3_column_type(raw, index) == SQLITE_INTEGER ? sqlite3_column_int64(raw, index) : nil
+    }
 
     /// A copy of the blob in column `index` of the current row.
     func bytes(at index: Int32) -> [UInt8] {
@@ -96,9 +103,10 @@ final class SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    /// The blob in column `index` of the current row as a blind index, or `nil` when it is not exactly
-    /// `count` bytes long.
+    /// The blob in column `index` of the current row as a blind index, or `nil` when it is not a blob
+    /// (text with the same bytes is not equal to it in SQL) or not exactly `count` bytes long.
     func blindIndex(at index: Int32, count: Int) -> BlindIndex? {
+        guard sqlite3_column_type(raw, index) == SQLITE_BLOB else { return nil }
         let length = Int(sqlite3_column_bytes(raw, index))
         guard length == count else { return nil }
         guard count > 0, let base = sqlite3_column_blob(raw, index) else {

@@ -269,13 +269,16 @@ final class StoreEngine {
         defer { scan.reset() }
         var digest = RowsDigest.empty
         while try scan.step() {
-            guard let group = scan.blindIndex(at: 2, count: ItemKeys.indexBytes),
+            // Cells of another type than the store writes would hash like the right ones but not match
+            // in SQL (a class stored as the blob "1…" is not the integer 1): damage.
+            guard let classCode = scan.strictInteger(at: 1),
+                let group = scan.blindIndex(at: 2, count: ItemKeys.indexBytes),
                 let unique = scan.blindIndex(at: 3, count: ItemKeys.indexBytes),
                 let primary = scan.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
             else { throw RowsDigest.mismatch }
             digest.insert(
                 try RowsDigest.rowHash(
-                    id: scan.int64(at: 0), classCode: scan.int64(at: 1), group: group, unique: unique, primary: primary,
+                    id: scan.int64(at: 0), classCode: classCode, group: group, unique: unique, primary: primary,
                     keys: keys))
         }
         return digest
@@ -353,7 +356,11 @@ final class StoreEngine {
     /// Whether the rows match their digest, for ``verify()``.
     private func rowsMatchDigest(keys: ItemKeys) throws(SecureStoreError) -> Bool {
         guard let stored = try loadDigest() else { return true }
-        return try computeDigest(keys: keys) == stored
+        do {
+            return try computeDigest(keys: keys) == stored
+        } catch .integrityFailure {
+            return false  // A cell of the wrong type or size: the rows cannot match.
+        }
     }
 
     // MARK: Operations
@@ -714,7 +721,8 @@ final class StoreEngine {
             } else {
                 indexes = known
             }
-            guard let itemClass = ItemClass(rawValue: UInt8(clamping: statement.int64(at: 1))),
+            guard let classCode = statement.strictInteger(at: 1),
+                let itemClass = ItemClass(rawValue: UInt8(clamping: classCode)),
                 let (group, unique, primary) = indexes
             else {
                 unreadable += 1
