@@ -107,7 +107,8 @@ enum FlipWorker {
         return match == states.count - 1 ? "H" : "R \(match)"
     }
 
-    private static func describeMismatch(_ answers: [StoreReading.Answer], _ state: [ItemSpec]) -> String {
+    /// Says what the first answer that `state` does not explain got wrong.
+    static func describeMismatch(_ answers: [StoreReading.Answer], _ state: [ItemSpec]) -> String {
         for answer in answers where !StoreReading.consistent([answer], with: state) {
             switch answer {
             case .item(let identity, let item):

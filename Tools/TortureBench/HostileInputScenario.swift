@@ -181,20 +181,25 @@ enum HostileInputScenario {
         writeFile(directory + "/states.json", Array((try? JSONEncoder().encode([items.sorted()])) ?? Data()))
         let count = context.mode.pick(2000, 20000)
         var outcomes: [String: Int] = [:]
-        var wrong: [Int] = []
+        var wrong: [(index: Int, what: Substring)] = []
         let started = Date()
         let runner = TrialRunner(
             context: context, worker: "store-fuzz", arguments: ["--dir", directory, "--seed", "\(context.seed)"],
             trialTimeout: 20)
         let incidents = runner.run(0..<count) { index, outcome in
-            if outcome == "W" { wrong.append(index) }
-            outcomes[String(outcome), default: 0] += 1
+            if outcome.hasPrefix("W") {
+                wrong.append((index, outcome.dropFirst(2)))
+                outcomes["W", default: 0] += 1
+            } else {
+                outcomes[String(outcome), default: 0] += 1
+            }
         }
         let shown = outcomes.sorted { $0.value > $1.value }.prefix(8).map { "\($0.key) \($0.value)" }.joined(
             separator: ", ")
         report(context, "store files: \(count) with random content, opened and read every way", incidents, started)
         context.say("  outcomes: \(shown); wrong values \(wrong.count)")
-        context.check(wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5))")
+        for (index, what) in wrong.prefix(10) { context.say("  trial \(index): wrong: \(what)") }
+        context.check(wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5).map(\.index))")
         return directory + "/pristine.db"
     }
 

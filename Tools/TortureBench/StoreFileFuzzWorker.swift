@@ -14,7 +14,7 @@ import RawSQLite
 /// `worker store-fuzz`: opens store files with random content (random bytes, an SQLite header and
 /// random pages, a real store with random stretches overwritten, truncated or extended, a random log
 /// beside it, and real SQLite databases with the store's tables holding random cells) and reads
-/// everything. Each trial must end in the right values or a typed error. Prints `T index ok|error KIND|W`.
+/// everything. Each trial must end in the right values or a typed error. Prints `T index ok|error KIND|W what`.
 ///
 /// Arguments: `--dir D` (holding `pristine.db`, `states.json`, `key.hex`), `--seed`, `--from`, `--to`.
 enum StoreFileFuzzWorker {
@@ -93,9 +93,12 @@ enum StoreFileFuzzWorker {
                     : random.chance(0.1)
                         ? .text(String(decoding: random.bytes(20), as: UTF8.self))
                         : .blob(random.bytes(Int.random(in: 0...200, using: &random)))
-            _ = try? raw.query(
-                "UPDATE \(table) SET \(column) = ? WHERE rowid = (SELECT rowid FROM \(table) ORDER BY random() LIMIT 1)",
-                [value])
+            // The row is picked by the seeded generator (not SQLite's random(), whose state depends on
+            // the trials before): a trial replays on its own.
+            let rows = (try? raw.query("SELECT rowid FROM \(table) ORDER BY rowid")) ?? []
+            if let row = rows.isEmpty ? nil : random.pick(rows) {
+                _ = try? raw.query("UPDATE \(table) SET \(column) = ? WHERE rowid = ?", [value, row[0]])
+            }
             if random.chance(0.2) {
                 _ = try? raw.query(
                     "INSERT INTO items (class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?)",
@@ -122,7 +125,9 @@ enum StoreFileFuzzWorker {
         _ = try? SecureStoreSessionRepository(store: store).load()
         if let states {
             let answers = StoreReading.answers(store, about: states.flatMap { $0 })
-            guard states.contains(where: { StoreReading.consistent(answers, with: $0) }) else { return "W" }
+            guard states.contains(where: { StoreReading.consistent(answers, with: $0) }) else {
+                return "W " + FlipWorker.describeMismatch(answers, states.last ?? [])
+            }
         } else {
             _ = try? StoreReading.all(store)
         }
