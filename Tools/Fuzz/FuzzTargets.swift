@@ -105,14 +105,11 @@
             _ = try? store.verify()
         }
 
+        private static let driver = AsyncDriver()
+
         /// Runs `body` on the concurrency runtime and waits for it (libFuzzer calls in synchronously).
         private static func wait(_ body: @escaping @Sendable () async -> Void) {
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                await body()
-                done.signal()
-            }
-            done.wait()
+            driver.run(body)
         }
 
         private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
