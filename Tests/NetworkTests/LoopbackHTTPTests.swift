@@ -106,7 +106,10 @@ import Testing
         }
     }
 
-    @Test func silentServerTimesOut() async throws {
+    /// A hang is caught by the time limit, not by timing the call: what the test measures includes the
+    /// wait for a thread of the concurrency pool, which a loaded machine can starve for minutes (141 s
+    /// for this 1 s timeout under ThreadSanitizer with every suite running at once).
+    @Test(.timeLimit(.minutes(10))) func silentServerTimesOut() async throws {
         let (listener, port) = RawSocket.silentListener()
         defer { close(listener) }
         // Half a second: FoundationNetworking would truncate it to zero and time out at once.
@@ -115,10 +118,9 @@ import Testing
         await #expect(throws: HTTPClientError.timedOut) {
             try await client.send(HTTPRequest(method: "GET", path: "/"))
         }
+        // Not at once: FoundationNetworking truncates a timeout under a second to zero.
         let elapsed = ContinuousClock.now - started
-        // The upper bound only rules out a hang: on a loaded two-core machine the timer fires late (over
-        // 15 s under AddressSanitizer with every suite running at once, in the torture bench).
-        #expect(elapsed > .milliseconds(400) && elapsed < .seconds(60), "\(elapsed)")
+        #expect(elapsed > .milliseconds(400), "\(elapsed)")
     }
 
     @Test func cancellingTheCallerCancelsTheRequestInFlight() async throws {
