@@ -4,10 +4,11 @@
     /// Runs async work for libFuzzer's synchronous callback on one long-lived task, and returns only
     /// once the work's closure has been released.
     ///
-    /// A new `Task` per input would still be tearing itself down on another thread when the callback
-    /// returns; LeakSanitizer, which libFuzzer runs right after an input whose allocations and frees do
-    /// not balance, then reported memory in flight as leaked (once in 573,596 inputs). One task that
-    /// lives for the whole run frees everything an input allocated before it signals.
+    /// With a new `Task` per input, the task could still be tearing itself down on another thread when
+    /// the callback returned, and libFuzzer runs LeakSanitizer right after an input whose allocations
+    /// and frees do not balance: once in 573,596 inputs it reported a leak that did not reproduce on
+    /// its own, most likely such memory in flight. One task that lives for the whole run has released
+    /// everything an input allocated before it signals.
     final class AsyncDriver: @unchecked Sendable {
         // Safe without a lock: `work` is written by the caller only while the task waits on `ready`,
         // and read and cleared by the task only between `ready` and `done`; the semaphores order the
