@@ -92,6 +92,29 @@ import Testing
         #expect(try store.verify().isSound)
     }
 
+    /// The same, when the failed operation had already moved an item to new index cells: the rows
+    /// digest is rolled back with the rows, so other handles do not find the store damaged.
+    @Test func aFailedOperationThatMovedAnItemLeavesTheRowsDigestRight() throws {
+        let store = try fixture.open()
+        for service in ["a", "b", "z"] {
+            try store.add(.genericPassword(service: service, account: "alice"), data: secret(service))
+        }
+        try store.transaction { transaction in
+            // (a, alice) becomes (c, alice); then (b, alice) would too, and clashes.
+            #expect(throws: SecureStoreError.duplicateItem) {
+                try transaction.update(
+                    .genericPassword(account: "alice"), attributes: .genericPassword(service: "c"), data: nil)
+            }
+            try transaction.add(.genericPassword(service: "kept", account: "x"), data: secret("kept"))
+        }
+        let other = try fixture.open()
+        #expect(try other.verify().isSound)
+        #expect(try store.verify().isSound)
+        #expect(try other.find(.genericPassword(account: "alice"), limit: .all).count == 3)
+        #expect(try other.findString(.genericPassword(service: "a", account: "alice")) == "a")
+        #expect(try other.findString(.genericPassword(service: "kept")) == "kept")
+    }
+
     @Test func readModifyWriteInATransaction() throws {
         let store = try fixture.open()
         let counter = ItemAttributes.genericPassword(service: "counter", account: "c")

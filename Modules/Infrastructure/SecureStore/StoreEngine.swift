@@ -150,6 +150,8 @@ final class StoreEngine {
             try connection.prepared("SAVEPOINT \(savepoint)").run()
             transactionDepth += 1
             defer { transactionDepth -= 1 }
+            // The rows digest as it was at the savepoint: rolled back with the rows it describes.
+            let digestAtSavepoint = (pendingDigest, digestChanged)
             do {
                 let result = try body()
                 try connection.prepared("RELEASE \(savepoint)").run()
@@ -157,6 +159,7 @@ final class StoreEngine {
             } catch {
                 // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
                 try? connection.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+                (pendingDigest, digestChanged) = digestAtSavepoint
                 throw error
             }
         }
