@@ -1,8 +1,8 @@
 internal import CSQLite
 
 /// A plain SQLite connection to a store file: the tests' and the torture bench's stand-in for an
-/// attacker (or a disk) that edits rows behind the store's back. Open it only while no store handle
-/// is open on the file.
+/// attacker (or a disk) that edits rows behind the store's back. A store handle open on the file at
+/// the same time sees its writes as another connection's commits.
 ///
 /// By default it goes through the store's page-checksum VFS, so its writes carry valid page checksums:
 /// an attacker who knows the file format, which leaves the row-level defences (ciphertext bound to
@@ -35,6 +35,9 @@ public final class RawDatabase {
     public struct Failure: Error, CustomStringConvertible {
         /// What failed, with SQLite's message.
         public let description: String
+
+        /// A failure described by `description`.
+        public init(description: String) { self.description = description }
     }
 
     private let handle: OpaquePointer

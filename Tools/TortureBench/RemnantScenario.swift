@@ -125,9 +125,13 @@ enum RemnantScenario {
             scanOpenFiles("after updates and deletes", secrets, attributes)
             // An item that only ever lived in the log, late in its cycle: added and deleted just before
             // SQLite's own checkpoint, after which the log starts over and a few commits follow.
-            var ciphertexts: [(String, [UInt8])] = before.flatMap { row in
-                let id = row[0].integer.map { "\($0)" } ?? "?"
-                return [("row \(id) attributes", row[1].bytes ?? []), ("row \(id) data", row[2].bytes ?? [])]
+            var ciphertexts: [(String, [UInt8])] = []
+            for row in before {
+                // An empty needle would be found nowhere and prove nothing: every cell must be a blob.
+                guard let id = row[0].integer, let attrs = row[1].bytes, let data = row[2].bytes, !attrs.isEmpty,
+                    !data.isEmpty
+                else { throw RawDatabase.Failure(description: "an item row without its ciphertexts: \(row)") }
+                ciphertexts += [("row \(id) attributes", attrs), ("row \(id) data", data)]
             }
             let filler = SecretBytes(Array(repeating: UInt8(ascii: "f"), count: 3000))
             var fillers = 0
