@@ -274,10 +274,7 @@ final class StoreEngine {
         while try scan.step() {
             // Cells of another type than the store writes would hash like the right ones but not match
             // in SQL (a class stored as the blob "1…" is not the integer 1): damage.
-            guard let classCode = scan.strictInteger(at: 1),
-                let group = scan.blindIndex(at: 2, count: ItemKeys.indexBytes),
-                let unique = scan.blindIndex(at: 3, count: ItemKeys.indexBytes),
-                let primary = scan.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+            guard let classCode = scan.strictInteger(at: 1), let (group, unique, primary) = indexCells(scan)
             else { throw RowsDigest.mismatch }
             digest.insert(
                 try RowsDigest.rowHash(
@@ -285,6 +282,16 @@ final class StoreEngine {
                     keys: keys))
         }
         return digest
+    }
+
+    /// The group, unique and primary index cells of the current row (columns 2, 3 and 4 of every item
+    /// query), or `nil` when one of them is not a blob of its size.
+    private func indexCells(_ statement: SQLiteStatement) -> (BlindIndex, BlindIndex, BlindIndex)? {
+        guard let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
+            let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
+            let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+        else { return nil }
+        return (group, unique, primary)
     }
 
     /// SQLite's count of commits by other connections: when it is unchanged, rows checked earlier are
@@ -711,19 +718,7 @@ final class StoreEngine {
         var rows: [ItemRow] = []
         var unreadable = 0
         while try statement.step() {
-            let indexes: (BlindIndex, BlindIndex, BlindIndex)?
-            if columns.contains(.indexes) {
-                if let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
-                    let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
-                    let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
-                {
-                    indexes = (group, unique, primary)
-                } else {
-                    indexes = nil
-                }
-            } else {
-                indexes = known
-            }
+            let indexes = columns.contains(.indexes) ? indexCells(statement) : known
             guard let classCode = statement.strictInteger(at: 1),
                 let itemClass = ItemClass(rawValue: UInt8(clamping: classCode)),
                 let (group, unique, primary) = indexes
