@@ -101,43 +101,9 @@ enum FlipWorker {
             // The committed state most answers fit: what the misfit is described against.
             let fitting = states.map { state in answers.filter { StoreReading.consistent([$0], with: state) }.count }
             let nearest = fitting.indices.max { fitting[$0] < fitting[$1] }.map { states[$0] } ?? []
-            return "W " + describeMismatch([misfit], nearest) + " (\(misfits.count) answers fit no committed state)"
+            return "W " + StoreReading.describeMismatch([misfit], nearest) + " (\(misfits.count) answers fit no committed state)"
         }
         if !failures.isEmpty { return "D read:" + Set(failures).sorted().joined(separator: ",") }
         return match == states.count - 1 ? "H" : "R \(match)"
-    }
-
-    /// Says what the first answer that `state` does not explain got wrong.
-    static func describeMismatch(_ answers: [StoreReading.Answer], _ state: [ItemSpec]) -> String {
-        for answer in answers where !StoreReading.consistent([answer], with: state) {
-            switch answer {
-            case .item(let identity, let item):
-                guard let item else { return "unique lookup of \(identity) said not found" }
-                guard let expected = state.first(where: { $0.identity == identity }) else {
-                    return "unique lookup of \(identity) found an item that does not exist"
-                }
-                let fields = [
-                    item.secret != expected.secret ? "secret" : nil, item.label != expected.label ? "label" : nil,
-                    item.comment != expected.comment ? "comment" : nil,
-                ].compactMap { $0 }
-                let owner = state.first { $0.secret == item.secret }.map { " = the secret of \($0.identity)" } ?? ""
-                return
-                    "unique lookup of \(identity) returned other values (\(fields.joined(separator: ","))\(owner); "
-                    + "\(item.secret.count) bytes, expected \(expected.secret.count))"
-            case .items(let query, let items):
-                let expected = Set(
-                    state.filter {
-                        query.hasPrefix("scan:")
-                            ? "scan:" + $0.kind == query : "primary:" + $0.kind + "|" + $0.primary == query
-                    })
-                let returned = Set(items)
-                return
-                    "\(query) returned \(items.count) items, expected \(expected.count): "
-                    + "\(expected.subtracting(returned).count) missing, \(returned.subtracting(expected).count) unexpected"
-            case .failed:
-                continue
-            }
-        }
-        return "answers match no single committed state"
     }
 }

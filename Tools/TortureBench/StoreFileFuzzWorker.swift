@@ -126,7 +126,7 @@ enum StoreFileFuzzWorker {
         if let states {
             let answers = StoreReading.answers(store, about: states.flatMap { $0 })
             guard states.contains(where: { StoreReading.consistent(answers, with: $0) }) else {
-                return "W " + FlipWorker.describeMismatch(answers, states.last ?? [])
+                return "W " + StoreReading.describeMismatch(answers, states.last ?? [])
             }
         } else {
             _ = try? StoreReading.all(store)

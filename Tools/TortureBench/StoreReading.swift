@@ -89,6 +89,40 @@ enum StoreReading {
         return true
     }
 
+    /// Says what the first answer that `state` does not explain got wrong.
+    static func describeMismatch(_ answers: [Answer], _ state: [ItemSpec]) -> String {
+        for answer in answers where !consistent([answer], with: state) {
+            switch answer {
+            case .item(let identity, let item):
+                guard let item else { return "unique lookup of \(identity) said not found" }
+                guard let expected = state.first(where: { $0.identity == identity }) else {
+                    return "unique lookup of \(identity) found an item that does not exist"
+                }
+                let fields = [
+                    item.secret != expected.secret ? "secret" : nil, item.label != expected.label ? "label" : nil,
+                    item.comment != expected.comment ? "comment" : nil,
+                ].compactMap { $0 }
+                let owner = state.first { $0.secret == item.secret }.map { " = the secret of \($0.identity)" } ?? ""
+                return
+                    "unique lookup of \(identity) returned other values (\(fields.joined(separator: ","))\(owner); "
+                    + "\(item.secret.count) bytes, expected \(expected.secret.count))"
+            case .items(let query, let items):
+                let expected = Set(
+                    state.filter {
+                        query.hasPrefix("scan:")
+                            ? "scan:" + $0.kind == query : "primary:" + $0.kind + "|" + $0.primary == query
+                    })
+                let returned = Set(items)
+                return
+                    "\(query) returned \(items.count) items, expected \(expected.count): "
+                    + "\(expected.subtracting(returned).count) missing, \(returned.subtracting(expected).count) unexpected"
+            case .failed:
+                continue
+            }
+        }
+        return "answers match no single committed state"
+    }
+
     /// A short name for an error's kind, for tallies.
     static func kind(of error: SecureStoreError) -> String {
         switch error {
