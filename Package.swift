@@ -28,11 +28,33 @@ let package = Package(
         // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
         .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
         .target(name: "Data", dependencies: ["Domain"], path: "Modules/Data", swiftSettings: swiftSettings),
+
+        // The secure item store: a backend-neutral core (crypto envelope, key hierarchy, blind indexes,
+        // attribute codec, rows digest and the Keychain semantics) and one adapter target per backend.
         .target(
-            name: "Infrastructure", dependencies: ["Data", "CSQLite", "CSodium"],
-            path: "Modules/Infrastructure", swiftSettings: swiftSettings),
+            name: "StoreCore", dependencies: ["Data", "Domain", "CSodium"], path: "Modules/StoreCore",
+            swiftSettings: swiftSettings),
         .target(
-            name: "Composition", dependencies: ["Domain", "Data", "Infrastructure"],
+            name: "SQLiteStore", dependencies: ["StoreCore", "Data", "Domain", "CSQLite", "CSodium"],
+            path: "Modules/SQLiteStore", swiftSettings: swiftSettings),
+
+        // The other adapters, by technology: HTTP over URLSession, the legacy preferences file and the
+        // process identity; development-only servers (the loopback HTTP server and the embedded auth
+        // server) in a target of their own, apart from production code.
+        .target(name: "Locking", path: "Modules/Locking", swiftSettings: swiftSettings),
+        .target(
+            name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium"],
+            path: "Modules/DevelopmentServers", swiftSettings: swiftSettings),
+        .target(
+            name: "Composition",
+            dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "URLSessionHTTP",
+                "DevelopmentServers"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         .executableTarget(
             name: "hardtack", dependencies: ["Composition", "Data", "Domain"], path: "Modules/hardtack",
@@ -42,7 +64,7 @@ let package = Package(
         // libraries it wraps, so Hardtack's own overhead shows.
         .executableTarget(
             name: "hardtack-bench",
-            dependencies: ["Infrastructure", "Data", "Domain", "CSQLite", "CSodium", "BenchSupport"],
+            dependencies: ["SQLiteStore", "StoreCore", "Data", "Domain", "CSQLite", "CSodium", "BenchSupport"],
             path: "Tools/Benchmark", swiftSettings: swiftSettings),
         // What the benchmark and the torture bench share: a seeded generator, so a printed seed
         // replays a run.
@@ -56,7 +78,7 @@ let package = Package(
             name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "TestSupport"],
+            name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "SQLiteStore", "StoreCore", "TestSupport"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
         // A raw SQLite connection to a store file, shared by the tamper tests and the torture bench:
         // the attacker (or the disk) that edits rows behind the store's back.
@@ -66,10 +88,12 @@ let package = Package(
         // attacker with write access would.
         .testTarget(
             name: "InfrastructureTests",
-            dependencies: ["Infrastructure", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium"],
+            dependencies: [
+                "Infrastructure", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium",
+            ],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
-            name: "NetworkTests", dependencies: ["Infrastructure", "Data", "Domain", "TestSupport"],
+            name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
@@ -86,12 +110,15 @@ let package = Package(
     package.targets.append(
         .executableTarget(
             name: "hardtack-torture",
-            dependencies: ["Infrastructure", "Data", "Domain", "CSodium", "BenchSupport", "RawSQLite"],
+            dependencies: [
+                "SQLiteStore", "StoreCore", "DevelopmentServers", "Data", "Domain", "CSodium", "BenchSupport",
+                "RawSQLite",
+            ],
             path: "Tools/TortureBench", swiftSettings: swiftSettings))
     // libFuzzer targets for the bench's long mode (built with --sanitize=fuzzer -DHARDTACK_FUZZ); a
     // normal build compiles an empty stub.
     package.targets.append(
         .executableTarget(
-            name: "hardtack-fuzz", dependencies: ["Infrastructure", "Data", "Domain"], path: "Tools/Fuzz",
+            name: "hardtack-fuzz", dependencies: ["SQLiteStore", "StoreCore", "DevelopmentServers", "Data", "Domain"], path: "Tools/Fuzz",
             swiftSettings: swiftSettings))
 #endif

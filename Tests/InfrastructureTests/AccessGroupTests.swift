@@ -1,6 +1,5 @@
 import Data
 import Domain
-import Infrastructure
 import Testing
 
 /// Access groups: a handle sees and changes only its groups' items, and adds to its first group.

@@ -1,6 +1,7 @@
 import Data
 import Domain
-import Infrastructure
+import SQLiteStore
+import StoreCore
 import Testing
 
 /// Many tasks in one process, on one handle or on two (two SQLite connections to one file): no

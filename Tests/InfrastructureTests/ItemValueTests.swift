@@ -1,6 +1,5 @@
 import Data
 import Domain
-import Infrastructure
 import Testing
 
 /// The conveniences over raw bytes: strict UTF-8 strings, Codable values and four-way lookups.

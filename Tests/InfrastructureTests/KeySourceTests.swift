@@ -1,7 +1,8 @@
 import CSodium
 import Data
 import Domain
-import Infrastructure
+import SQLiteStore
+import StoreCore
 import Testing
 
 /// Raw key material as the key source. (Environment variables and systemd credentials are read from

@@ -2,7 +2,8 @@ import CSodium
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
+import StoreCore
 import TestSupport
 import Testing
 

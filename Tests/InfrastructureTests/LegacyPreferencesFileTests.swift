@@ -1,6 +1,7 @@
 import Data
 import Domain
 import Foundation
+import SQLiteStore
 import Infrastructure
 import TestSupport
 import Testing

@@ -2,7 +2,6 @@ import CSodium
 import Data
 import Domain
 import Foundation
-import Infrastructure
 import RawSQLite
 import TestSupport
 import Testing

@@ -1,7 +1,6 @@
 import Data
 import Domain
 import Foundation
-import Infrastructure
 import TestSupport
 import Testing
 

@@ -1,7 +1,8 @@
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
+import StoreCore
 import RawSQLite
 import TestSupport
 

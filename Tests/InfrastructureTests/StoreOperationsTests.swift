@@ -1,7 +1,7 @@
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
 import TestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 import Data
 import Domain
-import Infrastructure
 import Testing
 
 /// `transaction { }`: its writes commit together, or none do.

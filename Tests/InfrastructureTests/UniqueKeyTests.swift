@@ -1,6 +1,5 @@
 import Data
 import Domain
-import Infrastructure
 import Testing
 
 /// Each class's unique key: changing any one of its attributes makes a distinct item, repeating all of

@@ -1,6 +1,5 @@
 import Data
 import Domain
-import Infrastructure
 import TestSupport
 import Testing
 

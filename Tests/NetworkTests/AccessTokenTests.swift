@@ -1,8 +1,7 @@
 import Data
 import Foundation
 import Testing
-
-@testable import Infrastructure
+@testable import DevelopmentServers
 
 @Suite struct AccessTokenTests {
     let clock = ServerClock(start: Date(timeIntervalSince1970: 1_700_000_000))

@@ -1,6 +1,6 @@
 import Data
 import Foundation
-import Infrastructure
+import DevelopmentServers
 import Testing
 
 @Suite struct HeaderStyleContractTests {

@@ -2,8 +2,7 @@ import Data
 import Domain
 import Foundation
 import Testing
-
-@testable import Infrastructure
+@testable import DevelopmentServers
 
 @Suite struct JSONWebTokenTests {
     let key = SecretBytes(Array(repeating: 7, count: 32))

@@ -1,6 +1,7 @@
 import Data
 import Foundation
-import Infrastructure
+import URLSessionHTTP
+import DevelopmentServers
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Data
 import Domain
-import Infrastructure
+import SQLiteStore
+import StoreCore
 
 /// The workload through Hardtack's public store API: `SQLiteSecureItemStore` opened with a key file.
 final class HardtackSubject: WorkloadSubject {

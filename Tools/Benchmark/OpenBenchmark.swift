@@ -1,5 +1,6 @@
 import Domain
-import Infrastructure
+import SQLiteStore
+import StoreCore
 
 /// The time to open and unlock an existing store: with a key file (the everyday case) and with a
 /// passphrase (Argon2id at MODERATE, a deliberate security floor).

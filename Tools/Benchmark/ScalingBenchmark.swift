@@ -1,7 +1,8 @@
 import BenchSupport
 import Data
 import Domain
-import Infrastructure
+import SQLiteStore
+import StoreCore
 
 /// Get latency against the number of items in the store: fill a store (in batches, untimed), then time
 /// random gets.

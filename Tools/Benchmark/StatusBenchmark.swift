@@ -8,7 +8,7 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
 
 /// The wall time of `hardtack status` as a separate process over a store holding a signed-in session:
 /// from the spawn to the decision on its standard output, and to its exit.

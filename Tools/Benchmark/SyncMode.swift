@@ -1,4 +1,4 @@
-import Infrastructure
+import StoreCore
 
 /// SQLite's `synchronous` setting a workload runs under.
 enum SyncMode: String, CaseIterable {

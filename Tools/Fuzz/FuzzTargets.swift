@@ -5,7 +5,9 @@
     import Data
     import Domain
     import Foundation
-    @testable import Infrastructure
+    import SQLiteStore
+    import StoreCore
+    @testable import DevelopmentServers
 
     /// The libFuzzer targets, chosen by `HARDTACK_FUZZ_TARGET`:
     /// - `http-request`: the loopback server's request reader over a socket pair, then the embedded

@@ -1,7 +1,8 @@
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
+import StoreCore
 
 /// Scenario 1: every byte of a small store's database file and write-ahead log flipped in turn, then
 /// random bit flips in a larger store; after each, the store is reopened and every item read every

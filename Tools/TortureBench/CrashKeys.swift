@@ -1,6 +1,6 @@
 import Data
 import Domain
-import Infrastructure
+import StoreCore
 
 /// The crash loop's key specs (`k:HEX` for 32 raw bytes, `p:TEXT` for a passphrase) as key sources.
 enum CrashKeys {

@@ -2,7 +2,8 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
+import StoreCore
 
 #if canImport(Glibc)
     import Glibc

@@ -2,7 +2,7 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
 import Synchronization
 
 #if canImport(Glibc)

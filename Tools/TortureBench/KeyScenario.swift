@@ -2,7 +2,8 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
+import StoreCore
 import RawSQLite
 
 /// Scenario 3: wrong, damaged and tampered keys. Each case must fail with its own, expected error,

@@ -1,6 +1,6 @@
 import Data
 import Domain
-import Infrastructure
+import SQLiteStore
 
 /// Reads a store the ways an app does, for comparison with what the bench wrote: a scan of each
 /// class, a lookup of each item by its unique key, and a lookup of each primary attribute.

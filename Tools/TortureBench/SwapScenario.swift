@@ -2,7 +2,7 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import Infrastructure
+import SQLiteStore
 import RawSQLite
 
 /// Scenario 2: ciphertexts, nonces, whole rows and index cells moved between rows, between the access-

@@ -1,6 +1,8 @@
 public import Data
 public import Domain
 import Foundation
+import URLSessionHTTP
+import DevelopmentServers
 import Infrastructure
 
 /// The app, wired: every use case built once over one store handle and one HTTP client, so that all

@@ -6,7 +6,7 @@
 public import Data
 public import Domain
 public import Foundation
-import Infrastructure
+import DevelopmentServers
 
 /// The demo's world: the embedded auth server and the app sharing one clock that the demo moves by
 /// hand (no sleeping), over a real store file in a fresh private temporary directory unless a path

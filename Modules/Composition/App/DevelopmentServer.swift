@@ -1,6 +1,6 @@
 public import Foundation
 import Data
-import Infrastructure
+import DevelopmentServers
 
 /// `hardtack serve`: the embedded auth server over real HTTP/1.1 on 127.0.0.1, so that several
 /// processes, curl, or tests can use it. A development server: loopback only, plain HTTP, bounded

@@ -1,4 +1,4 @@
-import Infrastructure
+import StoreCore
 
 /// The store's own name for each choice; kept here so the executable never sees `KeySource`.
 extension KeyChoice {

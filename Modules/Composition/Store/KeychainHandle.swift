@@ -1,5 +1,5 @@
 public import Data
-import Infrastructure
+import SQLiteStore
 
 /// An open, unlocked store: its items through the ``SecureItemStore`` port, plus the maintenance
 /// operations that only the concrete store offers.

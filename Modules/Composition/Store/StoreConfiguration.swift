@@ -1,6 +1,7 @@
 public import Data
 import Foundation
-import Infrastructure
+import SQLiteStore
+import StoreCore
 
 /// Everything needed to open the secure item store: where it is, what unlocks it, which access groups
 /// the caller belongs to, and how durable and costly its writes are. The one place a store is opened.

@@ -83,11 +83,17 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
             throw .storageFailed("the legacy file \(path) was wiped but could not be deleted; delete it by hand")
         }
         // Flush the directory entry too, so the deletion survives a power cut.
-        let directory = open(FileSecurity.parentDirectory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = open(Self.directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             fsync(directory)
             close(directory)
         }
+    }
+
+    /// The directory that holds `path` (`.` for a bare name), whose entry is flushed after a deletion.
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
 

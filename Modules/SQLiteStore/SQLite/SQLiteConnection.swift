@@ -1,0 +1,147 @@
+import StoreCore
+internal import CSQLite
+import Data
+
+/// One open SQLite database handle and its prepared statements.
+///
+/// Not `Sendable`: a connection is owned by exactly one store and used only under that store's lock.
+/// Statements are prepared once per SQL text and reused; `deinit` finalizes them and closes the handle.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    /// The busy handler's state; it lives as long as the handle that calls back with it.
+    private let busyWait = SQLiteBusyWait()
+
+    /// Opens (creating if needed) the database file at `path`, through the page-checksum VFS
+    /// (`SQLiteChecksumVFS`).
+    init(path: String) throws(SecureStoreError) {
+        var db: OpaquePointer?
+        // No SQLite mutex: a connection is used by one thread at a time (its store's lock), so
+        // SQLite's own locking on every call would only cost time.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, SQLiteChecksumVFS.registeredName)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw .storage(code: code, message: "cannot open the database: \(message)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Sets how long a statement waits for another connection's lock before failing with busy.
+    ///
+    /// While it waits it tries again every millisecond or so, however long it has waited. SQLite's own
+    /// handler (`sqlite3_busy_timeout`) sleeps longer and longer, up to 100 ms between tries, so a
+    /// connection that has waited a while loses every gap to fresher ones and can be starved into a
+    /// busy error while others write back to back (the torture bench's contention scenario).
+    func setBusyTimeout(milliseconds: Int32) {
+        busyWait.limitNanoseconds = UInt64(max(0, milliseconds)) * 1_000_000
+        sqlite3_busy_handler(
+            handle, { context, attempts in SQLiteBusyWait.retry(context, attempts) },
+            Unmanaged.passUnretained(busyWait).toOpaque())
+    }
+
+    /// Starts a `BEGIN IMMEDIATE` transaction (taking the write lock now) with a statement prepared once.
+    func beginImmediate() throws(SecureStoreError) {
+        try prepared("BEGIN IMMEDIATE").run()
+    }
+
+    /// Commits the open transaction with a statement prepared once.
+    func commit() throws(SecureStoreError) {
+        try prepared("COMMIT").run()
+    }
+
+    /// Rolls back the open transaction with a statement prepared once.
+    func rollback() throws(SecureStoreError) {
+        try prepared("ROLLBACK").run()
+    }
+
+    /// Runs SQL with no parameters and no result rows (pragmas, DDL, transaction control).
+    func execute(_ sql: String) throws(SecureStoreError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, sql: sql) }
+    }
+
+    /// Runs a pragma or query and returns the first column of its first row as text.
+    func scalarText(_ sql: String) throws(SecureStoreError) -> String? {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
+    /// The cached prepared statement for `sql`, preparing it on first use.
+    func prepared(_ sql: String) throws(SecureStoreError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else {
+            // The store's SQL is fixed and right for its schema: when it no longer compiles (no such
+            // column, an unreadable schema format), the schema in the file was damaged.
+            if code & 0xff == SQLITE_ERROR {
+                throw .integrityFailure(
+                    "the database's schema is damaged (\(String(cString: sqlite3_errmsg(handle))))")
+            }
+            throw error(code, sql: sql)
+        }
+        let statement = SQLiteStatement(raw, connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The row id of the last insert on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether the connection is inside an open transaction.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// The bytes reserved at the end of each page, as the database's header says (0 for a new file).
+    var reservedBytes: Int32 {
+        var value: Int32 = -1  // negative: only ask
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+        return value
+    }
+
+    /// Asks for room for a page checksum at the end of every page. It takes effect at once on a new,
+    /// empty file, and on an existing one at its next `VACUUM`.
+    func reservePageChecksums() {
+        var value = SQLiteChecksumVFS.reservedBytes
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+    }
+
+    /// Checkpoints the write-ahead log and truncates it to zero bytes.
+    func checkpointTruncate() throws(SecureStoreError) {
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, sql: "wal_checkpoint(TRUNCATE)") }
+    }
+
+    /// Translates a result code into a store error that names the SQL but no bound value.
+    func error(_ code: Int32, sql: String) -> SecureStoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        if code == SQLiteChecksumVFS.damagedPageCode {
+            return .integrityFailure("a page of the database file is damaged (its checksum does not match)")
+        }
+        switch code & 0xff {
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return .integrityFailure("the database file is damaged (\(message))")
+        // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY (C macros Swift cannot import): only a unique key clash
+        // is a duplicate item; any other constraint failing is a damaged or foreign schema.
+        case SQLITE_CONSTRAINT where code == 2067 || code == 1555:
+            return .duplicateItem
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return .storage(code: code, message: "another process held the store's lock for too long; try again")
+        default:
+            let shown = sql.count > 80 ? String(sql.prefix(80)) + "…" : sql
+            return .storage(code: code, message: "\(message) in `\(shown)`")
+        }
+    }
+}

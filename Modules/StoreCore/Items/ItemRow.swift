@@ -1,0 +1,45 @@
+package import Data
+
+/// One row of the `items` table, as stored: class, indexes and the two ciphertexts.
+package struct ItemRow {
+    /// The row id: the per-item id bound into both ciphertexts.
+    package var id: Int64
+    /// The item class.
+    package var itemClass: ItemClass
+    /// The access-group index.
+    package var group: BlindIndex
+    /// The unique-key index.
+    package var unique: BlindIndex
+    /// The primary-attribute index.
+    package var primary: BlindIndex
+    /// nonce ‖ encrypted attributes ‖ tag (empty when the read did not need it).
+    package var sealedAttributes: [UInt8] = []
+    /// nonce ‖ encrypted padded secret ‖ tag (empty when the read did not need it).
+    package var sealedData: [UInt8] = []
+
+    /// A row with the given cells; the ciphertexts default to empty (not read, or not sealed yet).
+    package init(
+        id: Int64, itemClass: ItemClass, group: BlindIndex, unique: BlindIndex, primary: BlindIndex,
+        sealedAttributes: [UInt8] = [], sealedData: [UInt8] = []
+    ) {
+        self.id = id
+        self.itemClass = itemClass
+        self.group = group
+        self.unique = unique
+        self.primary = primary
+        self.sealedAttributes = sealedAttributes
+        self.sealedData = sealedData
+    }
+
+    /// Additional-data column tags.
+    package static let attributesColumn: UInt8 = 1
+    package static let dataColumn: UInt8 = 2
+    /// Secrets and encoded attributes are padded to a multiple of this many bytes, so a ciphertext
+    /// shows only a length bucket.
+    package static let paddingBlock = 64
+
+    /// Whether the row's indexes are the same as `other`'s (so its ciphertexts' additional data are too).
+    package func hasSameIndexes(as other: ItemRow) -> Bool {
+        group == other.group && unique == other.unique && primary == other.primary
+    }
+}

@@ -1,0 +1,96 @@
+package import Data
+
+/// The store's header: format, identity and how its master key is wrapped. Stored beside a BLAKE2b
+/// checksum of the header and the wrapped key (so accidental damage to either, or naive tampering, is
+/// an integrity error rather than a wrong key) and used as the additional data of the wrapped master
+/// key (so any change to it makes unwrapping fail).
+package struct StoreHeader: Equatable {
+    /// How the key-encryption key is obtained.
+    package enum KeyKind: UInt8 {
+        /// A passphrase through Argon2id.
+        case passphrase = 1
+        /// 32 bytes of key material (a key file, the environment, a credential).
+        case keyMaterial = 2
+    }
+
+    package static let magic: [UInt8] = Array("HTK".utf8)
+    package static let currentVersion: UInt8 = 1
+    package static let encodedCount = 3 + 1 + 16 + 1 + 8 + 8 + Sodium.saltBytes
+
+    /// The file format version.
+    package var version: UInt8 = currentVersion
+    /// A random identity, bound into every item's additional data: ciphertext copied from another
+    /// store with the same key does not decrypt here.
+    package var storeID: [UInt8]
+    /// How the key-encryption key is obtained.
+    package var keyKind: KeyKind
+    /// Argon2id cost (zero for key material).
+    package var cost: Argon2Cost
+    /// Argon2id salt, or the salt of the key-material KDF.
+    package var salt: [UInt8]
+
+    /// The header's bytes.
+    package var encoded: [UInt8] {
+        var bytes = Self.magic
+        bytes.append(version)
+        bytes += storeID
+        bytes.append(keyKind.rawValue)
+        bytes += bigEndian(cost.opsLimit) + bigEndian(cost.memLimit)
+        bytes += salt
+        return bytes
+    }
+
+    /// The checksum stored beside a header and the master key wrapped under it.
+    package static func checksum(header: [UInt8], wrappedKey: [UInt8]) -> [UInt8] {
+        Sodium.checksum(header + wrappedKey)
+    }
+
+    /// Decodes and checks a header: its checksum, magic, version, and that its KDF parameters are sane.
+    ///
+    /// Stores written before the checksum covered the wrapped key hold a checksum of the header alone,
+    /// which is still accepted (the checksum is unkeyed: it catches damage, while tampering is caught by
+    /// the wrapped key's authentication); the next change of key writes the current form.
+    package init(decoding bytes: [UInt8], checksum: [UInt8], wrappedKey: [UInt8]) throws(SecureStoreError) {
+        guard Self.checksum(header: bytes, wrappedKey: wrappedKey) == checksum || Sodium.checksum(bytes) == checksum
+        else {
+            throw .integrityFailure("the store header or wrapped key does not match its checksum")
+        }
+        guard bytes.count == Self.encodedCount, Array(bytes[0..<3]) == Self.magic else {
+            throw .integrityFailure("the store header is malformed")
+        }
+        guard bytes[3] == Self.currentVersion else {
+            throw .storage(
+                code: 0, message: "the store has format version \(bytes[3]); this hardtack reads version 1. "
+                    + "Use a newer hardtack.")
+        }
+        guard let kind = KeyKind(rawValue: bytes[20]) else {
+            throw .integrityFailure("the store header names an unknown key kind")
+        }
+        version = bytes[3]
+        storeID = Array(bytes[4..<20])
+        keyKind = kind
+        cost = Argon2Cost(opsLimit: readBigEndian(bytes[21..<29]), memLimit: readBigEndian(bytes[29..<37]))
+        salt = Array(bytes[37...])
+        if kind == .passphrase && !cost.isWithinBounds {
+            throw .integrityFailure("the store header's key-derivation parameters are out of range")
+        }
+    }
+
+    /// A fresh header for a new store or a new key.
+    package init(storeID: [UInt8], keyKind: KeyKind, cost: Argon2Cost) {
+        self.storeID = storeID
+        self.keyKind = keyKind
+        self.cost = keyKind == .passphrase ? cost : Argon2Cost(opsLimit: 0, memLimit: 0)
+        self.salt = Sodium.randomBytes(Sodium.saltBytes)
+    }
+}
+
+/// The 8 big-endian bytes of `value`.
+package func bigEndian(_ value: UInt64) -> [UInt8] {
+    (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+}
+
+/// The value of 8 big-endian bytes.
+package func readBigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    bytes.reduce(0) { $0 << 8 | UInt64($1) }
+}
