@@ -2,7 +2,6 @@ public import StoreCore
 public import Data
 public import Domain
 import Foundation
-import Synchronization
 
 /// The secure item store: Keychain Services semantics over one SQLite file, every item encrypted with
 /// XChaCha20-Poly1305 under keys derived from a random master key that is only ever written wrapped.
@@ -20,50 +19,17 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     public let path: String
     /// The access groups this handle belongs to; new items go to the first.
     public let accessGroups: [String]
-    // Safety: `engine` (the connection and keys) is used only while `engineLock` is held, through
-    // `withEngine`, so at most one thread touches it at a time; no reference to it escapes a call.
-    private nonisolated(unsafe) let engine: StoreEngine
-    // A pthread mutex (NSLock) rather than Synchronization's Mutex: on Linux, ThreadSanitizer cannot
-    // see the latter's hand-off between threads, and reported every handle shared by two threads as
-    // a data race, which would hide a real one.
-    private let engineLock = NSLock()
-    /// The thread holding `engineLock`, so a call from inside a transaction body is refused, not deadlocked.
-    private let holder = Atomic<UInt>(0)
+    /// The engine behind the handle's lock.
+    private let engine: LockedEngine
+    // Safety: the engine owns this storage too; it is touched only inside `engine.withEngine`, while
+    // the handle's lock is held.
+    private nonisolated(unsafe) let storage: SQLiteItemStorage
 
-    private init(path: String, accessGroups: [String], engine: StoreEngine) {
+    private init(path: String, accessGroups: [String], engine: StoreEngine, storage: SQLiteItemStorage) {
         self.path = path
         self.accessGroups = accessGroups
-        self.engine = engine
-    }
-
-    /// Runs `body` with exclusive use of the engine.
-    private func withEngine<Result, Failure: Error>(_ body: (StoreEngine) throws(Failure) -> Result) throws(Failure)
-        -> Result
-    {
-        engineLock.lock()
-        holder.store(Self.currentThread, ordering: .relaxed)
-        defer {
-            holder.store(0, ordering: .relaxed)
-            engineLock.unlock()
-        }
-        return try body(engine)
-    }
-
-    /// Refuses a call made from inside this store's own transaction body, which already holds its lock.
-    private func checkNotReentrant() throws(SecureStoreError) {
-        if holder.load(ordering: .relaxed) == Self.currentThread {
-            throw .storage(
-                code: 0, message: "the store was called inside its own transaction; use the transaction's operations")
-        }
-    }
-
-    /// An identifier of the calling thread.
-    private static var currentThread: UInt {
-        #if canImport(Darwin)
-            UInt(bitPattern: pthread_self())
-        #else
-            UInt(pthread_self())
-        #endif
+        self.engine = LockedEngine(engine)
+        self.storage = storage
     }
 
     /// Opens the store at `path`, creating it (and its 0700 directory) on first use, and unlocks it.
@@ -87,59 +53,46 @@ public final class SQLiteSecureItemStore: SecureItemStore {
         // A repeated group would make every read visit its items twice (and update and delete count them twice).
         var seen: Set<String> = []
         let groups = accessGroups.filter { seen.insert($0).inserted }
-        let engine = try StoreOpener.open(path: path, keySource: keySource, groups: groups, options: options)
-        return SQLiteSecureItemStore(path: path, accessGroups: groups, engine: engine)
+        let (engine, storage) = try SQLiteStoreOpener.open(
+            path: path, keySource: keySource, groups: groups, options: options)
+        return SQLiteSecureItemStore(path: path, accessGroups: groups, engine: engine, storage: storage)
     }
 
     /// Whether the keys are wiped; a locked store refuses every item operation with
     /// ``SecureStoreError/locked``.
-    public var isLocked: Bool { withEngine { $0.keys == nil } }
+    public var isLocked: Bool { engine.isLocked }
 
     /// Wipes the keys from memory. Reads and writes fail with ``SecureStoreError/locked`` until
     /// ``unlock(with:)``.
-    public func lock() { withEngine { $0.lock() } }
+    public func lock() { engine.lock() }
 
     /// Unlocks a locked store.
     /// - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.
-    public func unlock(with keySource: KeySource) throws(SecureStoreError) {
-        try checkNotReentrant()
-        try withEngine { engine throws(SecureStoreError) in
-            try engine.install(StoreOpener.unlock(engine, keySource: keySource))
-        }
-    }
+    public func unlock(with keySource: KeySource) throws(SecureStoreError) { try engine.unlock(with: keySource) }
 
     /// Rewraps the master key under a new passphrase or key source in one transaction; no item is
     /// re-encrypted, so it takes the same time whatever the number of items.
     /// - Throws: ``SecureStoreError/locked`` when the store is locked.
-    public func changeKey(to newSource: KeySource) throws(SecureStoreError) {
-        try checkNotReentrant()
-        try withEngine { engine throws(SecureStoreError) in try StoreOpener.rewrap(engine, to: newSource) }
-    }
+    public func changeKey(to newSource: KeySource) throws(SecureStoreError) { try engine.changeKey(to: newSource) }
 
     /// Decrypts and checks every item, and runs SQLite's structural check. Prints nothing.
-    public func verify() throws(SecureStoreError) -> VerifyReport {
-        try checkNotReentrant()
-        return try withEngine { engine throws(SecureStoreError) in try engine.verify() }
-    }
+    public func verify() throws(SecureStoreError) -> VerifyReport { try engine.verify() }
 
     /// Moves the write-ahead log into the database file and truncates the log to zero bytes.
     public func checkpoint() throws(SecureStoreError) {
-        try checkNotReentrant()
-        try withEngine { engine throws(SecureStoreError) in try engine.connection.checkpointTruncate() }
+        try engine.withEngine { _ throws(SecureStoreError) in try storage.connection.checkpointTruncate() }
     }
 
     /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
     public func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
-        try checkNotReentrant()
-        try withEngine { engine throws(SecureStoreError) in try engine.add(attributes, data: data) }
+        try engine.add(attributes, data: data)
     }
 
     /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``.
     public func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
         -> [StoredItem]
     {
-        try checkNotReentrant()
-        return try withEngine { engine throws(SecureStoreError) in try engine.find(query, limit: limit, returning: parts) }
+        try engine.find(query, limit: limit, returning: parts)
     }
 
     /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.
@@ -147,35 +100,23 @@ public final class SQLiteSecureItemStore: SecureItemStore {
     public func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?)
         throws(SecureStoreError) -> Int
     {
-        try checkNotReentrant()
-        return try withEngine { engine throws(SecureStoreError) in
-            try engine.update(query, attributes: attributes, data: data)
-        }
+        try engine.update(query, attributes: attributes, data: data)
     }
 
     /// Deletes every match. See ``SecureItemTransaction/delete(_:)``.
     @discardableResult
-    public func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
-        try checkNotReentrant()
-        return try withEngine { engine throws(SecureStoreError) in try engine.delete(query) }
-    }
+    public func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int { try engine.delete(query) }
 
     /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
     @discardableResult
     public func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
         -> AddOrUpdateOutcome
     {
-        try checkNotReentrant()
-        return try withEngine { engine throws(SecureStoreError) in try engine.addOrUpdate(attributes, data: data) }
+        try engine.addOrUpdate(attributes, data: data)
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction. See ``SecureItemStore/transaction(_:)``.
     public func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
-        try checkNotReentrant()
-        return try withEngine { engine in
-            let transaction = SQLiteStoreTransaction(engine: engine)
-            defer { transaction.end() }
-            return try engine.write { try body(transaction) }
-        }
+        try engine.transaction(body)
     }
 }

@@ -31,6 +31,14 @@ package struct ItemRow {
         self.sealedData = sealedData
     }
 
+    /// A row under `id` with the given class and index cells and no ciphertexts yet.
+    package init(id: Int64, itemClass: ItemClass, cells: IndexCells) {
+        self.init(id: id, itemClass: itemClass, group: cells.group, unique: cells.unique, primary: cells.primary)
+    }
+
+    /// The row's three index cells.
+    package var cells: IndexCells { IndexCells(group: group, unique: unique, primary: primary) }
+
     /// Additional-data column tags.
     package static let attributesColumn: UInt8 = 1
     package static let dataColumn: UInt8 = 2

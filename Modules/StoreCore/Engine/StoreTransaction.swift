@@ -1,23 +1,23 @@
-import StoreCore
-import Data
-import Domain
+package import Data
+package import Domain
 import Synchronization
 
 /// The operations of one open transaction: each call joins it instead of starting its own. Kept past
 /// the end of its transaction (stored by the body, say), every call fails instead of touching the
 /// store without its lock.
-struct SQLiteStoreTransaction: SecureItemTransaction {
+package struct StoreTransaction: SecureItemTransaction {
     // Safety: `engine` is only touched after `isOpen` was seen true, which holds only while the store's
     // mutex is held by the thread running the transaction body.
     nonisolated(unsafe) let engine: StoreEngine
     private let state = TransactionState()
 
-    init(engine: StoreEngine) {
+    /// A transaction that runs its operations on `engine`, open until ``end()``.
+    package init(engine: StoreEngine) {
         self.engine = engine
     }
 
     /// Closes the transaction: later calls fail.
-    func end() { state.isOpen.store(false, ordering: .relaxed) }
+    package func end() { state.isOpen.store(false, ordering: .relaxed) }
 
     private func checkOpen() throws(SecureStoreError) {
         guard state.isOpen.load(ordering: .relaxed) else {
@@ -25,31 +25,31 @@ struct SQLiteStoreTransaction: SecureItemTransaction {
         }
     }
 
-    func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+    package func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
         try checkOpen()
         try engine.add(attributes, data: data)
     }
 
-    func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
+    package func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
         -> [StoredItem]
     {
         try checkOpen()
         return try engine.find(query, limit: limit, returning: parts)
     }
 
-    func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?) throws(SecureStoreError)
+    package func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?) throws(SecureStoreError)
         -> Int
     {
         try checkOpen()
         return try engine.update(query, attributes: attributes, data: data)
     }
 
-    func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
+    package func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
         try checkOpen()
         return try engine.delete(query)
     }
 
-    func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
+    package func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
         try checkOpen()
         return try engine.addOrUpdate(attributes, data: data)
     }

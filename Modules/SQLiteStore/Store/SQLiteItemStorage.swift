@@ -1,0 +1,257 @@
+import Data
+import Foundation
+import StoreCore
+
+/// The store's rows in one SQLite file: the `items` table, the `rows_digest` row and the `meta` row,
+/// through one connection. Statements of the hot path are prepared on first use and held by position.
+///
+/// Not `Sendable`: it belongs to one ``StoreEngine``, which uses it from one thread at a time.
+final class SQLiteItemStorage: ItemStorage {
+    /// The connection to the store's file.
+    let connection: SQLiteConnection
+    private var statements: [SQLiteStatement?] = Array(repeating: nil, count: SQLiteQuery.allCases.count * 4)
+    /// Whether the `rows_digest` table is known to exist (a store made before it has none until opened).
+    private var digestTableKnown = false
+
+    /// Storage over an open, configured connection.
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    private func statement(_ query: SQLiteQuery, columns: RowColumns = []) throws(SecureStoreError) -> SQLiteStatement {
+        let slot = query.rawValue * 4 + Int(columns.rawValue)
+        if let statement = statements[slot] { return statement }
+        let statement = try connection.prepared(query.sql(columns: columns))
+        statements[slot] = statement
+        return statement
+    }
+
+    // MARK: Transactions
+
+    var isInTransaction: Bool { connection.isInTransaction }
+
+    func beginWrite() throws(SecureStoreError) { try connection.beginImmediate() }
+
+    func beginRead() throws(SecureStoreError) { try connection.execute("BEGIN") }
+
+    func commit() throws(SecureStoreError) { try connection.commit() }
+
+    func rollback() {
+        if connection.isInTransaction { try? connection.rollback() }
+    }
+
+    func savepoint(_ name: String) throws(SecureStoreError) { try connection.prepared("SAVEPOINT \(name)").run() }
+
+    func releaseSavepoint(_ name: String) throws(SecureStoreError) { try connection.prepared("RELEASE \(name)").run() }
+
+    func rollbackToSavepoint(_ name: String) {
+        // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
+        try? connection.execute("ROLLBACK TO \(name); RELEASE \(name)")
+    }
+
+    /// SQLite's `data_version`: it changes when another connection commits.
+    func changeCounter() throws(SecureStoreError) -> Int64 {
+        let version = try statement(.dataVersion)
+        defer { version.reset() }
+        _ = try version.step()
+        return version.int64(at: 0)
+    }
+
+    // MARK: Rows
+
+    func rows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int) {
+        let select: SQLiteStatement
+        switch selection {
+        case .unique(let primary, let unique):
+            select = try statement(.byUnique, columns: columns)
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+        case .primary(let primary):
+            select = try statement(.byPrimary, columns: columns)
+            select.bind(primary, at: 1)
+        case .classAndGroup(let itemClass, let group):
+            select = try statement(.byClassAndGroup, columns: columns)
+            select.bind(Int64(itemClass.rawValue), at: 1)
+            select.bind(group, at: 2)
+        case .all:
+            select = try statement(.all, columns: columns)
+        }
+        defer { select.reset() }
+        var rows: [ItemRow] = []
+        var unreadable = 0
+        while try select.step() {
+            guard let classCode = select.strictInteger(at: 1),
+                let itemClass = ItemClass(rawValue: UInt8(clamping: classCode)),
+                let cells = indexCells(select)
+            else {
+                unreadable += 1
+                continue
+            }
+            rows.append(
+                ItemRow(
+                    id: select.int64(at: 0), itemClass: itemClass, group: cells.group, unique: cells.unique,
+                    primary: cells.primary,
+                    sealedAttributes: columns.contains(.attributes) ? select.bytes(at: 5) : [],
+                    sealedData: columns.contains(.data) ? select.bytes(at: 6) : []))
+        }
+        return (rows, unreadable)
+    }
+
+    func count(_ selection: RowSelection, bypassingIndex: Bool) throws(SecureStoreError) -> Int64 {
+        let select: SQLiteStatement
+        switch selection {
+        case .unique(let primary, let unique):
+            select = try statement(bypassingIndex ? .countUniqueNotIndexed : .countUnique)
+            select.bind(primary, at: 1)
+            select.bind(unique, at: 2)
+        case .primary(let primary):
+            select = try statement(bypassingIndex ? .countPrimaryNotIndexed : .countPrimary)
+            select.bind(primary, at: 1)
+        case .classAndGroup, .all:
+            preconditionFailure("only lookups through an index are counted both ways")
+        }
+        defer { select.reset() }
+        _ = try select.step()
+        return select.int64(at: 0)
+    }
+
+    func newestRowID() throws(SecureStoreError) -> Int64 {
+        let last = try statement(.lastID)
+        defer { last.reset() }
+        _ = try last.step()
+        return last.int64(at: 0)
+    }
+
+    func insert(_ row: ItemRow) throws(SecureStoreError) {
+        let insert = try statement(.insert)
+        bindRow(row, to: insert)
+        try insert.run()
+    }
+
+    func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool {
+        let insert = try statement(.insertIfNewest)
+        bindRow(row, to: insert)
+        return try insert.run(unlessConstraint: .notNull)
+    }
+
+    func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
+        let update = try statement(.updateSealed)
+        update.bind(attributes, at: 1)
+        update.bind(data, at: 2)
+        update.bind(id, at: 3)
+        try update.run()
+    }
+
+    func updateRow(_ row: ItemRow) throws(SecureStoreError) {
+        let update = try statement(.updateAll)
+        update.bind(row.group, at: 1)
+        update.bind(row.unique, at: 2)
+        update.bind(row.primary, at: 3)
+        update.bind(row.sealedAttributes, at: 4)
+        update.bind(row.sealedData, at: 5)
+        update.bind(row.id, at: 6)
+        try update.run()
+    }
+
+    func deleteRow(_ id: Int64) throws(SecureStoreError) {
+        let delete = try statement(.delete)
+        delete.bind(id, at: 1)
+        try delete.run()
+    }
+
+    func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
+        let delete = try statement(.deleteExactly)
+        delete.bind(cells.primary, at: 1)
+        delete.bind(cells.unique, at: 2)
+        delete.bind(Int64(itemClass.rawValue), at: 3)
+        delete.bind(cells.group, at: 4)
+        defer { delete.reset() }
+        var deleted: [Int64] = []
+        while try delete.step() { deleted.append(delete.int64(at: 0)) }
+        return deleted
+    }
+
+    func forEachIndexEntry(
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?) throws(SecureStoreError) -> Void
+    ) throws(SecureStoreError) {
+        let scan = try statement(.indexEntries)
+        defer { scan.reset() }
+        while try scan.step() {
+            try visit(scan.int64(at: 0), scan.strictInteger(at: 1), indexCells(scan))
+        }
+    }
+
+    /// The group, unique and primary index cells of the current row (columns 2, 3 and 4 of every item
+    /// query), or `nil` when one of them is not a blob of its size.
+    private func indexCells(_ statement: SQLiteStatement) -> IndexCells? {
+        guard let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
+            let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
+            let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)
+        else { return nil }
+        return IndexCells(group: group, unique: unique, primary: primary)
+    }
+
+    /// Binds a row to an insert's seven parameters, in column order.
+    private func bindRow(_ row: ItemRow, to statement: SQLiteStatement) {
+        statement.bind(row.id, at: 1)
+        statement.bind(Int64(row.itemClass.rawValue), at: 2)
+        statement.bind(row.group, at: 3)
+        statement.bind(row.unique, at: 4)
+        statement.bind(row.primary, at: 5)
+        statement.bind(row.sealedAttributes, at: 6)
+        statement.bind(row.sealedData, at: 7)
+    }
+
+    // MARK: Rows digest
+
+    func loadRowsDigest() throws(SecureStoreError) -> [UInt8]? {
+        if !digestTableKnown {
+            guard try SQLiteSchema.hasTable("rows_digest", connection) else { return nil }
+            digestTableKnown = true
+        }
+        let load = try statement(.loadDigest)
+        defer { load.reset() }
+        guard try load.step() else { return [] }
+        return load.bytes(at: 0)
+    }
+
+    func storeRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        let store = try statement(.storeDigest)
+        store.bind(encoded, at: 1)
+        try store.run()
+    }
+
+    func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        try connection.execute(RowsDigest.schema)
+        let insert = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")
+        insert.bind(encoded, at: 1)
+        try insert.run()
+        digestTableKnown = true
+    }
+
+    // MARK: Header and maintenance
+
+    func readHeaderRecord() throws(SecureStoreError) -> HeaderRecord? { try SQLiteSchema.readHeaderRecord(connection) }
+
+    func replaceHeaderRecord(_ record: HeaderRecord) throws(SecureStoreError) {
+        let statement = try connection.prepared("UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1")
+        statement.bind(record.header, at: 1)
+        statement.bind(record.checksum, at: 2)
+        statement.bind(record.wrappedKey, at: 3)
+        try statement.run()
+    }
+
+    /// Moves the log into the file so that the old wrapped key does not linger there; `secure_delete`
+    /// then clears the old row's bytes in the main file. A reader elsewhere may keep the log busy.
+    func discardReplacedHeaderRecords() {
+        try? connection.checkpointTruncate()
+    }
+
+    /// SQLite's `quick_check`, with a page that failed its checksum named in words.
+    func structuralCheck() throws(SecureStoreError) -> String {
+        let check = try connection.scalarText("PRAGMA quick_check") ?? "no answer"
+        // SQLite names a page that failed its checksum only by the error's number.
+        return check.replacingOccurrences(
+            of: "error code=\(SQLiteChecksumVFS.damagedPageCode)", with: "its checksum does not match")
+    }
+}

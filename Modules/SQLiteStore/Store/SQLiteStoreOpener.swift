@@ -1,0 +1,123 @@
+import StoreCore
+import Data
+import Domain
+import Foundation
+
+/// Opening a store file: the file checks, the connection's settings, a new store's tables, and the
+/// page-checksum upgrade of an older one. The key hierarchy itself is the core's ``KeyHierarchy``.
+enum SQLiteStoreOpener {
+    /// Opens the file, configures the connection, creates the store if it is new, and unlocks it.
+    static func open(path: String, keySource: KeySource, groups: [String], options: StoreOptions)
+        throws(SecureStoreError) -> (StoreEngine, SQLiteItemStorage)
+    {
+        let path = try FileSecurity.resolveStorePath(path)
+        try FileSecurity.prepareStoreFile(path)
+        let connection = try SQLiteConnection(path: path)
+        connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        // Read the header before changing anything in the file: a database that has tables but no
+        // header is not a store to take over (its header was removed, or it is some other database).
+        var stored = try SQLiteSchema.readHeaderRecord(connection)
+        if stored == nil, try !SQLiteSchema.isEmpty(connection) {
+            // Another process may have created the store since the header was read: the tables and the
+            // header are committed together, so read it again.
+            stored = try SQLiteSchema.readHeaderRecord(connection)
+            guard stored != nil else { throw missingHeader }
+        }
+        // A new file gets room for a checksum on every page before its first page is written.
+        if stored == nil { connection.reservePageChecksums() }
+        guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
+            throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
+        }
+        // No journal_size_limit: cutting the log after SQLite's own checkpoints would make every later
+        // commit grow the file, which doubled the cost of a durable write (measured). Until an explicit
+        // checkpoint or the last close, a deleted item's ciphertext (never plaintext) may stay at the
+        // log's tail.
+        try connection.execute(
+            "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
+                + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF")
+
+        let storage = SQLiteItemStorage(connection: connection)
+        if stored == nil,
+            let (engine, keys) = try create(storage, keySource: keySource, groups: groups, options: options)
+        {
+            // Created here: the master key is already in hand, so the key is not derived a second time.
+            try engine.install(keys)
+            return (engine, storage)
+        }
+        if stored == nil { stored = try SQLiteSchema.readHeaderRecord(connection) }
+        guard let stored else { throw missingHeader }
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
+        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
+        try engine.install(KeyHierarchy.unlock(engine, keySource: keySource))
+        // After the key: a wrong key leaves the file as it was.
+        try addPageChecksums(connection)
+        try engine.ensureRowsDigest()
+        return (engine, storage)
+    }
+
+    /// Switches the connection to WAL mode. A new file's switch needs an exclusive lock, and SQLite
+    /// answers busy at once, without calling the busy handler, while another process opens the same
+    /// new store (two first uses at the same moment); so wait and retry, up to the busy timeout.
+    private static func enableWriteAheadLog(_ connection: SQLiteConnection, options: StoreOptions)
+        throws(SecureStoreError) -> String?
+    {
+        let sqliteBusy: Int32 = 5
+        var waited: Int32 = 0
+        while true {
+            do {
+                return try connection.scalarText("PRAGMA journal_mode = WAL")
+            } catch .storage(let code, _) where code & 0xff == sqliteBusy && waited < options.busyTimeoutMilliseconds {
+                Thread.sleep(forTimeInterval: 0.005)
+                waited += 5
+            }
+        }
+    }
+
+    /// Makes sure every page of an existing store carries a checksum (`SQLiteChecksumVFS`). A store
+    /// made before page checksums reserves no bytes; it is rewritten once with `VACUUM` (row ids, and so
+    /// every ciphertext, unchanged) and checkpointed so that the database file holds the stamped pages.
+    /// (A header whose 8 was damaged into 0 never gets here: its page 1 still carries a checksum, and
+    /// the shim reports the damage.) Any other reserve was never written by Hardtack: the header is
+    /// damaged.
+    ///
+    /// An upgrade that cannot run now (another process holds the lock past the busy timeout, the disk
+    /// is full) is not an error: the store works as before, unchecked, and the next open tries again.
+    private static func addPageChecksums(_ connection: SQLiteConnection) throws(SecureStoreError) {
+        let reserved = connection.reservedBytes
+        if reserved == SQLiteChecksumVFS.reservedBytes { return }
+        guard reserved == 0 else {
+            throw .integrityFailure("the database header is damaged (it reserves \(reserved) bytes per page)")
+        }
+        connection.reservePageChecksums()
+        do {
+            try connection.execute("VACUUM")
+        } catch .storage {
+            return
+        }
+        // Another process reading the store may hold the log: its pages then reach the file later.
+        try? connection.checkpointTruncate()
+    }
+
+    /// Creates the store in an empty file and returns its engine with the new keys; `nil` when another
+    /// process created it first (then open it as any existing store).
+    private static func create(
+        _ storage: SQLiteItemStorage, keySource: KeySource, groups: [String], options: StoreOptions
+    ) throws(SecureStoreError) -> (StoreEngine, ItemKeys)? {
+        let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
+        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
+        let connection = storage.connection
+        let created = try engine.writeTyped { () throws(SecureStoreError) -> Bool in
+            // Another process may have created the store while this one derived its key.
+            guard try SQLiteSchema.readHeaderRecord(connection) == nil else { return false }
+            // Only an empty file becomes a new store: a fresh master key would orphan existing items.
+            guard try SQLiteSchema.isEmpty(connection) else { throw missingHeader }
+            try SQLiteSchema.create(record, connection)
+            return true
+        }
+        return created ? (engine, try ItemKeys(master: master, storeID: header.storeID)) : nil
+    }
+
+    /// A database with tables but no header: a store whose header was deleted, or not a store at all.
+    private static let missingHeader = SecureStoreError.integrityFailure(
+        "the store header is missing (the file was damaged, or is not a Hardtack store)")
+}

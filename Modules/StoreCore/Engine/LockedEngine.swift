@@ -1,0 +1,126 @@
+package import Data
+package import Domain
+import Foundation
+import Synchronization
+
+/// A store handle's engine behind its lock: what every backend's handle does around the engine, once.
+/// Operations are serialized by a mutex; a call made from inside the handle's own transaction body
+/// (which holds the lock) is refused with an error instead of deadlocking.
+package final class LockedEngine: Sendable {
+    // Safety: `engine` (the storage and keys) is used only while `engineLock` is held, through
+    // `withEngine`, so at most one thread touches it at a time; no reference to it escapes a call.
+    private nonisolated(unsafe) let engine: StoreEngine
+    // A pthread mutex (NSLock) rather than Synchronization's Mutex: on Linux, ThreadSanitizer cannot
+    // see the latter's hand-off between threads, and reported every handle shared by two threads as
+    // a data race, which would hide a real one.
+    private let engineLock = NSLock()
+    /// The thread holding `engineLock`, so a call from inside a transaction body is refused, not deadlocked.
+    private let holder = Atomic<UInt>(0)
+
+    /// Guards `engine`, which no one else may keep a reference to.
+    package init(_ engine: StoreEngine) {
+        self.engine = engine
+    }
+
+    /// Runs `body` with exclusive use of the engine; refuses a call from inside the handle's own
+    /// transaction body.
+    package func withEngine<Result>(_ body: (StoreEngine) throws(SecureStoreError) -> Result) throws(SecureStoreError)
+        -> Result
+    {
+        try checkNotReentrant()
+        return try locked(body)
+    }
+
+    /// Whether the keys are wiped.
+    package var isLocked: Bool { locked { $0.keys == nil } }
+
+    /// Wipes the keys from memory.
+    package func lock() { locked { $0.lock() } }
+
+    /// Runs `body` in one write transaction. See ``SecureItemStore/transaction(_:)``.
+    package func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
+        try checkNotReentrant()
+        return try locked { engine in
+            let transaction = StoreTransaction(engine: engine)
+            defer { transaction.end() }
+            return try engine.write { try body(transaction) }
+        }
+    }
+
+    /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
+    package func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+        try withEngine { engine throws(SecureStoreError) in try engine.add(attributes, data: data) }
+    }
+
+    /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``.
+    package func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
+        -> [StoredItem]
+    {
+        try withEngine { engine throws(SecureStoreError) in try engine.find(query, limit: limit, returning: parts) }
+    }
+
+    /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.
+    package func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?)
+        throws(SecureStoreError) -> Int
+    {
+        try withEngine { engine throws(SecureStoreError) in try engine.update(query, attributes: attributes, data: data) }
+    }
+
+    /// Deletes every match. See ``SecureItemTransaction/delete(_:)``.
+    package func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
+        try withEngine { engine throws(SecureStoreError) in try engine.delete(query) }
+    }
+
+    /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
+    package func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
+        -> AddOrUpdateOutcome
+    {
+        try withEngine { engine throws(SecureStoreError) in try engine.addOrUpdate(attributes, data: data) }
+    }
+
+    /// Unlocks a locked store. - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.
+    package func unlock(with keySource: KeySource) throws(SecureStoreError) {
+        try withEngine { engine throws(SecureStoreError) in
+            try engine.install(KeyHierarchy.unlock(engine, keySource: keySource))
+        }
+    }
+
+    /// Rewraps the master key under `newSource`. See ``KeyHierarchy/rewrap(_:to:)``.
+    package func changeKey(to newSource: KeySource) throws(SecureStoreError) {
+        try withEngine { engine throws(SecureStoreError) in try KeyHierarchy.rewrap(engine, to: newSource) }
+    }
+
+    /// Decrypts and checks every item. See ``StoreEngine/verify()``.
+    package func verify() throws(SecureStoreError) -> VerifyReport {
+        try withEngine { engine throws(SecureStoreError) in try engine.verify() }
+    }
+
+    private func locked<Result, Failure: Error>(_ body: (StoreEngine) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        engineLock.lock()
+        holder.store(Self.currentThread, ordering: .relaxed)
+        defer {
+            holder.store(0, ordering: .relaxed)
+            engineLock.unlock()
+        }
+        return try body(engine)
+    }
+
+    /// Refuses a call made from inside this store's own transaction body, which already holds its lock.
+    private func checkNotReentrant() throws(SecureStoreError) {
+        if holder.load(ordering: .relaxed) == Self.currentThread {
+            throw .storage(
+                code: 0, message: "the store was called inside its own transaction; use the transaction's operations")
+        }
+    }
+
+    /// An identifier of the calling thread.
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
+    }
+}

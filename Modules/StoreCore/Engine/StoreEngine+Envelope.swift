@@ -1,0 +1,76 @@
+import Data
+import Domain
+
+/// The crypto envelope of one row: each ciphertext padded to a length bucket and bound to the row's
+/// id, class and index cells through its additional data.
+extension StoreEngine {
+    /// Encrypts the attributes into `row`, padded like the data (so the ciphertext shows only a length
+    /// bucket of the names it holds) and bound to the row's indexes.
+    ///
+    /// The writes seal both ciphertexts of a row at once and draw their two random nonces in one call
+    /// (one system call rather than two); each nonce is used once, as a fresh one would be.
+    func sealAttributes(_ row: inout ItemRow, _ attributes: ItemAttributes, keys: ItemKeys, nonce: ArraySlice<UInt8>)
+        throws(SecureStoreError)
+    {
+        var encoded = AttributeCodec.encode(attributes)
+        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        try sealAttributes(&row, encoded: encoded, keys: keys, nonce: nonce)
+    }
+
+    /// Encrypts already encoded attributes into `row`.
+    func sealAttributes(_ row: inout ItemRow, encoded: [UInt8], keys: ItemKeys, nonce: ArraySlice<UInt8>)
+        throws(SecureStoreError)
+    {
+        let sealed = try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try encoded.withUnsafeBytes { raw in
+                Result { () throws(SecureStoreError) in
+                    try Sodium.sealPadded(
+                        raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
+                        nonce: nonce)
+                }
+            }.get()
+        }
+        row.sealedAttributes = sealed
+    }
+
+    /// Encrypts the padded secret into `row`, bound to the row's indexes.
+    func sealData(_ row: inout ItemRow, _ data: SecretBytes, keys: ItemKeys, nonce: ArraySlice<UInt8>)
+        throws(SecureStoreError)
+    {
+        let sealed = try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) {
+            additionalData throws(SecureStoreError) in
+            try data.withUnsafeBytes { raw throws(SecureStoreError) in
+                try Sodium.sealPadded(
+                    raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data, nonce: nonce)
+            }
+        }
+        row.sealedData = sealed
+    }
+
+    /// The decrypted encoding of a row's attributes.
+    func openAttributeBytes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
+        try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) { additionalData throws(SecureStoreError) in
+            try Sodium.openPadded(
+                row.sealedAttributes, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
+                what: "an item's attributes")
+        }
+    }
+
+    /// A row's attributes, decrypted and decoded; their class must be the row's.
+    func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
+        let plain = try openAttributeBytes(row, keys: keys)
+        let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
+        guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
+        return attributes
+    }
+
+    /// A row's secret, decrypted and unpadded.
+    func openData(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
+        try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
+            try Sodium.openPadded(
+                row.sealedData, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,
+                what: "an item's data")
+        }
+    }
+}

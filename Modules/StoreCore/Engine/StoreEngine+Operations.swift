@@ -1,0 +1,190 @@
+package import Data
+package import Domain
+
+/// Keychain Services' operations: add, find, update, delete and add-or-update.
+extension StoreEngine {
+    /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
+    package func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+        let keys = try unlockedKeys()
+        try checkWritable(attributes)
+        let group = try resolveGroupForWrite(attributes.accessGroup)
+        var full = attributes
+        full.reserveCapacity(forAdditional: 3)
+        full.setStoreManaged(.accessGroup, .string(groups[group]))
+        let now = roundedNow()
+        full.setStoreManaged(.creationDate, .date(now))
+        full.setStoreManaged(.modificationDate, .date(now))
+        // One transaction: the row and the rows digest change together. The insert usually takes the id
+        // this handle expects; when the guess is stale (or there is none yet), it reads the newest id.
+        try writeTyped { () throws(SecureStoreError) in
+            if let guess = nextID, try insert(full, data: data, group: group, keys: keys, ifNewest: guess) { return }
+            try insert(full, data: data, group: group, keys: keys)
+        }
+    }
+
+    /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``.
+    package func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
+        -> [StoredItem]
+    {
+        let keys = try unlockedKeys()
+        var results: [StoredItem] = []
+        let wantsAttributes = parts.contains(.attributes)
+        let wantsData = parts.contains(.data)
+        try forEachMatch(
+            query, keys: keys, decryptAttributes: wantsAttributes, decryptsData: wantsData, copying: wantsData ? .data : []
+        ) {
+            (row, attributes) throws(SecureStoreError) in
+            let data = wantsData ? try openData(row, keys: keys) : nil
+            // Attributes decrypted only to check the match are not part of the answer unless asked for.
+            results.append(
+                StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
+            return limit == .all
+        }
+        // "None" and "all of them" are claims about rows not read: they need the rows to be intact.
+        if results.isEmpty || limit == .all { try confirmComplete(query, keys: keys, found: results.count) }
+        guard !results.isEmpty else { throw .itemNotFound }
+        return results
+    }
+
+    /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.
+    package func update(_ query: ItemAttributes, attributes changes: ItemAttributes?, data: SecretBytes?)
+        throws(SecureStoreError) -> Int
+    {
+        let keys = try unlockedKeys()
+        if let changes {
+            guard changes.itemClass == query.itemClass else { throw .classMismatch(query.itemClass, changes.itemClass) }
+            try checkWritable(changes)
+            if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
+        }
+        return try writeTyped { () throws(SecureStoreError) -> Int in
+            if changes == nil, let data, QueryPlan(query).isExactlyUnique {
+                let count = try updateData(byUnique: query, data: data, keys: keys)
+                guard count > 0 else {
+                    try confirmComplete(query, keys: keys, found: 0)
+                    throw .itemNotFound
+                }
+                return count
+            }
+            var matches: [(ItemRow, ItemAttributes)] = []
+            // The old data is needed only when a row must be re-encrypted under moved indexes.
+            let copying: RowColumns = data == nil ? .data : []
+            try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
+                (row, attributes) throws(SecureStoreError) in
+                matches.append((row, attributes!))
+                return true
+            }
+            guard !matches.isEmpty else {
+                try confirmComplete(query, keys: keys, found: 0)
+                throw .itemNotFound
+            }
+            for (row, old) in matches {
+                try rewrite(row, old: old, changes: changes, data: data, keys: keys)
+            }
+            return matches.count
+        }
+    }
+
+    /// Deletes every match. See ``SecureItemTransaction/delete(_:)``.
+    package func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
+        let keys = try unlockedKeys()
+        let positions = try resolveGroupsForRead(query.accessGroup)
+        if positions.count == 1, QueryPlan(query).isExactlyUnique {
+            return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys)
+        }
+        return try writeTyped { () throws(SecureStoreError) -> Int in
+            var ids: [Int64] = []
+            try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
+                (row, _) throws(SecureStoreError) in
+                ids.append(row.id)
+                try digestRemove(row, keys: keys)
+                return true
+            }
+            if ids.isEmpty { try confirmComplete(query, keys: keys, found: 0) }
+            for id in ids { try storage.deleteRow(id) }
+            return ids.count
+        }
+    }
+
+    /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
+    package func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
+        -> AddOrUpdateOutcome
+    {
+        let keys = try unlockedKeys()
+        try checkWritable(attributes)
+        let group = try resolveGroupForWrite(attributes.accessGroup)
+        var full = attributes
+        full.reserveCapacity(forAdditional: 3)
+        full.setStoreManaged(.accessGroup, .string(groups[group]))
+        return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
+            let groupIndex = groupIndexes[group]
+            let unique = try keys.uniqueIndex(full, group: groupIndex)
+            let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
+            if let row = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes).first {
+                let old = try openAttributes(row, keys: keys)
+                try rewrite(row, old: old, changes: full, data: data, keys: keys)
+                return .updated
+            }
+            let now = roundedNow()
+            full.setStoreManaged(.creationDate, .date(now))
+            full.setStoreManaged(.modificationDate, .date(now))
+            try insert(full, data: data, group: group, keys: keys)
+            return .added
+        }
+    }
+
+    /// Sets the data of the item a query names by its whole unique key (and nothing else), the commonest
+    /// update (a token refreshed). Its attributes change only in their modification date, so that date
+    /// is rewritten in the decrypted encoding instead of decoding and re-encoding every attribute; the
+    /// indexes do not move, so only the two ciphertexts are written. Returns how many items changed.
+    private func updateData(byUnique query: ItemAttributes, data: SecretBytes, keys: ItemKeys) throws(SecureStoreError)
+        -> Int
+    {
+        let itemClass = query.itemClass
+        var changed = 0
+        for position in try resolveGroupsForRead(query.accessGroup) {
+            let group = groupIndexes[position]
+            let unique = try keys.uniqueIndex(query, group: group)
+            let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+            let rows = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes)
+            for row in rows {
+                guard row.unique == unique, row.primary == primary, row.itemClass == itemClass, row.group == group else {
+                    throw .integrityFailure("an item's row disagrees with its unique index")
+                }
+                guard let newRow = try resealedForNewData(row, itemClass: itemClass, data: data, keys: keys) else {
+                    // Not the usual shape (no modification date): the general path decodes and checks it.
+                    try rewrite(row, old: try openAttributes(row, keys: keys), changes: nil, data: data, keys: keys)
+                    changed += 1
+                    continue
+                }
+                try storage.updateCiphertexts(ofRow: row.id, attributes: newRow.sealedAttributes, data: newRow.sealedData)
+                changed += 1
+            }
+        }
+        return changed
+    }
+
+    /// Deletes the item a query names by its whole unique key (and nothing else) in one group, in one
+    /// atomic step, so it needs no savepoint, and inside a caller's transaction a failure leaves
+    /// nothing behind either. Only a row whose class and group agree with the unique index is deleted;
+    /// when none is, a row the index points at with another class or group was edited behind the
+    /// store's back, which is an integrity failure.
+    private func deleteExactly(_ query: ItemAttributes, group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> Int {
+        let itemClass = query.itemClass
+        let unique = try keys.uniqueIndex(query, group: group)
+        let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
+        let cells = IndexCells(group: group, unique: unique, primary: primary)
+        return try writeTyped { () throws(SecureStoreError) -> Int in
+            let deleted = try storage.deleteRows(exactly: cells, itemClass: itemClass)
+            for id in deleted {
+                try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells), keys: keys)
+            }
+            guard deleted.isEmpty else { return deleted.count }
+            for row in try fetchRows(.unique(primary: primary, unique: unique), columns: [])
+            where row.itemClass != itemClass || row.group != group {
+                throw .integrityFailure("an item's row disagrees with its unique index")
+            }
+            try confirmComplete(query, keys: keys, found: 0)
+            return 0
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package import Data
+import Domain
+import Foundation
+
+/// The store's working parts behind its handle's lock: the storage, the header and, while unlocked,
+/// the keys. Every operation of a store handle runs here, whatever the backend: the engine keeps every
+/// rule of the store (encryption and binding, blind indexes, the rows digest, Keychain semantics) and
+/// reaches the database only through its ``ItemStorage``.
+///
+/// Not `Sendable`: exactly one store handle owns an engine and touches it only inside its lock (see
+/// ``LockedEngine``), so at most one thread uses the storage and keys at a time.
+///
+/// This is the hot path of every token read and write, so it avoids work per call that can be done
+/// once: queries are planned with bit sets, indexes are inline values, and the storage keeps its
+/// prepared statements.
+package final class StoreEngine {
+    /// Where the rows live.
+    package let storage: any ItemStorage
+    /// How the store was opened.
+    package let options: StoreOptions
+    /// The handle's access groups, first one first.
+    package let groups: [String]
+    /// The store's header as last read or written.
+    package var header: StoreHeader
+    /// The unlocked keys, or `nil` while locked.
+    package private(set) var keys: ItemKeys?
+    /// The blind index of each access group, in the order of ``groups``.
+    var groupIndexes: [BlindIndex] = []
+    /// How many transactions and savepoints are open (0: none).
+    var transactionDepth = 0
+    /// The row id this handle expects its next insert to get: one past the last it inserted. Only a
+    /// guess (another process may have inserted since), checked by the insert itself.
+    var nextID: Int64?
+    /// The rows digest of the write transaction in progress: read when it starts, written when it
+    /// commits if a row was inserted, deleted or moved (see ``RowsDigest``).
+    var pendingDigest: RowsDigest?
+    /// Whether ``pendingDigest`` changed in the transaction in progress.
+    var digestChanged = false
+    /// The change counter at which the rows were last checked against the stored digest, and the
+    /// damage found then (`nil`: they matched). This handle's own commits keep a match matching (and
+    /// cannot start on damage); another connection's commit changes the counter, and the rows are
+    /// checked again. Remembering damage makes every later read of a damaged store fail at once instead
+    /// of after another full pass.
+    var digestChecked: (version: Int64, damage: SecureStoreError?)?
+
+    /// An engine over `storage`, locked until ``install(_:)``.
+    package init(storage: any ItemStorage, options: StoreOptions, groups: [String], header: StoreHeader) {
+        self.storage = storage
+        self.options = options
+        self.groups = groups
+        self.header = header
+    }
+
+    deinit { keys?.wipe() }
+
+    // MARK: Keys
+
+    /// Installs unlocked keys and precomputes the blind index of each access group.
+    package func install(_ newKeys: ItemKeys) throws(SecureStoreError) {
+        keys?.wipe()
+        keys = newKeys
+        groupIndexes = try groups.map { group throws(SecureStoreError) in try newKeys.groupIndex(group) }
+    }
+
+    /// Wipes the keys; reads and writes fail with ``SecureStoreError/locked`` until unlocked again.
+    package func lock() {
+        keys?.wipe()
+        keys = nil
+        groupIndexes = []
+    }
+
+    func unlockedKeys() throws(SecureStoreError) -> ItemKeys {
+        guard let keys else { throw .locked }
+        return keys
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` inside one write transaction, which takes the write lock before anything is read,
+    /// so read-then-write is never interleaved with another writer.
+    ///
+    /// Inside a transaction already open, `body` runs in a savepoint: when it throws, all of its own
+    /// writes are undone (an update that clashes on its second item leaves the first as it was) while
+    /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back. A
+    /// transaction of its own needs no savepoint: rolling it back undoes the same writes.
+    package func write<Result>(_ body: () throws -> Result) throws -> Result {
+        if transactionDepth > 0 {
+            // A backend may roll a whole transaction back on some failures (disk full, I/O error). A
+            // savepoint opened now would start a new, separate transaction and commit on release.
+            guard storage.isInTransaction else {
+                throw SecureStoreError.storage(
+                    code: 0, message: "the transaction was rolled back after an earlier failure; run it again")
+            }
+            let savepoint = "nested\(transactionDepth)"
+            try storage.savepoint(savepoint)
+            transactionDepth += 1
+            defer { transactionDepth -= 1 }
+            // The rows digest as it was at the savepoint: rolled back with the rows it describes.
+            let digestAtSavepoint = (pendingDigest, digestChanged)
+            do {
+                let result = try body()
+                try storage.releaseSavepoint(savepoint)
+                return result
+            } catch {
+                storage.rollbackToSavepoint(savepoint)
+                (pendingDigest, digestChanged) = digestAtSavepoint
+                throw error
+            }
+        }
+        try storage.beginWrite()
+        transactionDepth = 1
+        defer {
+            transactionDepth = 0
+            pendingDigest = nil
+        }
+        do {
+            try beginDigest()
+            let result = try body()
+            try finishDigest()
+            try storage.commit()
+            return result
+        } catch {
+            storage.rollback()
+            throw error
+        }
+    }
+
+    /// ``write(_:)`` for bodies that throw only store errors.
+    package func writeTyped<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
+        do {
+            return try write(body)
+        } catch let error as SecureStoreError {
+            throw error
+        } catch {
+            throw .storage(code: 0, message: "unexpected failure: \(type(of: error))")
+        }
+    }
+
+    /// Runs `body` in a read transaction (one snapshot), or in the transaction already open.
+    func readSnapshot(_ body: () throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        guard transactionDepth == 0 else { return try body() }
+        try storage.beginRead()
+        do {
+            try body()
+            try storage.commit()
+        } catch {
+            storage.rollback()
+            throw error
+        }
+    }
+
+    // MARK: Groups and attributes
+
+    func resolveGroupForWrite(_ group: String?) throws(SecureStoreError) -> Int {
+        guard let group else { return 0 }
+        guard let position = groups.firstIndex(of: group) else { throw .missingEntitlement(accessGroup: group) }
+        return position
+    }
+
+    func resolveGroupsForRead(_ group: String?) throws(SecureStoreError) -> Range<Int> {
+        guard let group else { return groups.indices }
+        let position = try resolveGroupForWrite(group)
+        return position..<(position + 1)
+    }
+
+    /// Refuses attributes a caller may not write: any the class does not allow or of the wrong kind
+    /// (``ItemAttributes/setStoreManaged(_:_:)`` skips those checks, and an item written with them could
+    /// never be decoded again), and the read-only dates (the first by name order, when both are given).
+    func checkWritable(_ attributes: ItemAttributes) throws(SecureStoreError) {
+        _ = try ItemAttributes(attributes.itemClass, attributes.values)
+        var readOnly: AttributeName?
+        for name in attributes.values.keys where name.isReadOnly && (readOnly.map { name < $0 } ?? true) {
+            readOnly = name
+        }
+        if let readOnly { throw .readOnlyAttribute(readOnly) }
+    }
+
+    func roundedNow() -> Date {
+        Date(timeIntervalSince1970: (options.now().timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+}

@@ -1,0 +1,86 @@
+package import Data
+import Domain
+
+/// The key hierarchy over a backend's header record: a random master key, wrapped under a
+/// key-encryption key derived from the key source (Argon2id for a passphrase), with the header as
+/// additional data. The master key is never written unwrapped; item keys are derived from it.
+package enum KeyHierarchy {
+    /// A new store's header record and master key, protected by `keySource`.
+    package static func newStore(keySource: KeySource, options: StoreOptions) throws(SecureStoreError)
+        -> (header: StoreHeader, record: HeaderRecord, master: SecureKey)
+    {
+        try checkCost(of: keySource, options: options)
+        let header = StoreHeader(
+            storeID: Sodium.randomBytes(16), keyKind: keySource.isPassphrase ? .passphrase : .keyMaterial,
+            cost: options.passphraseCost)
+        let master = try SecureKey.random()
+        let wrapped = try wrap(master, header: header, source: keySource)
+        return (header, record(header, wrapped: wrapped), master)
+    }
+
+    /// Derives the key-encryption key from `keySource` and unwraps the master key of `stored`.
+    /// - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it,
+    ///   ``SecureStoreError/integrityFailure(_:)`` when the header was altered.
+    package static func unlock(_ stored: HeaderRecord, keySource: KeySource) throws(SecureStoreError)
+        -> (header: StoreHeader, keys: ItemKeys)
+    {
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
+        let kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
+        let master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
+        guard master.count == SecureKey.byteCount else { throw .integrityFailure("the wrapped key has the wrong size") }
+        return (header, try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID))
+    }
+
+    /// Unlocks the engine's store again from its stored header record.
+    package static func unlock(_ engine: StoreEngine, keySource: KeySource) throws(SecureStoreError) -> ItemKeys {
+        guard let stored = try engine.storage.readHeaderRecord() else {
+            throw .integrityFailure("the store header is missing")
+        }
+        let (header, keys) = try unlock(stored, keySource: keySource)
+        engine.header = header
+        return keys
+    }
+
+    /// Wraps the master key under `newSource` with a fresh salt and writes the new header in one
+    /// transaction; no item is re-encrypted.
+    package static func rewrap(_ engine: StoreEngine, to newSource: KeySource) throws(SecureStoreError) {
+        guard let keys = engine.keys else { throw .locked }
+        // A header whose cost is out of bounds is refused as tampered when the store is next opened.
+        try checkCost(of: newSource, options: engine.options)
+        let header = StoreHeader(
+            storeID: engine.header.storeID, keyKind: newSource.isPassphrase ? .passphrase : .keyMaterial,
+            cost: engine.options.passphraseCost)
+        let wrapped = try wrap(keys.master, header: header, source: newSource)
+        try engine.writeTyped { () throws(SecureStoreError) in
+            try engine.storage.replaceHeaderRecord(record(header, wrapped: wrapped))
+        }
+        engine.header = header
+        // The old wrapped key must not linger where the backend keeps old copies.
+        engine.storage.discardReplacedHeaderRecords()
+    }
+
+    /// The record of `header` with its wrapped key and their checksum.
+    private static func record(_ header: StoreHeader, wrapped: [UInt8]) -> HeaderRecord {
+        HeaderRecord(
+            header: header.encoded, checksum: StoreHeader.checksum(header: header.encoded, wrappedKey: wrapped),
+            wrappedKey: wrapped)
+    }
+
+    /// Refuses a passphrase cost outside the bounds a header is checked against.
+    private static func checkCost(of source: KeySource, options: StoreOptions) throws(SecureStoreError) {
+        if source.isPassphrase, !options.passphraseCost.isWithinBounds {
+            throw .invalidKeyMaterial("the Argon2id cost is outside the supported range")
+        }
+    }
+
+    private static func wrap(_ master: SecureKey, header: StoreHeader, source: KeySource) throws(SecureStoreError)
+        -> [UInt8]
+    {
+        let kek = try KeyMaterial.keyEncryptionKey(from: source, header: header, creating: true)
+        return try master.withBytes { bytes throws(SecureStoreError) in
+            try Sodium.seal(
+                UnsafeRawBufferPointer(start: bytes, count: SecureKey.byteCount), additionalData: header.encoded,
+                key: kek)
+        }
+    }
+}

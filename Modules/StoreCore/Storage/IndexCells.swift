@@ -1,0 +1,16 @@
+/// A row's three index cells: access group, unique key and primary attribute.
+package struct IndexCells: Equatable {
+    /// The access-group index.
+    package var group: BlindIndex
+    /// The unique-key index.
+    package var unique: BlindIndex
+    /// The primary-attribute index.
+    package var primary: BlindIndex
+
+    /// The cells of one row.
+    package init(group: BlindIndex, unique: BlindIndex, primary: BlindIndex) {
+        self.group = group
+        self.unique = unique
+        self.primary = primary
+    }
+}

@@ -1,0 +1,83 @@
+package import Data
+
+/// The port between the store core and one database: rows in, rows out, transactions and savepoints,
+/// and a change counter. Each adapter (SQLite, PostgreSQL, in memory) implements it; the core keeps
+/// every rule of the store (encryption, binding, blind indexes, the rows digest, Keychain semantics)
+/// and never sees SQL.
+///
+/// An adapter sees only ciphertexts and blind indexes. It reports a cell it cannot read as it is
+/// stored (a wrong type, a wrong size, an unknown class) by leaving the row out and counting it, never
+/// by guessing: the core decides whether that is damage.
+///
+/// Not `Sendable`: one engine owns its storage and calls it from one thread at a time.
+package protocol ItemStorage: AnyObject {
+    /// Whether a transaction is open (a backend may roll one back by itself after some failures).
+    var isInTransaction: Bool { get }
+    /// Starts a write transaction that holds the store's write lock before anything is read, so that
+    /// read-then-write is never interleaved with another writer.
+    func beginWrite() throws(SecureStoreError)
+    /// Starts a read transaction: every read until ``commit()`` sees one snapshot.
+    func beginRead() throws(SecureStoreError)
+    /// Commits the open transaction.
+    func commit() throws(SecureStoreError)
+    /// Rolls the open transaction back, if one is open; never fails.
+    func rollback()
+    /// Opens a savepoint inside the open transaction.
+    func savepoint(_ name: String) throws(SecureStoreError)
+    /// Releases a savepoint, keeping its writes in the enclosing transaction.
+    func releaseSavepoint(_ name: String) throws(SecureStoreError)
+    /// Undoes the writes since a savepoint and releases it; best effort (the backend may already have
+    /// rolled back the whole transaction, which then fails to commit).
+    func rollbackToSavepoint(_ name: String)
+    /// A number that changes whenever another connection commits: while it stays the same, rows
+    /// checked earlier are still as they were (this connection's own writes keep the digest current).
+    func changeCounter() throws(SecureStoreError) -> Int64
+
+    /// The rows `selection` picks, in row-id order, with their index cells and the ciphertexts that
+    /// `columns` names (the others left empty). Rows that cannot be read (an unknown class, a cell of
+    /// the wrong type or size) are left out and counted in `unreadable`.
+    func rows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError)
+        -> (rows: [ItemRow], unreadable: Int)
+    /// How many rows a lookup by unique key or primary index finds, through the backend's index or,
+    /// with `bypassingIndex`, by reading the table itself: a difference means a damaged index.
+    func count(_ selection: RowSelection, bypassingIndex: Bool) throws(SecureStoreError) -> Int64
+    /// The largest row id in use, or 0 when there are no rows.
+    func newestRowID() throws(SecureStoreError) -> Int64
+    /// Inserts a row. - Throws: ``SecureStoreError/duplicateItem`` when its unique key is taken.
+    func insert(_ row: ItemRow) throws(SecureStoreError)
+    /// Inserts a row only if its id is past every row id in use, in one atomic step; `false` (nothing
+    /// written) when it is not.
+    func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool
+    /// Replaces the two ciphertexts of row `id`, leaving its class and index cells as they are.
+    func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError)
+    /// Replaces the index cells and both ciphertexts of the row with `row.id`.
+    /// - Throws: ``SecureStoreError/duplicateItem`` when the new unique key is taken.
+    func updateRow(_ row: ItemRow) throws(SecureStoreError)
+    /// Deletes row `id`.
+    func deleteRow(_ id: Int64) throws(SecureStoreError)
+    /// Deletes, in one atomic step, the rows with exactly these index cells and class; returns their ids.
+    func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64]
+    /// Calls `visit` with every row's id, class code and index cells (`nil` where a cell is not of the
+    /// type or size the store writes).
+    func forEachIndexEntry(
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?) throws(SecureStoreError) -> Void
+    ) throws(SecureStoreError)
+
+    /// The encoded rows digest, or `nil` when this store has none yet (made before the digest
+    /// existed); an empty array when its row is missing.
+    func loadRowsDigest() throws(SecureStoreError) -> [UInt8]?
+    /// Writes the encoded rows digest inside the open write transaction.
+    func storeRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError)
+    /// Gives a store without a rows digest one, inside the open write transaction.
+    func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError)
+
+    /// The stored header, checksum and wrapped master key, or `nil` when there are none.
+    func readHeaderRecord() throws(SecureStoreError) -> HeaderRecord?
+    /// Replaces the header record inside the open write transaction (a passphrase change).
+    func replaceHeaderRecord(_ record: HeaderRecord) throws(SecureStoreError)
+    /// Removes copies of a replaced header record that the backend may keep (a log, old row versions);
+    /// best effort.
+    func discardReplacedHeaderRecords()
+    /// The backend's own structural check: `"ok"`, or its first complaint in words.
+    func structuralCheck() throws(SecureStoreError) -> String
+}

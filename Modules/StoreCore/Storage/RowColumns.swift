@@ -1,0 +1,12 @@
+/// Which ciphertexts a read copies out of each row besides its id, class and index cells (which every
+/// read returns: a row's own cells are always compared with what the query expects).
+package struct RowColumns: OptionSet, Sendable {
+    /// The option bits.
+    package let rawValue: UInt8
+    /// A set from its bits.
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The attributes' ciphertext.
+    package static let attributes = RowColumns(rawValue: 1)
+    /// The data's ciphertext.
+    package static let data = RowColumns(rawValue: 2)
+}
