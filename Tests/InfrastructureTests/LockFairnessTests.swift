@@ -39,7 +39,7 @@ import Testing
                             try transaction.addOrUpdate(counter, value: current + 1)
                         }
                         writes.withLock { $0 += 1 }
-                    } catch SecureStoreError.storage(let code, _) where code & 0xff == 5 {
+                    } catch SecureStoreError.storage(let failure) where failure.kind == .busy {
                         busy.withLock { $0 += 1 }
                     } catch {
                         otherErrors.withLock { $0.append("\(error)") }

@@ -124,7 +124,7 @@ enum ContentionWorker {
                     report.reopens += 1
                 }
             } catch let error as SecureStoreError {
-                if case .storage(let code, _) = error, code & 0xff == 5 || code & 0xff == 6 {
+                if case .storage(let failure) = error, failure.kind == .busy {
                     report.busy += 1
                 } else {
                     report.errors.append("\(error)")

@@ -128,7 +128,7 @@ enum StoreReading {
         switch error {
         case .integrityFailure: "integrity"
         case .wrongKey: "wrong-key"
-        case .storage(let code, _): "storage(\(code))"
+        case .storage(let failure): "storage(\(failure.kind))"
         case .keySourceMismatch: "key-source-mismatch"
         case .invalidKeyMaterial: "invalid-key"
         case .insecurePermissions: "permissions"

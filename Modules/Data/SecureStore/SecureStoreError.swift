@@ -29,8 +29,8 @@ public enum SecureStoreError: Error, Sendable, Equatable {
     case integrityFailure(String)
     /// A file or directory is readable by others, is a symbolic link, or belongs to another user.
     case insecurePermissions(path: String, fix: String)
-    /// The database or the file system failed; the SQL is named, bound values never are.
-    case storage(code: Int32, message: String)
+    /// The database, the file system or the crypto library failed: see ``StorageFailure``.
+    case storage(StorageFailure)
 
     /// Whether the store could not be read at all (locked or damaged), as opposed to an answer.
     ///
@@ -83,8 +83,8 @@ extension SecureStoreError: CustomStringConvertible {
                 + "backup (hardtack keychain verify tells how many items are sound)."
         case .insecurePermissions(let path, let fix):
             "Refusing to use \(path): \(fix)"
-        case .storage(let code, let message):
-            "The store's database failed (SQLite code \(code)): \(message)"
+        case .storage(let failure):
+            "The store failed: \(failure)"
         }
     }
 }

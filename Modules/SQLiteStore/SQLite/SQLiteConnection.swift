@@ -22,8 +22,10 @@ final class SQLiteConnection {
         let code = sqlite3_open_v2(path, &db, flags, SQLiteChecksumVFS.registeredName)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw .storage(code: code, message: "cannot open the database: \(message)")
+            throw .storage(
+                SQLiteFailure.failure(code: code, systemErrno: systemErrno, message: message, doing: "open the store's file"))
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -137,11 +139,11 @@ final class SQLiteConnection {
         // is a duplicate item; any other constraint failing is a damaged or foreign schema.
         case SQLITE_CONSTRAINT where code == 2067 || code == 1555:
             return .duplicateItem
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            return .storage(code: code, message: "another process held the store's lock for too long; try again")
         default:
             let shown = sql.count > 80 ? String(sql.prefix(80)) + "…" : sql
-            return .storage(code: code, message: "\(message) in `\(shown)`")
+            return .storage(
+                SQLiteFailure.failure(
+                    code: code, systemErrno: sqlite3_system_errno(handle), message: message, statement: shown))
         }
     }
 }

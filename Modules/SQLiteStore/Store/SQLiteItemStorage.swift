@@ -18,7 +18,7 @@ final class SQLiteItemStorage: ItemStorage {
         self.connection = connection
     }
 
-    private func statement(_ query: SQLiteQuery, columns: RowColumns = []) throws(SecureStoreError) -> SQLiteStatement {
+    private func statement(_ query: SQLiteQuery, columns: RowColumns = RowColumns(rawValue: 0)) throws(SecureStoreError) -> SQLiteStatement {
         let slot = query.rawValue * 4 + Int(columns.rawValue)
         if let statement = statements[slot] { return statement }
         let statement = try connection.prepared(query.sql(columns: columns))

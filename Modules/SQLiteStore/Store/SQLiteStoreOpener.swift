@@ -26,7 +26,9 @@ enum SQLiteStoreOpener {
         // A new file gets room for a checksum on every page before its first page is written.
         if stored == nil { connection.reservePageChecksums() }
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
-            throw .storage(code: 0, message: "the file system does not support SQLite's write-ahead log")
+            throw .storage(
+                StorageFailure(
+                    backend: "SQLite", kind: .other, message: "the file system does not support SQLite's write-ahead log"))
         }
         // No journal_size_limit: cutting the log after SQLite's own checkpoints would make every later
         // commit grow the file, which doubled the cost of a durable write (measured). Until an explicit
@@ -61,12 +63,11 @@ enum SQLiteStoreOpener {
     private static func enableWriteAheadLog(_ connection: SQLiteConnection, options: StoreOptions)
         throws(SecureStoreError) -> String?
     {
-        let sqliteBusy: Int32 = 5
         var waited: Int32 = 0
         while true {
             do {
                 return try connection.scalarText("PRAGMA journal_mode = WAL")
-            } catch .storage(let code, _) where code & 0xff == sqliteBusy && waited < options.busyTimeoutMilliseconds {
+            } catch .storage(let failure) where failure.kind == .busy && waited < options.busyTimeoutMilliseconds {
                 Thread.sleep(forTimeInterval: 0.005)
                 waited += 5
             }

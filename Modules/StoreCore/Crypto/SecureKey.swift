@@ -50,7 +50,7 @@ package final class SecureKey {
     package init() throws(SecureStoreError) {
         Sodium.ensureInitialized()
         guard let memory = sodium_malloc(Self.byteCount) else {
-            throw .storage(code: 0, message: "could not allocate protected memory for a key")
+            throw .storage(.sodium("could not allocate protected memory for a key", code: -1, kind: .resources))
         }
         sodium_memzero(memory, Self.byteCount)
         pointer = memory

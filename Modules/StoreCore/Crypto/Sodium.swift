@@ -41,7 +41,7 @@ package enum Sodium {
                     plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
                     additionalData, UInt64(additionalData.count), nil, out.baseAddress!, keyBytes)
             }
-            guard code == 0 else { throw .storage(code: code, message: "encryption failed") }
+            guard code == 0 else { throw .storage(.sodium("encryption failed", code: code)) }
         }
         return output
     }
@@ -83,7 +83,7 @@ package enum Sodium {
                 if code != 0 { sodium_memzero(base, total) }
                 initialized = total
             }
-            guard code == 0 else { throw .storage(code: code, message: "encryption failed") }
+            guard code == 0 else { throw .storage(.sodium("encryption failed", code: code)) }
             return box
         }
     }
@@ -131,7 +131,7 @@ package enum Sodium {
                     out.baseAddress!.assumingMemoryBound(to: UInt8.self), length, message, UInt64(message.count), keyBytes,
                     SecureKey.byteCount)
             }
-            guard code == 0 else { throw .storage(code: code, message: "hashing failed") }
+            guard code == 0 else { throw .storage(.sodium("hashing failed", code: code)) }
         }
     }
 
@@ -175,7 +175,7 @@ package enum Sodium {
         try key.withBytes { keyBytes throws(SecureStoreError) in
             let code = crypto_generichash(
                 &output, length, message, UInt64(message.count), keyBytes, SecureKey.byteCount)
-            guard code == 0 else { throw .storage(code: code, message: "hashing failed") }
+            guard code == 0 else { throw .storage(.sodium("hashing failed", code: code)) }
         }
         return output
     }
@@ -187,7 +187,7 @@ package enum Sodium {
     {
         try key.withBytes { keyBytes throws(SecureStoreError) in
             let code = crypto_generichash(output, length, message, UInt64(message.count), keyBytes, SecureKey.byteCount)
-            guard code == 0 else { throw .storage(code: code, message: "hashing failed") }
+            guard code == 0 else { throw .storage(.sodium("hashing failed", code: code)) }
         }
     }
 
@@ -212,7 +212,7 @@ package enum Sodium {
                         crypto_kdf_derive_from_key(out, SecureKey.byteCount, id, ctx.baseAddress!, masterBytes)
                     }
                 }
-                guard code == 0 else { throw .storage(code: code, message: "key derivation failed") }
+                guard code == 0 else { throw .storage(.sodium("key derivation failed", code: code)) }
             }
         }
         return subkey
@@ -231,7 +231,8 @@ package enum Sodium {
                     UInt64(raw.count), salt, opsLimit, Int(memLimit), crypto_pwhash_ALG_ARGON2ID13)
             }
             guard code == 0 else {
-                throw .storage(code: code, message: "Argon2id ran out of memory (it needs \(memLimit >> 20) MiB)")
+                throw .storage(
+                    .sodium("Argon2id ran out of memory (it needs \(memLimit >> 20) MiB)", code: code, kind: .resources))
             }
         }
         return key

@@ -110,8 +110,7 @@ package final class LockedEngine: Sendable {
     /// Refuses a call made from inside this store's own transaction body, which already holds its lock.
     private func checkNotReentrant() throws(SecureStoreError) {
         if holder.load(ordering: .relaxed) == Self.currentThread {
-            throw .storage(
-                code: 0, message: "the store was called inside its own transaction; use the transaction's operations")
+            throw .storage(.store("the store was called inside its own transaction; use the transaction's operations"))
         }
     }
 

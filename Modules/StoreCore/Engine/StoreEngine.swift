@@ -89,7 +89,7 @@ package final class StoreEngine {
             // savepoint opened now would start a new, separate transaction and commit on release.
             guard storage.isInTransaction else {
                 throw SecureStoreError.storage(
-                    code: 0, message: "the transaction was rolled back after an earlier failure; run it again")
+                    .store("the transaction was rolled back after an earlier failure; run it again", kind: .other))
             }
             let savepoint = "nested\(transactionDepth)"
             try storage.savepoint(savepoint)
@@ -132,7 +132,7 @@ package final class StoreEngine {
         } catch let error as SecureStoreError {
             throw error
         } catch {
-            throw .storage(code: 0, message: "unexpected failure: \(type(of: error))")
+            throw .storage(.store("unexpected failure: \(type(of: error))", kind: .other))
         }
     }
 

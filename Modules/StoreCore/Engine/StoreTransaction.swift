@@ -21,7 +21,7 @@ package struct StoreTransaction: SecureItemTransaction {
 
     private func checkOpen() throws(SecureStoreError) {
         guard state.isOpen.load(ordering: .relaxed) else {
-            throw .storage(code: 0, message: "this transaction has ended; use it only inside its transaction's closure")
+            throw .storage(.store("this transaction has ended; use it only inside its transaction's closure"))
         }
     }
 

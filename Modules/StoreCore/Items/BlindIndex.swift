@@ -6,11 +6,12 @@ package struct BlindIndex: Equatable {
     /// The largest index Hardtack computes.
     package static let capacity = 16
 
-    private var words: (UInt64, UInt64) = (0, 0)
+    @usableFromInline var words: (UInt64, UInt64) = (0, 0)
     /// The number of bytes.
     package let count: Int
 
     /// An index of `count` zero bytes, to be filled through ``withUnsafeMutableBytes(_:)``.
+    @inlinable
     package init(count: Int) {
         precondition(count >= 0 && count <= Self.capacity)
         self.count = count
@@ -18,6 +19,7 @@ package struct BlindIndex: Equatable {
 
     /// A copy of `bytes`, or `nil` when they are not exactly `expectedCount` bytes long (a cell
     /// edited outside the store).
+    @inlinable
     package init?(copying bytes: UnsafeRawBufferPointer, expectedCount: Int) {
         guard bytes.count == expectedCount, expectedCount <= Self.capacity else { return nil }
         self.init(count: expectedCount)
@@ -27,16 +29,19 @@ package struct BlindIndex: Equatable {
     }
 
     /// The bytes, as an array (for code that is not on a hot path).
+    @inlinable
     package var bytes: [UInt8] {
         withUnsafeBytes { Array($0) }
     }
 
     /// Calls `body` with the bytes.
+    @inlinable
     package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         Swift.withUnsafeBytes(of: words) { raw in body(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
     }
 
     /// Calls `body` with the writable bytes.
+    @inlinable
     package mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
         let count = count
         return Swift.withUnsafeMutableBytes(of: &words) { raw in
@@ -44,6 +49,7 @@ package struct BlindIndex: Equatable {
         }
     }
 
+    @inlinable
     package static func == (lhs: BlindIndex, rhs: BlindIndex) -> Bool {
         lhs.count == rhs.count && lhs.words == rhs.words
     }

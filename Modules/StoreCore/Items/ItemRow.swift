@@ -18,6 +18,7 @@ package struct ItemRow {
     package var sealedData: [UInt8] = []
 
     /// A row with the given cells; the ciphertexts default to empty (not read, or not sealed yet).
+    @inlinable
     package init(
         id: Int64, itemClass: ItemClass, group: BlindIndex, unique: BlindIndex, primary: BlindIndex,
         sealedAttributes: [UInt8] = [], sealedData: [UInt8] = []
@@ -32,11 +33,13 @@ package struct ItemRow {
     }
 
     /// A row under `id` with the given class and index cells and no ciphertexts yet.
+    @inlinable
     package init(id: Int64, itemClass: ItemClass, cells: IndexCells) {
         self.init(id: id, itemClass: itemClass, group: cells.group, unique: cells.unique, primary: cells.primary)
     }
 
     /// The row's three index cells.
+    @inlinable
     package var cells: IndexCells { IndexCells(group: group, unique: unique, primary: primary) }
 
     /// Additional-data column tags.
@@ -47,6 +50,7 @@ package struct ItemRow {
     package static let paddingBlock = 64
 
     /// Whether the row's indexes are the same as `other`'s (so its ciphertexts' additional data are too).
+    @inlinable
     package func hasSameIndexes(as other: ItemRow) -> Bool {
         group == other.group && unique == other.unique && primary == other.primary
     }

@@ -152,7 +152,6 @@ package enum FileSecurity {
     }
 
     private static func posixError(_ what: String) -> SecureStoreError {
-        let code = errno
-        return .storage(code: code, message: "\(what): \(String(cString: strerror(code)))")
+        .storage(.posix(what, errno: errno))
     }
 }

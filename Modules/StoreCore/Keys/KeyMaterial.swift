@@ -1,6 +1,6 @@
 package import Data
-package import Domain
-package import Foundation
+import Domain
+import Foundation
 
 /// Turns a ``KeySource`` into the key-encryption key for a header, reading and (for a new store)
 /// creating key files.
@@ -81,7 +81,7 @@ package enum KeyMaterial {
             let linkError = errno  // read before unlink() can change it
             unlink(temporary)
             if linked != 0 && linkError != EEXIST {
-                throw .storage(code: linkError, message: "cannot create the key file \(path)")
+                throw .storage(.posix("cannot create the key file \(path)", errno: linkError))
             }
             // The store about to be written under this key must never outlive the key file's entry.
             FileSecurity.syncDirectory(FileSecurity.parentDirectory(of: path))

@@ -60,8 +60,9 @@ package struct StoreHeader: Equatable {
         }
         guard bytes[3] == Self.currentVersion else {
             throw .storage(
-                code: 0, message: "the store has format version \(bytes[3]); this hardtack reads version 1. "
-                    + "Use a newer hardtack.")
+                .store(
+                    "the store has format version \(bytes[3]); this hardtack reads version 1. Use a newer hardtack",
+                    kind: .other))
         }
         guard let kind = KeyKind(rawValue: bytes[20]) else {
             throw .integrityFailure("the store header names an unknown key kind")

@@ -8,6 +8,7 @@ package struct IndexCells: Equatable {
     package var primary: BlindIndex
 
     /// The cells of one row.
+    @inlinable
     package init(group: BlindIndex, unique: BlindIndex, primary: BlindIndex) {
         self.group = group
         self.unique = unique

@@ -1,0 +1,70 @@
+/// What went wrong beneath a store, said in words and by kind, whatever the backend: the database
+/// (SQLite, PostgreSQL), the file system or the crypto library. It never carries a secret, a bound
+/// value or a password; the backend's own words (a result code, SQLSTATE, the statement) are kept
+/// apart in ``detail`` for a verbose report.
+public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kinds of failure a caller may act on differently.
+    public enum Kind: String, Sendable, Equatable {
+        /// Another process or instance held the store's lock past the wait; trying again may work.
+        case busy
+        /// The disk or quota is full.
+        case full
+        /// The store's file, directory or medium is read-only, or the database refuses writes.
+        case readOnly
+        /// The operating system or the database refused access.
+        case permission
+        /// The database server cannot be reached or is not accepting connections.
+        case unavailable
+        /// The connection was lost during the call (the outcome of a write is told separately).
+        case connectionLost
+        /// The call did not finish within its time limit.
+        case timedOut
+        /// Memory or another resource ran out.
+        case resources
+        /// The store was used in a way it does not allow (a call inside its own transaction, say).
+        case misuse
+        /// Any other failure.
+        case other
+    }
+
+    /// What failed: "SQLite", "PostgreSQL", "the file system", "libsodium" or "the store".
+    public let backend: String
+    /// The kind of failure.
+    public let kind: Kind
+    /// What happened, in words, without codes or SQL.
+    public let message: String
+    /// The backend's own words (a result code and the statement, SQLSTATE, errno), for `--verbose`;
+    /// never a bound value or a secret.
+    public let detail: String?
+
+    /// A failure of `backend` of `kind`, said as `message`, with the backend's own words as `detail`.
+    public init(backend: String, kind: Kind, message: String, detail: String? = nil) {
+        self.backend = backend
+        self.kind = kind
+        self.message = message
+        self.detail = detail
+    }
+
+    /// A misuse of the store's own API, or a failure of the store's own logic.
+    public static func store(_ message: String, kind: Kind = .misuse) -> StorageFailure {
+        StorageFailure(backend: "the store", kind: kind, message: message)
+    }
+
+    /// What to do next, by kind.
+    public var advice: String {
+        switch kind {
+        case .busy: "Another process is using the store; try again."
+        case .full: "Free some disk space and try again."
+        case .readOnly: "The store cannot be written here; use a writable location, or only read."
+        case .permission: "Check that this user owns the store and may write to its directory."
+        case .unavailable: "Check that the database server is running and reachable, then try again."
+        case .connectionLost: "Try again; the store is consistent."
+        case .timedOut: "Try again later."
+        case .resources: "Free some memory and try again."
+        case .misuse, .other: "Try again; if it keeps failing, report it."
+        }
+    }
+
+    /// One line: what failed and what to do.
+    public var description: String { "\(message) (\(backend)). \(advice)" }
+}
