@@ -32,9 +32,8 @@ enum HelpRenderer {
             parts.append(TextLayout.paragraph(configuration.exitStatuses.helpParagraph))
         }
         if !subcommands.isEmpty {
-            parts.append(
-                "Run `\(commandPath) \(configuration.subcommandPlaceholder) --help` for a \(configuration.subcommandNoun)'s "
-                    + "options.")
+            let placeholder = configuration.subcommandPlaceholder
+            parts.append("Run `\(commandPath) \(placeholder) --help` for a \(configuration.subcommandNoun)'s options.")
         }
         return parts.joined(separator: "\n\n")
     }

@@ -22,7 +22,9 @@ public struct Option<Value: Sendable>: ArgumentDeclaring {
         self.convert = convert
     }
 
-    private init(_ declaration: ArgumentDeclaration, invalidValue: String, convert: @escaping @Sendable (String) -> Value?) {
+    private init(
+        _ declaration: ArgumentDeclaration, invalidValue: String, convert: @escaping @Sendable (String) -> Value?
+    ) {
         self.declaration = declaration
         self.invalidValue = invalidValue
         self.convert = convert

@@ -7,7 +7,9 @@ public struct ProgramOutput: Sendable {
     public let standardError: @Sendable (String) -> Void
 
     /// Creates an output from its two writers.
-    public init(standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void) {
+    public init(
+        standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void
+    ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
     }

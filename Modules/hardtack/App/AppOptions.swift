@@ -8,7 +8,9 @@ struct AppOptions: OptionGroup {
     static let declarations: [any ArgumentDeclaring] = ServerOptions.declarations + StoreOptions.declarations
 
     /// The help sections: server options, then store options.
-    static let sections = [ArgumentSection("Server options", ServerOptions.declarations), StoreOptions.section("Store options")]
+    static let sections = [
+        ArgumentSection("Server options", ServerOptions.declarations), StoreOptions.section("Store options"),
+    ]
 
     /// The server options.
     let server: ServerOptions

@@ -7,9 +7,11 @@ import Foundation
 /// `hardtack demo`: the whole story on the embedded auth server, narrated for a person.
 struct DemoCommand: HardtackCommand {
     static let store = Option<String>(
-        "--store", value: "PATH", help: "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
+        "--store", value: "PATH",
+        help: "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
     static let style = Option<ServerContract>(
-        "--style", value: "oauth|header", help: "Which server contract the embedded server and the app speak (default: oauth).",
+        "--style", value: "oauth|header",
+        help: "Which server contract the embedded server and the app speak (default: oauth).",
         invalidValue: "--style must be oauth or header", convert: { ServerContract(rawValue: $0) })
 
     static let configuration = CommandConfiguration(
