@@ -56,8 +56,10 @@ let package = Package(
             dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "URLSessionHTTP",
                 "DevelopmentServers"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
+        // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
+        .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
         .executableTarget(
-            name: "hardtack", dependencies: ["Composition", "Data", "Domain"], path: "Modules/hardtack",
+            name: "hardtack", dependencies: ["Composition", "Data", "Domain", "CommandLineKit"], path: "Modules/hardtack",
             swiftSettings: swiftSettings),
 
         // The benchmark (Tools/bench): the store's workload through Hardtack and straight against the C
@@ -98,6 +100,9 @@ let package = Package(
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),

@@ -1,56 +1,28 @@
-/// The `hardtack` executable's top level: the list of commands, their help, and dispatch.
-enum Hardtack {
-    /// Every command, in help order.
-    static let commands: [HardtackCommand] = [
-        HardtackCommand(name: KeychainCommand.name, summary: KeychainCommand.summary, run: KeychainCommand.run)
-    ] + appCommands.map { command in
-        HardtackCommand(name: command.name, summary: command.summary) { arguments, environment in
-            await command.main(arguments, environment: environment)
-        }
-    }
+import CommandLineKit
 
-    /// The commands that drive the app's use cases.
-    static let appCommands: [AppCommand] = [
-        DemoCommand.command, SignInCommand.command, StatusCommand.command, MeCommand.command, RefreshCommand.command,
-        SignOutCommand.command, MigrateLegacyCommand.command, ServeCommand.command,
-    ]
+/// The `hardtack` executable's root command: the list of commands, the top-level help and the version.
+/// With no command it runs the demo.
+struct Hardtack: Command {
+    /// The version `hardtack --version` prints.
+    static let version = "0.1.0"
 
-    /// `hardtack --help`.
-    static var help: String {
-        """
-        hardtack: keeps a signed-in user's access and refresh tokens safe, in an encrypted store with
-        Keychain Services semantics, and drives sign-in, auto-login, refresh and sign-out.
+    /// The program: this command tree, with usage errors exiting ``ExitStatus/usage``.
+    static let program = CommandLineProgram(Hardtack.self, usageStatus: ExitStatus.usage.rawValue)
 
-        usage: hardtack [COMMAND [OPTIONS]]     (no command runs the demo)
+    static let configuration = CommandConfiguration(
+        name: "hardtack",
+        abstract: "Keeps a signed-in user's access and refresh tokens safe, in an encrypted store with Keychain "
+            + "Services semantics, and drives sign-in, auto-login, refresh and sign-out.",
+        usage: "[COMMAND [OPTIONS]]     (no command runs the demo)",
+        environment: [
+            (ServerOptions.serverVariable, "The server for signin, me, refresh, signout."),
+            ("HARDTACK_PASSPHRASE", "The store's passphrase when no key option is given."),
+        ],
+        subcommands: [
+            KeychainCommand.self, DemoCommand.self, SignInCommand.self, StatusCommand.self, MeCommand.self,
+            RefreshCommand.self, SignOutCommand.self, MigrateLegacyCommand.self, ServeCommand.self, HelpCommand.self,
+        ],
+        defaultSubcommand: DemoCommand.self, version: version)
 
-        \(HelpText.section("Commands", commands.map { ($0.name, $0.summary) }))
-
-        Environment: HARDTACK_SERVER (the server for signin, me, refresh, signout), HARDTACK_PASSPHRASE (the
-        store's passphrase when no key option is given).
-
-        Run `hardtack COMMAND --help` for a command's options.
-        """
-    }
-
-    /// Runs the command line (without the program name) and returns the exit status.
-    static func run(_ arguments: [String], environment: [String: String]) async -> ExitStatus {
-        guard let first = arguments.first else {
-            return await DemoCommand.command.main([], environment: environment)
-        }
-        guard !["--help", "-h", "help"].contains(first) else {
-            Console.print(help)
-            return .success
-        }
-        guard let command = commands.first(where: { $0.name == first }) else {
-            let shown = isWord(first) ? "'\(first)'" : "(not shown)"
-            Console.error("unknown command \(shown). See `hardtack --help`.")
-            return .usage
-        }
-        return await command.run(arguments.dropFirst(), environment)
-    }
-
-    /// Whether `text` looks like a command name, so echoing it cannot reveal a mistyped secret's shape.
-    static func isWord(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 40 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-    }
+    init(from values: ParsedValues) {}
 }

@@ -3,8 +3,11 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CommandLineKit
 import Foundation
 
-// Everything happens in `Hardtack.run`; the store is closed (and its log checkpointed) before exit.
-let status = await Hardtack.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
-exit(status.rawValue)
+// Everything happens in the command that runs; the store is closed (and its log checkpointed) before exit.
+// The arguments are read as bytes, so one that is not valid UTF-8 is refused instead of altered.
+let status = await Hardtack.program.run(
+    argumentBytes: ArgumentBytes.process(), environment: ProcessInfo.processInfo.environment, output: Console.output)
+exit(status)

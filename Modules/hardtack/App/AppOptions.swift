@@ -1,43 +1,37 @@
+import CommandLineKit
 import Composition
 import Data
-import Foundation
 
-/// The options every app command shares: which server, which contract, which client.
-enum AppOptions {
-    /// The variable that names the server when `--server` is not given.
-    static let serverVariable = "HARDTACK_SERVER"
+/// The options of the commands that talk to the server: the server's and the store's, and a way to build
+/// the app from them once the command's own options are checked (so a usage error never creates a store).
+struct AppOptions: OptionGroup {
+    static let declarations: [any ArgumentDeclaring] = ServerOptions.declarations + StoreOptions.declarations
 
-    /// `--server URL`.
-    static let server = OptionSpec.value(
-        "--server", "URL", "The auth server's base URL, such as http://127.0.0.1:8080 (default: $HARDTACK_SERVER).")
-    /// `--style oauth|header`.
-    static let style = OptionSpec.value(
-        "--style", "oauth|header",
-        "The server's contract: OAuth 2.0 token endpoint, or tokens in Authorization headers (default: oauth).")
-    /// `--client-id ID`.
-    static let clientID = OptionSpec.value(
-        "--client-id", "ID", "The OAuth client id (default: \(AppConfiguration.defaultClientID)).")
+    /// The help sections: server options, then store options.
+    static let sections = [
+        ArgumentSection("Server options", ServerOptions.declarations), StoreOptions.section("Store options"),
+    ]
 
-    /// The server options, in help order.
-    static let all: [OptionSpec] = [server, style, clientID]
+    /// The server options.
+    let server: ServerOptions
+    /// The store options.
+    let store: StoreOptions
 
-    /// The app configuration the options and environment describe.
-    static func configuration(_ context: AppContext) throws(CommandFailure) -> AppConfiguration {
-        let store = try GlobalOptions.configuration(context.options, environment: context.environment, parser: context.parser)
-        guard let text = context.options.value(server.name) ?? context.environment[serverVariable], !text.isEmpty else {
-            throw context.usage("no server: give --server URL or set \(serverVariable)")
+    init(from values: ParsedValues) throws(UsageError) {
+        server = try ServerOptions(from: values)
+        store = try StoreOptions(from: values)
+    }
+
+    /// Builds the app: opens the store, points at the server.
+    /// - Parameter creatingStore: whether a missing store may be created (sign-in); otherwise a
+    ///   missing store means "not signed in" and nothing is created.
+    func app(_ context: CommandContext, creatingStore: Bool = false) throws(CommandFailure) -> AppContainer {
+        let configuration = try server.configuration(store: store.configuration(context), context)
+        guard creatingStore || configuration.store.storeExists else { throw .auth(.notSignedIn) }
+        do throws(SecureStoreError) {
+            return try AppContainer(configuration)
+        } catch {
+            throw .store(error)
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            url.host != nil
-        else {
-            throw context.usage("--server must be an http:// or https:// URL")
-        }
-        let styleName = context.options.value(style.name) ?? ServerContract.oauth.rawValue
-        guard let contract = ServerContract(rawValue: styleName) else {
-            throw context.usage("--style must be oauth or header")
-        }
-        let client = context.options.value(clientID.name) ?? AppConfiguration.defaultClientID
-        guard !client.isEmpty else { throw context.usage("--client-id needs a non-empty value") }
-        return AppConfiguration(store: store, server: .remote(url), contract: contract, clientID: client)
     }
 }

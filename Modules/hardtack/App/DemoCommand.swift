@@ -1,31 +1,43 @@
+import CommandLineKit
 import Composition
 import Data
 import Domain
 import Foundation
 
 /// `hardtack demo`: the whole story on the embedded auth server, narrated for a person.
-enum DemoCommand {
-    static let store = OptionSpec.value(
-        "--store", "PATH", "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
-    static let style = OptionSpec.value(
-        "--style", "oauth|header", "Which server contract the embedded server and the app speak (default: oauth).")
+struct DemoCommand: HardtackCommand {
+    static let store = Option<String>(
+        "--store", value: "PATH",
+        help: "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
+    static let style = Option<ServerContract>(
+        "--style", value: "oauth|header",
+        help: "Which server contract the embedded server and the app speak (default: oauth).",
+        invalidValue: "--style must be oauth or header", convert: { ServerContract(rawValue: $0) })
 
-    static let command = AppCommand(
+    static let configuration = CommandConfiguration(
         name: "demo",
-        summary: "Sign in, auto-login, authorized calls, refresh, a stolen-token replay and sign-out, narrated.",
-        options: [store, style], operands: "", usesServer: false, usesStore: false,
-        notes: [
+        abstract: "Sign in, auto-login, authorized calls, refresh, a stolen-token replay and sign-out, narrated.",
+        discussion: [
             "Runs against the embedded auth server in this process; its clock is moved by hand, so nothing sleeps "
                 + "and the demo finishes in well under a second. Tokens are shown redacted: length and a fingerprint "
                 + "that only means something within one run."
         ],
-        run: { context, _ throws(CommandFailure) in
-            let styleName = context.options.value(style.name) ?? ServerContract.oauth.rawValue
-            guard let contract = ServerContract(rawValue: styleName) else {
-                throw context.usage("--style must be oauth or header")
-            }
-            try await Demo(storePath: context.options.value(store.name), contract: contract).run()
-        })
+        exitStatuses: ExitStatus.appTable)
+    static let sections = [ArgumentSection("Options", [store, style])]
+
+    /// Where to keep the store, or `nil` for a temporary one.
+    let storePath: String?
+    /// The contract the embedded server and the app speak.
+    let contract: ServerContract
+
+    init(from values: ParsedValues) throws(UsageError) {
+        storePath = try values.value(Self.store)
+        contract = try values.value(Self.style) ?? .oauth
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        try await Demo(storePath: storePath, contract: contract).run()
+    }
 }
 
 /// The demo's script.

@@ -1,39 +1,45 @@
+import CommandLineKit
 import Composition
 import Domain
 
 /// `hardtack me`: an authorized call to `/api/me`, refreshing on the way when needed.
-enum MeCommand {
-    static let concurrent = OptionSpec.value(
-        "--concurrent", "N", "Send N calls at once (1–1000) and report how many refreshes this process made.")
+struct MeCommand: HardtackCommand {
+    static let concurrent = Option<Int>(
+        "--concurrent", value: "N", help: "Send N calls at once (1–1000) and report how many refreshes this process made.",
+        range: 1...1000, invalidValue: "--concurrent takes a number from 1 to 1000")
 
-    static let command = AppCommand(
-        name: "me", summary: "Call GET /api/me with the access token; refresh first if it expired, once on a 401.",
-        options: [concurrent], operands: "", usesServer: true,
-        notes: [
+    static let configuration = CommandConfiguration(
+        name: "me", abstract: "Call GET /api/me with the access token; refresh first if it expired, once on a 401.",
+        discussion: [
             "Concurrent calls share one refresh, and processes sharing the store refresh once between them: the "
                 + "line `refreshes by this process: N` shows this process's part."
         ],
-        run: { context, _ throws(CommandFailure) in
-            let count = try callCount(context)
-            let app = try context.app()
-            let users = try await authStep { () async throws(AuthenticationError) in
-                try await withThrowingTaskGroup(of: User.self) { group in
-                    for _ in 0..<count { group.addTask { try await app.currentUser() } }
-                    return try await group.reduce(into: [User]()) { $0.append($1) }
-                }
-            }
-            let user = users[0]
-            Console.print("\(Redaction.user(user)) (\(Redaction.printable(user.id)))")
-            if count > 1 { Console.print("calls: \(users.count), all succeeded") }
-            Console.print("refreshes by this process: \(await app.refreshSession.refreshCount)")
-        })
+        exitStatuses: ExitStatus.appTable)
+    static let sections = [ArgumentSection("Options", [concurrent])] + AppOptions.sections
 
-    private static func callCount(_ context: AppContext) throws(CommandFailure) -> Int {
-        guard let text = context.options.value(concurrent.name) else { return 1 }
-        guard let count = Int(text), (1...1000).contains(count) else {
-            throw context.usage("--concurrent takes a number from 1 to 1000")
+    /// How many calls to send at once.
+    let count: Int
+    /// The server and store.
+    let options: AppOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        count = try values.value(Self.concurrent) ?? 1
+        options = try AppOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let count = count
+        let app = try options.app(context)
+        let users = try await authStep { () async throws(AuthenticationError) in
+            try await withThrowingTaskGroup(of: User.self) { group in
+                for _ in 0..<count { group.addTask { try await app.currentUser() } }
+                return try await group.reduce(into: [User]()) { $0.append($1) }
+            }
         }
-        return count
+        let user = users[0]
+        Console.print("\(Redaction.user(user)) (\(Redaction.printable(user.id)))")
+        if count > 1 { Console.print("calls: \(users.count), all succeeded") }
+        Console.print("refreshes by this process: \(await app.refreshSession.refreshCount)")
     }
 }
 

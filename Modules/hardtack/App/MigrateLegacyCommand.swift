@@ -1,33 +1,51 @@
+import CommandLineKit
 import Composition
 import Data
 import Domain
 
 /// `hardtack migrate-legacy FILE`: move tokens from an old plaintext preferences file into the store.
-enum MigrateLegacyCommand {
-    static let command = AppCommand(
+struct MigrateLegacyCommand: HardtackCommand {
+    static let file = Positional<String>("FILE", help: "The plaintext JSON preferences file.")
+
+    static let configuration = CommandConfiguration(
         name: "migrate-legacy",
-        summary: "Import tokens an older version kept in a plaintext JSON file, then wipe and delete the file.",
-        options: [], operands: "FILE", usesServer: false,
-        notes: [
+        abstract: "Import tokens an older version kept in a plaintext JSON file, then wipe and delete the file.",
+        discussion: [
             "FILE is a JSON object such as {\"Authorization\": \"…\", \"refresh\": \"…\"}. The tokens are stored in "
                 + "one transaction before the file is overwritten with zeros, flushed and deleted; running it twice, "
                 + "or again after it was killed, is safe."
         ],
-        run: { context, operands throws(CommandFailure) in
-            let store = try GlobalOptions.configuration(context.options, environment: context.environment, parser: context.parser)
-            let local: LocalSession
-            do throws(SecureStoreError) {
-                local = try LocalSession(store: store)
-            } catch {
-                throw .store(error)
-            }
-            let outcome = try await authStep { () async throws(AuthenticationError) in
-                try local.migrateLegacyTokens(from: operands[0])()
-            }
-            switch outcome {
-            case .nothingToMigrate: Console.print("nothing to migrate: \(operands[0]) does not exist")
-            case .imported: Console.print("imported the tokens into \(local.storePath); the plaintext file is gone")
-            case .alreadyMigrated: Console.print("a session was already stored; the plaintext file was wiped and deleted")
-            }
-        })
+        exitStatuses: ExitStatus.appTable)
+    static let sections = [
+        ArgumentSection("Options", []), ArgumentSection("Arguments", [file]), StoreOptions.section("Store options"),
+    ]
+
+    /// The plaintext file.
+    let file: String
+    /// The store.
+    let store: StoreOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        guard let file = try values.value(Self.file) else { throw values.usageError("migrate-legacy takes FILE") }
+        self.file = file
+        store = try StoreOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let store = try store.configuration(context)
+        let local: LocalSession
+        do throws(SecureStoreError) {
+            local = try LocalSession(store: store)
+        } catch {
+            throw .store(error)
+        }
+        let outcome = try await authStep { () async throws(AuthenticationError) in
+            try local.migrateLegacyTokens(from: file)()
+        }
+        switch outcome {
+        case .nothingToMigrate: Console.print("nothing to migrate: \(file) does not exist")
+        case .imported: Console.print("imported the tokens into \(local.storePath); the plaintext file is gone")
+        case .alreadyMigrated: Console.print("a session was already stored; the plaintext file was wiped and deleted")
+        }
+    }
 }

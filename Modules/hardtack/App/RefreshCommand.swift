@@ -1,17 +1,27 @@
+import CommandLineKit
 import Composition
 import Domain
 
 /// `hardtack refresh`: refresh the tokens now.
-enum RefreshCommand {
-    static let command = AppCommand(
-        name: "refresh", summary: "Refresh the tokens now (the new refresh token is stored before anything else).",
-        options: [], operands: "", usesServer: true,
-        notes: ["A rejected refresh token ends the session (exit 3); a network failure keeps it (exit 69)."],
-        run: { context, _ throws(CommandFailure) in
-            let app = try context.app()
-            let session = try await authStep { () async throws(AuthenticationError) in try await app.refreshNow() }
-            Console.print("refreshed")
-            Console.print("access token:  \(Redaction.token(session.accessToken.value))")
-            Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
-        })
+struct RefreshCommand: HardtackCommand {
+    static let configuration = CommandConfiguration(
+        name: "refresh", abstract: "Refresh the tokens now (the new refresh token is stored before anything else).",
+        discussion: ["A rejected refresh token ends the session (exit 3); a network failure keeps it (exit 69)."],
+        exitStatuses: ExitStatus.appTable)
+    static let sections = [ArgumentSection("Options", [])] + AppOptions.sections
+
+    /// The server and store.
+    let options: AppOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        options = try AppOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let app = try options.app(context)
+        let session = try await authStep { () async throws(AuthenticationError) in try await app.refreshNow() }
+        Console.print("refreshed")
+        Console.print("access token:  \(Redaction.token(session.accessToken.value))")
+        Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
+    }
 }

@@ -3,56 +3,65 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CommandLineKit
 import Composition
 import Dispatch
 import Foundation
 
 /// `hardtack serve`: the embedded auth server on a loopback port, until interrupted.
-enum ServeCommand {
-    static let port = OptionSpec.value("--port", "N", "The port on 127.0.0.1 (default: 8080; 0 picks a free one).")
-    static let lifetime = OptionSpec.value(
-        "--access-token-lifetime", "SECONDS", "How long access tokens live (default: 300).")
-    static let refreshInBody = OptionSpec.flag(
-        "--refresh-token-in-body", "Header style: send the refresh token as `refreshToken` in the JSON body.")
-    static let bare = OptionSpec.flag(
-        "--bare-authorization", "Header style: send the access token without the `Bearer ` prefix.")
+struct ServeCommand: HardtackCommand {
+    static let port = Option<Int>(
+        "--port", value: "N", help: "The port on 127.0.0.1 (default: 8080; 0 picks a free one).", range: 0...65535,
+        invalidValue: "--port takes a whole number from 0 to 65535")
+    static let lifetime = Option<Int>(
+        "--access-token-lifetime", value: "SECONDS", help: "How long access tokens live (default: 300).",
+        range: 1...86_400, invalidValue: "--access-token-lifetime takes a whole number from 1 to 86400")
+    static let refreshInBody = Flag(
+        "--refresh-token-in-body", help: "Header style: send the refresh token as `refreshToken` in the JSON body.")
+    static let bare = Flag(
+        "--bare-authorization", help: "Header style: send the access token without the `Bearer ` prefix.")
 
-    static let command = AppCommand(
+    static let configuration = CommandConfiguration(
         name: "serve",
-        summary: "Run the embedded auth server on 127.0.0.1 over HTTP/1.1 (a development server).",
-        options: [port, lifetime, refreshInBody, bare], operands: "", usesServer: false, usesStore: false,
-        notes: [
+        abstract: "Run the embedded auth server on 127.0.0.1 over HTTP/1.1 (a development server).",
+        discussion: [
             "A DEVELOPMENT server: plain HTTP on the loopback interface only, request heads up to 16 KiB and bodies "
                 + "up to 64 KiB, users and tokens in memory (alice / wonderland; client id hardtack-cli). It speaks "
                 + "both contracts: POST /oauth/token, /oauth/revoke, /auth/signin[/PROVIDER], /auth/refresh, "
                 + "GET /api/me, and GET /debug/stats (counters, for tests). Never expose it to a network.",
             "It prints `listening on http://127.0.0.1:PORT` once ready and runs until SIGINT or SIGTERM.",
         ],
-        run: { context, _ throws(CommandFailure) in
-            let portNumber = try number(context, port, default: 8080, range: 0...65535)
-            let seconds = try number(context, lifetime, default: 300, range: 1...86_400)
-            let server: DevelopmentServer
-            do throws(DevelopmentServerError) {
-                server = try DevelopmentServer(
-                    port: UInt16(portNumber), accessTokenLifetime: TimeInterval(seconds),
-                    refreshTokenInBody: context.options.has(refreshInBody.name),
-                    bareAuthorization: context.options.has(bare.name))
-            } catch {
-                throw .finding(.failure, "\(error). Choose another --port.")
-            }
-            Console.print("listening on \(server.baseURL.absoluteString)")
-            await waitForTermination()
-            await server.stop()
-        })
+        exitStatuses: ExitStatus.appTable)
+    static let sections = [ArgumentSection("Options", [port, lifetime, refreshInBody, bare])]
 
-    private static func number(_ context: AppContext, _ spec: OptionSpec, default value: Int, range: ClosedRange<Int>)
-        throws(CommandFailure) -> Int
-    {
-        guard let text = context.options.value(spec.name) else { return value }
-        guard let number = Int(text), range.contains(number) else {
-            throw context.usage("\(spec.name) takes a whole number from \(range.lowerBound) to \(range.upperBound)")
+    /// The port on the loopback interface.
+    let portNumber: Int
+    /// How long access tokens live, in seconds.
+    let seconds: Int
+    /// Header style: the refresh token in the body.
+    let refreshTokenInBody: Bool
+    /// Header style: no `Bearer ` prefix.
+    let bareAuthorization: Bool
+
+    init(from values: ParsedValues) throws(UsageError) {
+        portNumber = try values.value(Self.port) ?? 8080
+        seconds = try values.value(Self.lifetime) ?? 300
+        refreshTokenInBody = values.isSet(Self.refreshInBody)
+        bareAuthorization = values.isSet(Self.bare)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let server: DevelopmentServer
+        do throws(DevelopmentServerError) {
+            server = try DevelopmentServer(
+                port: UInt16(portNumber), accessTokenLifetime: TimeInterval(seconds),
+                refreshTokenInBody: refreshTokenInBody, bareAuthorization: bareAuthorization)
+        } catch {
+            throw .finding(.failure, "\(error). Choose another --port.")
         }
-        return number
+        Console.print("listening on \(server.baseURL.absoluteString)")
+        await Self.waitForTermination()
+        await server.stop()
     }
 
     /// Suspends until SIGINT or SIGTERM arrives.

@@ -1,39 +1,62 @@
+import CommandLineKit
 import Composition
 import Domain
 
 /// `hardtack signin`: exchanges a password (or an identity token) for a session and stores it.
-enum SignInCommand {
-    static let username = OptionSpec.value("--username", "NAME", "The account to sign in as.")
-    static let passwordStdin = OptionSpec.flag(
-        "--password-stdin", "Read the password from standard input (the only way to give it: never on the command line); from a "
+struct SignInCommand: HardtackCommand {
+    static let username = Option<String>("--username", value: "NAME", help: "The account to sign in as.")
+    static let passwordStdin = Flag(
+        "--password-stdin",
+        help: "Read the password from standard input (the only way to give it: never on the command line); from a "
             + "terminal it prompts with echo off.")
-    static let provider = OptionSpec.value(
-        "--provider", "NAME", "Sign in with an identity provider's token instead (apple, google); header style only.")
-    static let tokenStdin = OptionSpec.flag(
-        "--identity-token-stdin", "Read the identity provider's token from standard input.")
+    static let provider = Option<String>(
+        "--provider", value: "NAME",
+        help: "Sign in with an identity provider's token instead (apple, google); header style only.")
+    static let tokenStdin = Flag("--identity-token-stdin", help: "Read the identity provider's token from standard input.")
 
-    static let command = AppCommand(
-        name: "signin", summary: "Sign in and keep both tokens in the encrypted store, replacing any earlier session.",
-        options: [username, passwordStdin, provider, tokenStdin], operands: "", usesServer: true,
-        notes: [
+    static let configuration = CommandConfiguration(
+        name: "signin", abstract: "Sign in and keep both tokens in the encrypted store, replacing any earlier session.",
+        discussion: [
             "Give --username NAME --password-stdin, or --provider NAME --identity-token-stdin. Secrets are read from "
                 + "standard input so that they never show in `ps` or shell history."
         ],
-        run: { context, _ throws(CommandFailure) in
-            let credentials = try credentials(context)
-            let app = try context.app(creatingStore: true)
-            let session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
-            Console.print(
-                "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")
-            Console.print("access token:  \(Redaction.token(session.accessToken.value))")
-            Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
-            Console.print("stored in \(app.keychain.storePath)")
-        })
+        exitStatuses: ExitStatus.appTable)
+    static let sections =
+        [ArgumentSection("Options", [username, passwordStdin, provider, tokenStdin])] + AppOptions.sections
 
-    private static func credentials(_ context: AppContext) throws(CommandFailure) -> Credentials {
-        let options = context.options
-        if let provider = options.value(provider.name) {
-            guard options.has(tokenStdin.name), !options.has(username.name) else {
+    /// `--username`, if given.
+    let username: String?
+    /// Whether the password comes from standard input.
+    let readsPassword: Bool
+    /// `--provider`, if given.
+    let provider: String?
+    /// Whether the identity token comes from standard input.
+    let readsIdentityToken: Bool
+    /// The server and store.
+    let options: AppOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        username = try values.value(Self.username)
+        readsPassword = values.isSet(Self.passwordStdin)
+        provider = try values.value(Self.provider)
+        readsIdentityToken = values.isSet(Self.tokenStdin)
+        options = try AppOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let credentials = try credentials(context)
+        let app = try options.app(context, creatingStore: true)
+        let session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        Console.print(
+            "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")
+        Console.print("access token:  \(Redaction.token(session.accessToken.value))")
+        Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
+        Console.print("stored in \(app.keychain.storePath)")
+    }
+
+    private func credentials(_ context: CommandContext) throws(CommandFailure) -> Credentials {
+        if let provider {
+            guard readsIdentityToken, username == nil else {
                 throw context.usage("--provider needs --identity-token-stdin (and no --username)")
             }
             guard !provider.isEmpty, provider.count <= 40,
@@ -46,10 +69,10 @@ enum SignInCommand {
             }
             return .identityToken(provider: provider, token: token)
         }
-        guard let name = options.value(username.name), !name.isEmpty else {
+        guard let name = username, !name.isEmpty else {
             throw context.usage("give --username NAME (or --provider NAME)")
         }
-        guard options.has(passwordStdin.name) else {
+        guard readsPassword else {
             throw context.usage("give the password on standard input with --password-stdin")
         }
         guard let password = Console.readSecret(prompt: "Password for \(name): "), !password.isEmpty else {

@@ -1,51 +1,67 @@
+import CommandLineKit
 import Composition
 import Data
 import Domain
 
 /// `add-generic-password` and `add-internet-password`: add an item, or with `-U` add or update it.
-enum AddPasswordVerb {
-    /// The verb for one password class.
-    static func make(_ kind: PasswordKind) -> KeychainVerb {
-        let secret = OptionSpec.value(
-            "-w", "SECRET", "The secret. `-w -` reads it from standard input (all of it, less one trailing newline).")
-        let update = OptionSpec.flag("-U", "Update the item when it exists (an atomic add-or-update).")
-        let attributeSpecs = kind.attributeOptions.map(\.spec)
-        let required = kind.requiredForAdd + [secret.name]
-        let all = attributeSpecs + [secret, update]
-        let synopsis =
-            all.filter { required.contains($0.name) }.map(\.synopsis).joined(separator: " ") + " "
-            + all.filter { !required.contains($0.name) }.map { "[\($0.synopsis)]" }.joined(separator: " ")
-        return KeychainVerb(
-            name: "add-\(kind.noun)", summary: "Add \(kind.article) \(kind.itemClass.name) (-U: or update it).",
-            synopsis: synopsis, options: all,
-            notes: [
+struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
+    static var secret: Option<String> {
+        Option(
+            "-w", value: "SECRET", help: "The secret. `-w -` reads it from standard input (all of it, less one trailing "
+                + "newline).", isRequired: true)
+    }
+    static var update: Flag { Flag("-U", help: "Update the item when it exists (an atomic add-or-update).") }
+    static var options: [any ArgumentDeclaring] { Class.kind.addOptions + [secret, update] }
+
+    static var configuration: CommandConfiguration {
+        let kind = Class.kind
+        return KeychainVerbs.configuration(
+            name: "add-\(kind.noun)", abstract: "Add \(kind.article) \(kind.itemClass.name) (-U: or update it).",
+            options: options,
+            discussion: [
                 "Without -U, adding an item whose unique key (access group, "
-                    + kind.requiredForAdd.joined(separator: ", ") + ") is taken fails with status 45.",
+                    + kind.requiredForAdd.compactMap { attribute in
+                        kind.attributeOptions.first { $0.attribute == attribute }?.option.declaration.names[0]
+                    }.joined(separator: ", ") + ") is taken fails with status 45.",
                 "A secret given as `-w SECRET` is visible to other users of this machine (ps, /proc) and may land in "
                     + "your shell history; prefer `-w -` and pipe it in.",
-            ],
-            run: { context throws(CommandFailure) in
-                for name in required where !context.options.has(name) {
-                    let spec = all.first { $0.name == name }!
-                    throw context.usage("\(spec.synopsis) is required")
-                }
-                let attributes = try kind.attributes(context, allowed: attributeSpecs)
-                let data = try readSecret(context.options.value(secret.name) ?? "")
-                let handle = try context.open()
-                do throws(SecureStoreError) {
-                    if context.options.has(update.name) {
-                        try handle.items.addOrUpdate(attributes, data: data)
-                    } else {
-                        try handle.items.add(attributes, data: data)
-                    }
-                } catch {
-                    throw .store(error)
-                }
-            })
+            ])
+    }
+    static var sections: [ArgumentSection] { KeychainVerbs.sections(options) }
+
+    /// The attributes given.
+    let values: [AttributeName: AttributeValue]
+    /// `-w`: the secret, or `-` for standard input.
+    let secret: String
+    /// `-U`: add or update.
+    let update: Bool
+    /// The store.
+    let store: StoreOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        self.values = try Class.kind.values(Class.kind.attributeOptions, from: values)
+        secret = try values.value(Self.secret) ?? ""
+        update = values.isSet(Self.update)
+        store = try StoreOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let attributes = try Class.kind.attributes(values)
+        let data = try readSecret(secret)
+        let handle = try store.open(context)
+        do throws(SecureStoreError) {
+            if update {
+                try handle.items.addOrUpdate(attributes, data: data)
+            } else {
+                try handle.items.add(attributes, data: data)
+            }
+        } catch {
+            throw .store(error)
+        }
     }
 
     /// The secret from `-w`: the value itself, or standard input for `-`.
-    private static func readSecret(_ value: String) throws(CommandFailure) -> SecretBytes {
+    private func readSecret(_ value: String) throws(CommandFailure) -> SecretBytes {
         guard value == "-" else { return SecretBytes(utf8: value) }
         guard let data = Console.readSecretFromStandardInput() else {
             throw .finding(

@@ -1,70 +1,80 @@
+import CommandLineKit
 import Composition
 import Data
 
 /// `change-passphrase`: protect the store with a new passphrase, or switch it to a key file.
-enum ChangePassphraseVerb {
+struct ChangePassphraseVerb: HardtackCommand {
     /// The variable that holds the new passphrase when no file is given.
     static let newPassphraseVariable = "HARDTACK_NEW_PASSPHRASE"
 
-    /// The verb.
-    static let verb: KeychainVerb = {
-        let newPassphraseFile = OptionSpec.value(
-            "--new-passphrase-file", "PATH", "A file (mode 0600) whose first line is the new passphrase.")
-        let newKeyFile = OptionSpec.value(
-            "--new-key-file", "PATH", "Switch to this key file instead (created with 32 random bytes if missing).")
-        return KeychainVerb(
-            name: "change-passphrase", summary: "Protect the store with a new passphrase, or switch to a key file.",
-            synopsis: "[\(newPassphraseFile.synopsis) | \(newKeyFile.synopsis)]",
-            options: [newPassphraseFile, newKeyFile],
-            notes: [
-                "The current key comes from the global options as usual. The new passphrase comes from "
-                    + "--new-passphrase-file, else $\(newPassphraseVariable).",
-                "Only the wrapped master key is rewritten, in one transaction; afterwards the old passphrase or key no "
-                    + "longer opens the store (older copies of the file still open with it).",
-            ],
-            run: { context throws(CommandFailure) in
-                let options = context.options
-                for spec in [newPassphraseFile, newKeyFile] where options.value(spec.name) == "" {
-                    throw context.usage("\(spec.name) needs a non-empty value")
-                }
-                let wantsPassphrase =
-                    options.has(newPassphraseFile.name) || context.environment[newPassphraseVariable] != nil
-                if options.has(newKeyFile.name) && wantsPassphrase {
-                    throw context.usage(
-                        "give either a new passphrase (--new-passphrase-file or $\(newPassphraseVariable)) or "
-                            + "--new-key-file, not both")
-                }
-                let request = KeyRequest(
-                    passphraseFile: options.value(newPassphraseFile.name), keyFile: options.value(newKeyFile.name))
-                let configuration = try context.configuration()
-                let resolved: KeyChoice?
-                do throws(SecureStoreError) {
-                    resolved = try request.resolve(
-                        environment: context.environment, passphraseVariable: newPassphraseVariable)
-                } catch {
-                    throw .store(error)
-                }
-                guard let newKey = resolved else {
-                    throw context.usage(
-                        "give the new passphrase with --new-passphrase-file PATH or $\(newPassphraseVariable), or a "
-                            + "key file with --new-key-file PATH")
-                }
-                guard configuration.storeExists else {
-                    throw .finding(.notFound, "there is no store at \(configuration.storePath) yet; add an item first")
-                }
-                let handle = try context.open(configuration)
-                do throws(SecureStoreError) {
-                    try handle.changeKey(to: newKey)
-                } catch {
-                    throw .store(error)
-                }
-                Console.print("The store is now protected by \(newKey.summary).")
-                if case .keyFile(let oldPath) = configuration.key {
-                    if case .keyFile(let newPath) = newKey, newPath == oldPath { return }
-                    Console.print(
-                        "The key file \(oldPath) no longer opens it; delete that file once no backup of the store "
-                            + "needs it.")
-                }
-            })
-    }()
+    static let newPassphraseFile = Option<String>(
+        "--new-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line is the new passphrase.",
+        allowsEmpty: false)
+    static let newKeyFile = Option<String>(
+        "--new-key-file", value: "PATH", help: "Switch to this key file instead (created with 32 random bytes if missing).",
+        allowsEmpty: false)
+
+    static let configuration = KeychainVerbs.configuration(
+        name: "change-passphrase", abstract: "Protect the store with a new passphrase, or switch to a key file.",
+        options: [newPassphraseFile, newKeyFile],
+        usage: "[\(newPassphraseFile.declaration.synopsis) | \(newKeyFile.declaration.synopsis)]",
+        discussion: [
+            "The current key comes from the global options as usual. The new passphrase comes from "
+                + "--new-passphrase-file, else $\(newPassphraseVariable).",
+            "Only the wrapped master key is rewritten, in one transaction; afterwards the old passphrase or key no "
+                + "longer opens the store (older copies of the file still open with it).",
+        ])
+    static let sections = KeychainVerbs.sections([newPassphraseFile, newKeyFile])
+
+    /// `--new-passphrase-file`, if given.
+    let newPassphraseFile: String?
+    /// `--new-key-file`, if given.
+    let newKeyFile: String?
+    /// The store and its current key.
+    let store: StoreOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        newPassphraseFile = try values.value(Self.newPassphraseFile)
+        newKeyFile = try values.value(Self.newKeyFile)
+        store = try StoreOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let wantsPassphrase = newPassphraseFile != nil || context.environment[Self.newPassphraseVariable] != nil
+        if newKeyFile != nil && wantsPassphrase {
+            throw context.usage(
+                "give either a new passphrase (--new-passphrase-file or $\(Self.newPassphraseVariable)) or "
+                    + "--new-key-file, not both")
+        }
+        let request = KeyRequest(passphraseFile: newPassphraseFile, keyFile: newKeyFile)
+        let configuration = try store.configuration(context)
+        let resolved: KeyChoice?
+        do throws(SecureStoreError) {
+            resolved = try request.resolve(
+                environment: context.environment, passphraseVariable: Self.newPassphraseVariable)
+        } catch {
+            throw .store(error)
+        }
+        guard let newKey = resolved else {
+            throw context.usage(
+                "give the new passphrase with --new-passphrase-file PATH or $\(Self.newPassphraseVariable), or a "
+                    + "key file with --new-key-file PATH")
+        }
+        guard configuration.storeExists else {
+            throw .finding(.notFound, "there is no store at \(configuration.storePath) yet; add an item first")
+        }
+        let handle = try StoreOptions.open(configuration)
+        do throws(SecureStoreError) {
+            try handle.changeKey(to: newKey)
+        } catch {
+            throw .store(error)
+        }
+        Console.print("The store is now protected by \(newKey.summary).")
+        if case .keyFile(let oldPath) = configuration.key {
+            if case .keyFile(let newPath) = newKey, newPath == oldPath { return }
+            Console.print(
+                "The key file \(oldPath) no longer opens it; delete that file once no backup of the store "
+                    + "needs it.")
+        }
+    }
 }

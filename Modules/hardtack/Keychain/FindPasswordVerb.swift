@@ -1,36 +1,53 @@
+import CommandLineKit
 import Composition
 import Data
 
 /// `find-generic-password` and `find-internet-password`: show the first match's attributes, or with
 /// `-w` only its secret.
-enum FindPasswordVerb {
-    /// The verb for one password class.
-    static func make(_ kind: PasswordKind) -> KeychainVerb {
-        let secretOnly = OptionSpec.flag("-w", "Print only the secret and a newline, not the attributes.")
-        let all = kind.selectorOptions + [secretOnly]
-        return KeychainVerb(
-            name: "find-\(kind.noun)", summary: "Show the first matching \(kind.itemClass.name) (-w: its secret).",
-            synopsis: all.map { "[\($0.synopsis)]" }.joined(separator: " "), options: all,
-            notes: [
+struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
+    static var secretOnly: Flag { Flag("-w", help: "Print only the secret and a newline, not the attributes.") }
+    static var options: [any ArgumentDeclaring] { Class.kind.selectorOptions.map(\.option) + [secretOnly] }
+
+    static var configuration: CommandConfiguration {
+        let kind = Class.kind
+        return KeychainVerbs.configuration(
+            name: "find-\(kind.noun)", abstract: "Show the first matching \(kind.itemClass.name) (-w: its secret).",
+            options: options,
+            discussion: [
                 "Every option given must match; none matches any \(kind.itemClass.name). Without -w the secret is "
                     + "never printed. No match exits with status 44."
-            ],
-            run: { context throws(CommandFailure) in
-                let query = try kind.attributes(context, allowed: kind.selectorOptions)
-                let handle = try context.openExisting()
-                do throws(SecureStoreError) {
-                    if context.options.has(secretOnly.name) {
-                        let items = try handle.items.find(query, limit: .one, returning: .data)
-                        guard let data = items.first?.data else { throw SecureStoreError.itemNotFound }
-                        Console.printSecret(data)
-                    } else {
-                        let items = try handle.items.find(query, limit: .one, returning: .attributes)
-                        guard let item = items.first else { throw SecureStoreError.itemNotFound }
-                        Console.print(AttributeText.lines(item.itemClass, item.attributes).joined(separator: "\n"))
-                    }
-                } catch {
-                    throw .store(error)
-                }
-            })
+            ])
+    }
+    static var sections: [ArgumentSection] { KeychainVerbs.sections(options) }
+
+    /// The attributes to match.
+    let values: [AttributeName: AttributeValue]
+    /// `-w`: print only the secret.
+    let secretOnly: Bool
+    /// The store.
+    let store: StoreOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        self.values = try Class.kind.values(Class.kind.selectorOptions, from: values)
+        secretOnly = values.isSet(Self.secretOnly)
+        store = try StoreOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let query = try Class.kind.attributes(values)
+        let handle = try store.openExisting(context)
+        do throws(SecureStoreError) {
+            if secretOnly {
+                let items = try handle.items.find(query, limit: .one, returning: .data)
+                guard let data = items.first?.data else { throw SecureStoreError.itemNotFound }
+                Console.printSecret(data)
+            } else {
+                let items = try handle.items.find(query, limit: .one, returning: .attributes)
+                guard let item = items.first else { throw SecureStoreError.itemNotFound }
+                Console.print(AttributeText.lines(item.itemClass, item.attributes).joined(separator: "\n"))
+            }
+        } catch {
+            throw .store(error)
+        }
     }
 }

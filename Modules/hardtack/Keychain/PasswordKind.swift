@@ -1,3 +1,4 @@
+import CommandLineKit
 import Data
 
 /// The two password classes the keychain verbs handle, and the options that name their attributes.
@@ -32,60 +33,79 @@ enum PasswordKind: Sendable {
     }
 
     /// The options that name attributes, in help order, each with the attribute it sets.
-    var attributeOptions: [(spec: OptionSpec, attribute: AttributeName)] {
-        let account = OptionSpec.value("-a", "ACCOUNT", "The account name.")
-        let label = OptionSpec.value("-l", "LABEL", "A label, for people.")
-        let comment = OptionSpec.value("-j", "COMMENT", "A comment.")
+    var attributeOptions: [(option: Option<AttributeValue>, attribute: AttributeName)] {
+        let account = Self.text("-a", "ACCOUNT", "The account name.")
+        let label = Self.text("-l", "LABEL", "A label, for people.")
+        let comment = Self.text("-j", "COMMENT", "A comment.")
         switch self {
         case .generic:
             return [
-                (.value("-s", "SERVICE", "The service (an app or host name, say)."), .service),
+                (Self.text("-s", "SERVICE", "The service (an app or host name, say)."), .service),
                 (account, .account), (label, .label), (comment, .comment),
             ]
         case .internet:
             return [
-                (.value("-s", "SERVER", "The server's host name or address."), .server), (account, .account),
-                (.value("-r", "PROTOCOL", "The protocol: https, http, ftp, ssh, smtp, imap, ldap or another name."),
+                (Self.text("-s", "SERVER", "The server's host name or address."), .server), (account, .account),
+                (Self.text("-r", "PROTOCOL", "The protocol: https, http, ftp, ssh, smtp, imap, ldap or another name."),
                  .protocol),
-                (.value("-P", "PORT", "The port, 0 to 65535."), .port),
-                (.value("-p", "PATH", "The path on the server, such as /login."), .path),
+                (Self.port, .port),
+                (Self.text("-p", "PATH", "The path on the server, such as /login."), .path),
                 (label, .label), (comment, .comment),
             ]
         }
     }
 
     /// The options that select items in find and delete: every attribute option but the comment.
-    var selectorOptions: [OptionSpec] {
-        attributeOptions.map(\.spec).filter { $0.name != "-j" }
+    var selectorOptions: [(option: Option<AttributeValue>, attribute: AttributeName)] {
+        attributeOptions.filter { $0.attribute != .comment }
     }
 
-    /// The options `add` requires: the whole unique key.
-    var requiredForAdd: [String] {
+    /// The attributes `add` requires: the whole unique key.
+    var requiredForAdd: [AttributeName] {
         switch self {
-        case .generic: ["-s", "-a"]
-        case .internet: ["-s", "-a", "-r", "-P", "-p"]
+        case .generic: [.service, .account]
+        case .internet: [.server, .account, .protocol, .port, .path]
         }
     }
 
-    /// The attributes the given options name, among `allowed`.
-    /// - Throws: ``CommandFailure/usage(_:)`` for a bad port.
-    func attributes(_ context: KeychainContext, allowed: [OptionSpec]) throws(CommandFailure) -> ItemAttributes {
+    /// The attribute options as `add` declares them: the unique key required.
+    var addOptions: [Option<AttributeValue>] {
+        attributeOptions.map { requiredForAdd.contains($0.attribute) ? $0.option.required() : $0.option }
+    }
+
+    /// The attribute values the command line gave, among `options`.
+    /// - Throws: ``UsageError`` for a bad port.
+    func values(_ options: [(option: Option<AttributeValue>, attribute: AttributeName)], from parsed: ParsedValues)
+        throws(UsageError) -> [AttributeName: AttributeValue]
+    {
         var values: [AttributeName: AttributeValue] = [:]
-        for (spec, attribute) in attributeOptions where allowed.contains(where: { $0.name == spec.name }) {
-            guard let text = context.options.value(spec.name) else { continue }
-            if attribute == .port {
-                guard text.allSatisfy(\.isASCII), let port = Int64(text), (0...65_535).contains(port) else {
-                    throw context.usage("the port (-P) must be a whole number from 0 to 65535")
-                }
-                values[attribute] = .integer(port)
-            } else {
-                values[attribute] = .string(text)
-            }
+        for (option, attribute) in options {
+            if let value = try parsed.value(option) { values[attribute] = value }
         }
+        return values
+    }
+
+    /// The item attributes for `values`.
+    /// - Throws: ``CommandFailure/store(_:)`` when the class does not allow one of them.
+    func attributes(_ values: [AttributeName: AttributeValue]) throws(CommandFailure) -> ItemAttributes {
         do throws(SecureStoreError) {
             return try ItemAttributes(itemClass, values)
         } catch {
             throw .store(error)
         }
+    }
+
+    /// `-P PORT`: a whole number from 0 to 65535.
+    private static let port = Option<AttributeValue>(
+        "-P", value: "PORT", help: "The port, 0 to 65535.",
+        invalidValue: "the port (-P) must be a whole number from 0 to 65535",
+        convert: { text in
+            guard text.allSatisfy(\.isASCII), let port = Int64(text), (0...65_535).contains(port) else { return nil }
+            return .integer(port)
+        })
+
+    /// An option whose text is the attribute's string value.
+    private static func text(_ name: String, _ valueName: String, _ help: String) -> Option<AttributeValue> {
+        Option(name, value: valueName, help: help, convert: { .string($0) })
     }
 }

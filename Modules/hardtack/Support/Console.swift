@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CommandLineKit
 import Domain
 
 /// Standard input, output and error as bytes, unbuffered, so output order is the order of calls and a
@@ -10,6 +11,10 @@ import Domain
 enum Console {
     /// The most `-w -` reads from standard input.
     static let maxInputBytes = 1 << 20
+
+    /// Standard output and standard error for the command framework: help and results, and
+    /// `hardtack: `-prefixed errors.
+    static let output = ProgramOutput(standardOutput: { print($0) }, standardError: { error($0) })
 
     /// Writes `text` and a newline to standard output.
     static func print(_ text: String) {

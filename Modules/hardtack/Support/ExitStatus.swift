@@ -1,8 +1,10 @@
+import CommandLineKit
 import Data
 import Domain
 
-/// The exit statuses of every hardtack command, and the one place store errors map to them.
-enum ExitStatus: Int32, Sendable {
+/// The exit statuses of every hardtack command, what each means (the one table help and the README
+/// show), and the one place store and authentication errors map to them.
+enum ExitStatus: Int32, Sendable, CaseIterable {
     /// It worked.
     case success = 0
     /// Anything not listed below (permissions, I/O, a bad attribute).
@@ -27,6 +29,35 @@ enum ExitStatus: Int32, Sendable {
     case protocolError = 76
     /// The passphrase or key does not unlock the store, or cannot be used.
     case wrongKey = 77
+
+    /// What the status means, as help and the README's table say it.
+    var meaning: String {
+        switch self {
+        case .success: "success"
+        case .failure: "anything else"
+        case .usage: "usage error"
+        case .signedOut: "not signed in or the session ended (sign in again)"
+        case .credentialsRefused: "credentials refused"
+        case .notFound: "item not found"
+        case .duplicate: "duplicate item"
+        case .damaged: "damaged or tampered store"
+        case .serverUnavailable: "server unavailable (the session is kept)"
+        case .storeUnavailable: "store locked or unreadable (the user is not signed out)"
+        case .protocolError: "the server's answer broke the contract or refused even a fresh token (the session is kept)"
+        case .wrongKey: "wrong passphrase or key"
+        }
+    }
+
+    /// Every status, in numeric order: `hardtack help exit-codes` prints it for the README.
+    static let table = ExitStatusTable(allCases.map { ExitStatusTable.Row(status: $0.rawValue, meaning: $0.meaning) })
+
+    /// The statuses the keychain verbs end with, as their help lists them.
+    static let keychainTable = table.only([success, usage, notFound, duplicate, damaged, wrongKey, failure].map(\.rawValue))
+
+    /// The statuses the app commands end with, as their help lists them.
+    static let appTable = table.only(
+        [success, usage, signedOut, credentialsRefused, damaged, serverUnavailable, storeUnavailable, protocolError,
+         wrongKey, failure].map(\.rawValue))
 
     /// The status for a store error.
     init(_ error: SecureStoreError) {

@@ -1,10 +1,20 @@
-/// One top-level command (`hardtack keychain …`): its name, its line in `hardtack --help`, and its
-/// entry point. New commands slot into ``Hardtack/commands``.
-struct HardtackCommand: Sendable {
-    /// The command as typed.
-    let name: String
-    /// What it does, in one line.
-    let summary: String
-    /// Runs it with the arguments after its name and the process environment.
-    let run: @Sendable (ArraySlice<String>, [String: String]) async -> ExitStatus
+import CommandLineKit
+
+/// A command of `hardtack` that runs: it fails with a ``CommandFailure``, which knows its exit status and
+/// its message, and this turns that into the framework's ``CommandError`` in one place.
+protocol HardtackCommand: Command {
+    /// Runs the command.
+    /// - Throws: ``CommandFailure`` with the reason it stopped.
+    func execute(_ context: CommandContext) async throws(CommandFailure)
+}
+
+extension HardtackCommand {
+    /// Runs ``execute(_:)`` and maps its failure to an exit status and a line for standard error.
+    func run(_ context: CommandContext) async throws(CommandError) {
+        do throws(CommandFailure) {
+            try await execute(context)
+        } catch {
+            throw CommandError(status: error.status.rawValue, message: error.message)
+        }
+    }
 }

@@ -1,10 +1,10 @@
 /// Lays out help: paragraphs wrapped to 100 columns, and titled lists with an aligned second column.
-enum HelpText {
+public enum TextLayout {
     /// The widest a help line gets.
-    static let width = 100
+    public static let width = 100
 
     /// `title:` followed by one indented line per entry, its description aligned and wrapped.
-    static func section(_ title: String, _ entries: [(String, String)]) -> String {
+    public static func section(_ title: String, _ entries: [(String, String)]) -> String {
         let column = min(max(entries.map(\.0.count).max() ?? 0, 8), 26) + 4
         var lines = ["\(title):"]
         for (left, right) in entries {
@@ -21,18 +21,13 @@ enum HelpText {
         return lines.joined(separator: "\n")
     }
 
-    /// A section listing options.
-    static func options(_ title: String, _ specs: [OptionSpec]) -> String {
-        section(title, specs.map { ($0.synopsis, $0.help) })
-    }
-
     /// `text` wrapped at spaces to ``width`` columns.
-    static func paragraph(_ text: String) -> String {
+    public static func paragraph(_ text: String) -> String {
         wrap(text, width: width).joined(separator: "\n")
     }
 
     /// Splits `text` at spaces into lines of at most `width` characters (a longer word stays whole).
-    static func wrap(_ text: String, width: Int) -> [String] {
+    public static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: true) {

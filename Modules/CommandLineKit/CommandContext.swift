@@ -1,0 +1,20 @@
+/// What a command runs with besides its decoded arguments: where it sits on the command line and the
+/// process environment.
+public struct CommandContext: Sendable {
+    /// The command as typed, for usage hints: `hardtack keychain dump`.
+    public let commandPath: String
+    /// The process environment.
+    public let environment: [String: String]
+
+    /// Creates a context.
+    public init(commandPath: String, environment: [String: String]) {
+        self.commandPath = commandPath
+        self.environment = environment
+    }
+
+    /// A usage error found while running (an option that needs the environment, say), pointing at this
+    /// command's help.
+    public func usageError(_ problem: String) -> UsageError {
+        UsageError(problem, commandPath: commandPath)
+    }
+}

@@ -1,0 +1,79 @@
+/// The values found on a command line, kept by declaration, and the typed way to read them: a command
+/// decodes itself from this once, passing the same ``Option``, ``Flag`` or ``Positional`` values it
+/// declared, so no command body looks an option up by its name.
+public struct ParsedValues: Sendable {
+    /// The command being decoded, for usage hints: `hardtack keychain dump`.
+    public internal(set) var commandPath: String
+    private var texts: [String: [String]] = [:]
+    private var flags: Set<String> = []
+
+    /// Creates an empty set of values for the command at `commandPath`.
+    public init(commandPath: String) {
+        self.commandPath = commandPath
+    }
+
+    /// The value of a single-valued option, if given.
+    /// - Throws: ``UsageError`` when its text does not convert.
+    public func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+        try values(option).last
+    }
+
+    /// Every value of an option, in the order given.
+    /// - Throws: ``UsageError`` when one does not convert.
+    public func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+        try convert(texts[option.declaration.key] ?? [], option.convert, option.invalidValue)
+    }
+
+    /// Whether a flag was given.
+    public func isSet(_ flag: Flag) -> Bool {
+        flags.contains(flag.declaration.key)
+    }
+
+    /// The value of a positional, if given.
+    /// - Throws: ``UsageError`` when its text does not convert.
+    public func value<Value>(_ positional: Positional<Value>) throws(UsageError) -> Value? {
+        try values(positional).first
+    }
+
+    /// Every value a repeatable positional took, in order.
+    /// - Throws: ``UsageError`` when one does not convert.
+    public func values<Value>(_ positional: Positional<Value>) throws(UsageError) -> [Value] {
+        try convert(texts[positional.declaration.key] ?? [], positional.convert, positional.invalidValue)
+    }
+
+    /// A usage error pointing at this command's help, for a decoding rule of the command's own.
+    public func usageError(_ problem: String) -> UsageError {
+        UsageError(problem, commandPath: commandPath)
+    }
+
+    /// Whether the declaration was given at all (a flag set, or a value recorded).
+    func has(_ declaration: ArgumentDeclaration) -> Bool {
+        flags.contains(declaration.key) || texts[declaration.key] != nil
+    }
+
+    /// The texts recorded for a declaration.
+    func texts(of declaration: ArgumentDeclaration) -> [String] {
+        texts[declaration.key] ?? []
+    }
+
+    /// Records a value.
+    mutating func add(_ text: String, for declaration: ArgumentDeclaration) {
+        texts[declaration.key, default: []].append(text)
+    }
+
+    /// Records a flag.
+    mutating func set(_ declaration: ArgumentDeclaration) {
+        flags.insert(declaration.key)
+    }
+
+    private func convert<Value>(_ texts: [String], _ convert: (String) -> Value?, _ problem: String) throws(UsageError)
+        -> [Value]
+    {
+        var values: [Value] = []
+        for text in texts {
+            guard let value = convert(text) else { throw usageError(problem) }
+            values.append(value)
+        }
+        return values
+    }
+}

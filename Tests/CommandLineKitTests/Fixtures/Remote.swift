@@ -1,0 +1,12 @@
+import CommandLineKit
+
+/// A group whose options its verbs share, like `hardtack keychain`.
+struct Remote: Command {
+    static let configuration = CommandConfiguration(
+        name: "remote", abstract: "Work with remotes.", usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",
+        subcommands: [RemoteAdd.self], subcommandNoun: "remote verb", subcommandPlaceholder: "VERB",
+        subcommandsTitle: "Verbs")
+    static let sections = [ArgumentSection("Global options", SharedOptions.declarations, footer: "Shared footer.")]
+
+    init(from values: ParsedValues) {}
+}
