@@ -9,6 +9,9 @@ import Foundation
 
 /// Opens a libpq connection without blocking past a deadline (`PQconnectStartParams`,
 /// `PQconnectPoll`), with this layer's TCP settings unless the URI sets its own.
+///
+/// One wait is not bounded by the deadline: libpq resolves a host name with a blocking
+/// `getaddrinfo`. A location that names an IP address (or a socket directory) is bounded throughout.
 struct PostgreSQLConnector {
     let location: PostgreSQLLocation
     let options: PostgreSQLConnectionOptions
