@@ -135,6 +135,20 @@ import Testing
         #expect(try victim.prepared("SELECT $1::int4 + 1", [.int32(41)]).int32(0, 0) == 42)
         #expect(victim.preparedStatementCount == 1)
     }
+
+    @Test func aConnectionLostDuringACallIsConnectionLost() throws {
+        let connection = try TestServer.connect()
+        // The backend ends itself while answering: the call was under way when the connection went.
+        let error = try #require(throws: PostgreSQLError.self) {
+            try connection.query("SELECT pg_terminate_backend(pg_backend_pid())", timeout: .seconds(3))
+        }
+        #expect(error.kind == .connectionLost, "\(error)")
+        #expect(connection.transactionStatus == .unknown)
+        let next = try #require(throws: PostgreSQLError.self) { try connection.execute("SELECT 1") }
+        #expect(next.kind == .connectionLost && next.description.contains("reconnect"), "\(next)")
+        try connection.reconnect()
+        #expect(connection.isHealthy)
+    }
 }
 
 /// A TCP socket on 127.0.0.1 that listens but never accepts or answers: the kernel completes the
