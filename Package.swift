@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(
             name: "CSodium", path: "Modules/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
+        .systemLibrary(
+            name: "CLibPQ", path: "Modules/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
 
         // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
         .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
@@ -58,6 +60,10 @@ let package = Package(
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
+        // The store on PostgreSQL (libpq). Its connection layer has its own errors, translated by the adapter.
+        .target(
+            name: "PostgreSQLStore", dependencies: ["CLibPQ"], path: "Modules/PostgreSQLStore",
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "hardtack", dependencies: ["Composition", "Data", "Domain", "CommandLineKit"], path: "Modules/hardtack",
             swiftSettings: swiftSettings),
@@ -97,6 +103,10 @@ let package = Package(
         .testTarget(
             name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
+        // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
+        .testTarget(
+            name: "PostgreSQLTests", dependencies: ["PostgreSQLStore"], path: "Tests/PostgreSQLTests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),

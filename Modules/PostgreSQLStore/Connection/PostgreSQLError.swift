@@ -1,0 +1,96 @@
+/// A failure of the PostgreSQL connection layer: what went wrong, the server's SQLSTATE when it
+/// answered, and words a person can act on.
+///
+/// It may name SQL, never a bound value, and never a password: messages that could echo the
+/// location are scrubbed of its password before they get here ([`PostgreSQLLocation`]), and the
+/// server's DETAIL field (which quotes key values, as in `Key (x)=(…) already exists`) is not kept.
+/// The store adapter translates it into the store's own errors.
+package struct PostgreSQLError: Error, Sendable, Equatable {
+    /// What kind of failure it was.
+    package enum Kind: Sendable, Equatable {
+        /// The URI was not one libpq accepts, or not a `postgresql://` URI at all.
+        case invalidLocation
+        /// No connection could be made: refused, unreachable, authentication failed, or no answer in
+        /// time.
+        case connectionFailed
+        /// The connection broke (before or during the call); nothing more can be sent on it until
+        /// `reconnect()`. The outcome of a call that was under way is unknown.
+        case connectionLost
+        /// The server refused the statement; `sqlState` says why. The connection is still usable (in
+        /// a transaction, the transaction is now failed and must be rolled back).
+        case server
+        /// The call passed its deadline and was cancelled; the connection is still usable (a
+        /// transaction it was in is now failed and must be rolled back).
+        case timedOut
+        /// The call passed its deadline and the cancel did not end it in time either, so the
+        /// connection was closed; `reconnect()` before using it again. The outcome is unknown.
+        case timedOutConnectionClosed
+        /// A result cell was read as a type it does not have, was NULL where a value was required, or
+        /// the row or column does not exist.
+        case wrongType
+        /// libpq answered something this layer does not handle (COPY, an error with no SQLSTATE on a
+        /// live connection).
+        case unexpected
+    }
+
+    /// What kind of failure it was.
+    package let kind: Kind
+    /// The five-character SQLSTATE the server sent, if it sent one.
+    package let sqlState: String?
+    /// The server's primary message, or the client-side failure in words.
+    package let message: String
+    /// The constraint the server named (a unique violation's index), if any.
+    package let constraint: String?
+    /// The SQL of the call, shortened, or `nil` when there was none.
+    package let sql: String?
+
+    /// Makes an error; `sql` is shortened to its first 80 characters.
+    package init(
+        _ kind: Kind, message: String, sqlState: String? = nil, constraint: String? = nil, sql: String? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.sqlState = sqlState
+        self.constraint = constraint
+        self.sql = sql.map { $0.count > 80 ? String($0.prefix(80)) + "…" : $0 }
+    }
+
+    /// The transaction could not be serialized with a concurrent one (40001): retry it.
+    package var isSerializationFailure: Bool { sqlState == "40001" }
+    /// The transaction was chosen as a deadlock victim (40P01): retry it.
+    package var isDeadlock: Bool { sqlState == "40P01" }
+    /// A unique constraint refused a duplicate key (23505).
+    package var isUniqueViolation: Bool { sqlState == "23505" }
+    /// A query was cancelled by the server's own timeouts (57014 after `statement_timeout`, 55P03 after
+    /// `lock_timeout`) or by this layer's call deadline.
+    package var isTimeout: Bool {
+        kind == .timedOut || kind == .timedOutConnectionClosed || sqlState == "57014" || sqlState == "55P03"
+    }
+    /// The connection is gone (broken, closed after a timeout, or an 08xxx connection exception):
+    /// reconnect before the next call.
+    package var isConnectionLost: Bool {
+        kind == .connectionLost || kind == .timedOutConnectionClosed || (sqlState?.hasPrefix("08") ?? false)
+    }
+}
+
+extension PostgreSQLError: CustomStringConvertible {
+    /// The failure in words: kind, SQLSTATE, message and shortened SQL; never a value or a password.
+    package var description: String {
+        var text: String
+        switch kind {
+        case .invalidLocation: text = "invalid PostgreSQL location"
+        case .connectionFailed: text = "cannot connect to PostgreSQL"
+        case .connectionLost: text = "the PostgreSQL connection was lost"
+        case .server: text = "PostgreSQL error"
+        case .timedOut: text = "the PostgreSQL call timed out and was cancelled"
+        case .timedOutConnectionClosed: text = "the PostgreSQL call timed out and its connection was closed"
+        case .wrongType: text = "unexpected PostgreSQL result"
+        case .unexpected: text = "unexpected PostgreSQL answer"
+        }
+        if let sqlState { text += " \(sqlState)" }
+        if !message.isEmpty { text += ": \(message)" }
+        if let constraint { text += " (constraint \(constraint))" }
+        if let sql { text += " in `\(sql)`" }
+        return text
+    }
+}
