@@ -2,7 +2,7 @@
 enum BenchMode: String, Sendable {
     /// The CI mode: every scenario, smaller counts.
     case quick
-    /// The release mode: the counts the README quotes.
+    /// The release mode: the counts docs/testing.md quotes.
     case long
 
     /// `quick` or `long` value, picked by mode.
