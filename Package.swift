@@ -62,7 +62,8 @@ let package = Package(
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
         // The store on PostgreSQL (libpq). Its connection layer has its own errors, translated by the adapter.
         .target(
-            name: "PostgreSQLStore", dependencies: ["CLibPQ"], path: "Modules/PostgreSQLStore",
+            name: "PostgreSQLStore", dependencies: ["StoreCore", "Data", "Domain", "CLibPQ"],
+            path: "Modules/PostgreSQLStore",
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "hardtack", dependencies: ["Composition", "Data", "Domain", "CommandLineKit"], path: "Modules/hardtack",
@@ -105,7 +106,7 @@ let package = Package(
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
         .testTarget(
-            name: "PostgreSQLTests", dependencies: ["PostgreSQLStore"], path: "Tests/PostgreSQLTests",
+            name: "PostgreSQLTests", dependencies: ["PostgreSQLStore", "StoreCore", "Data", "Domain"], path: "Tests/PostgreSQLTests",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],

@@ -1,0 +1,50 @@
+import Data
+
+/// The connection layer's errors said as the store's: a unique violation is a duplicate item, a
+/// server that cannot be reached is "unavailable", a lock held too long is "busy", and every other
+/// failure keeps its SQLSTATE and statement as the detail, never in the message.
+enum PostgreSQLFailure {
+    /// The store error for `error`.
+    static func storeError(_ error: PostgreSQLError) -> SecureStoreError {
+        if error.isUniqueViolation { return .duplicateItem }
+        return .storage(failure(error))
+    }
+
+    /// The storage failure for `error`.
+    static func failure(_ error: PostgreSQLError) -> StorageFailure {
+        let kind: StorageFailure.Kind
+        let message: String
+        switch error.kind {
+        case .invalidLocation:
+            (kind, message) = (.other, "the PostgreSQL URI is not valid: \(error.message)")
+        case .connectionFailed:
+            (kind, message) = (.unavailable, "cannot connect to the PostgreSQL server: \(error.message)")
+        case .connectionLost:
+            (kind, message) = (.connectionLost, "the connection to the PostgreSQL server was lost")
+        case .timedOut, .timedOutConnectionClosed:
+            (kind, message) = (.timedOut, "the PostgreSQL server did not answer in time")
+        case .wrongType, .unexpected:
+            (kind, message) = (.other, "the PostgreSQL server's answer did not fit the store's tables: \(error.message)")
+        case .server:
+            switch error.sqlState ?? "" {
+            case "55P03", "40001", "40P01":
+                (kind, message) = (.busy, "another instance held the store's lock for too long")
+            case "53100":
+                (kind, message) = (.full, "the PostgreSQL server's disk is full")
+            case "42501":
+                (kind, message) = (.permission, "the PostgreSQL role may not use the store's tables")
+            case "25006":
+                (kind, message) = (.readOnly, "the PostgreSQL server is read-only")
+            case let state where state.hasPrefix("08") || state.hasPrefix("57P"):
+                (kind, message) = (.unavailable, "the PostgreSQL server is shutting down or unavailable")
+            case let state where state.hasPrefix("53"):
+                (kind, message) = (.resources, "the PostgreSQL server ran out of resources")
+            default:
+                (kind, message) = (.other, "the PostgreSQL server refused a statement: \(error.message)")
+            }
+        }
+        var detail = error.sqlState.map { "SQLSTATE \($0)" } ?? "no SQLSTATE"
+        if let sql = error.sql { detail += " in `\(sql)`" }
+        return StorageFailure(backend: "PostgreSQL", kind: kind, message: message, detail: detail)
+    }
+}

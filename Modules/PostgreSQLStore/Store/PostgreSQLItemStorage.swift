@@ -1,0 +1,343 @@
+import Data
+import StoreCore
+
+/// The store's rows in PostgreSQL, through one connection: `\(schema).items`, the rows digest row and
+/// the header row. Writers serialize on the digest row (`SELECT … FOR UPDATE`); reads that need one
+/// snapshot run in a repeatable-read, read-only transaction; everything else runs on its own.
+///
+/// Not `Sendable`: it belongs to one ``StoreEngine``, which uses it from one thread at a time.
+final class PostgreSQLItemStorage: ItemStorage {
+    /// The connection; reopened by the next call after it was lost outside a transaction.
+    let connection: PostgreSQLConnection
+    /// The schema that holds the store's tables (checked to be a plain identifier).
+    let schema: String
+    /// The digest row's change counter as it stood when this handle last reported a change, and the
+    /// value reported then: the counter the core sees moves only when another connection changed the
+    /// rows, as SQLite's `data_version` does.
+    private var knownVersion: Int64?
+    private var reportedCounter: Int64 = 0
+    /// The digest row's counter read when the open write transaction took its lock.
+    private var versionAtWriteStart: Int64?
+    /// Whether the open write transaction changed a row.
+    private var wrote = false
+
+    /// Storage over an open connection to a store whose tables exist.
+    init(connection: PostgreSQLConnection, schema: String) {
+        self.connection = connection
+        self.schema = schema
+    }
+
+    // MARK: Calls
+
+    /// Runs a prepared statement, translating failures; outside a transaction, a connection lost
+    /// earlier is reopened first.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(SecureStoreError) -> PostgreSQLResult {
+        try reconnectIfIdleAndLost()
+        do {
+            return try connection.prepared(sql, parameters)
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+    }
+
+    private func execute(_ sql: String) throws(SecureStoreError) {
+        do {
+            try connection.execute(sql)
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+    }
+
+    private func reconnectIfIdleAndLost() throws(SecureStoreError) {
+        guard !connection.isHealthy, !isInTransaction else { return }
+        do {
+            try connection.reconnect()
+            try PostgreSQLStoreOpener.configureSession(connection)
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+    }
+
+    /// A cell read as a value of the type the tables declare.
+    private func read<Value>(_ body: () throws(PostgreSQLError) -> Value) throws(SecureStoreError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+    }
+
+    // MARK: Transactions
+
+    var isInTransaction: Bool {
+        switch connection.transactionStatus {
+        case .inTransaction, .inFailedTransaction, .active: true
+        default: false
+        }
+    }
+
+    func beginWrite() throws(SecureStoreError) {
+        try reconnectIfIdleAndLost()
+        try execute("BEGIN")
+        wrote = false
+        do throws(SecureStoreError) {
+            let lock = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1 FOR UPDATE")
+            guard lock.rowCount == 1 else { throw SecureStoreError.integrityFailure("the rows digest is missing") }
+            versionAtWriteStart = try read { () throws(PostgreSQLError) in try lock.int64(0, 0) }
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    func beginRead() throws(SecureStoreError) {
+        try reconnectIfIdleAndLost()
+        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        versionAtWriteStart = nil
+    }
+
+    func commit() throws(SecureStoreError) {
+        var versionAtEnd: Int64?
+        if wrote, let start = versionAtWriteStart, start == knownVersion {
+            // Only this handle changed the rows since the core last looked: the counter it sees stays.
+            let end = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1")
+            versionAtEnd = try read { () throws(PostgreSQLError) in try end.int64(0, 0) }
+        }
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            versionAtWriteStart = nil
+            // A COMMIT whose answer was lost may or may not have taken effect.
+            if error.isConnectionLost || error.isTimeout {
+                throw .storage(
+                    StorageFailure(
+                        backend: "PostgreSQL", kind: .connectionLost,
+                        message: "the connection was lost while committing, so the write may or may not have been saved; "
+                            + "read the item to find out",
+                        detail: error.sqlState.map { "SQLSTATE \($0)" }))
+            }
+            throw PostgreSQLFailure.storeError(error)
+        }
+        if let versionAtEnd { knownVersion = versionAtEnd }
+        versionAtWriteStart = nil
+        wrote = false
+    }
+
+    func rollback() {
+        versionAtWriteStart = nil
+        wrote = false
+        guard isInTransaction, connection.isHealthy else { return }
+        try? connection.execute("ROLLBACK")
+    }
+
+    func savepoint(_ name: String) throws(SecureStoreError) { try execute("SAVEPOINT \(name)") }
+
+    func releaseSavepoint(_ name: String) throws(SecureStoreError) { try execute("RELEASE SAVEPOINT \(name)") }
+
+    func rollbackToSavepoint(_ name: String) {
+        try? connection.execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+    }
+
+    func changeCounter() throws(SecureStoreError) -> Int64 {
+        let result = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1")
+        guard result.rowCount == 1 else { throw .integrityFailure("the rows digest is missing") }
+        let version = try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+        if version != knownVersion {
+            knownVersion = version
+            reportedCounter &+= 1
+        }
+        return reportedCounter
+    }
+
+    // MARK: Rows
+
+    func rows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int) {
+        let cells =
+            "id, class, grp, uniq, prim, \(columns.contains(.attributes) ? "attrs" : "NULL::bytea"), "
+            + "\(columns.contains(.data) ? "data" : "NULL::bytea") FROM \(schema).items"
+        let result: PostgreSQLResult
+        switch selection {
+        case .unique(let primary, let unique):
+            result = try run("SELECT \(cells) WHERE prim = $1 AND uniq = $2", [.bytes(primary.bytes), .bytes(unique.bytes)])
+        case .primary(let primary):
+            result = try run("SELECT \(cells) WHERE prim = $1 ORDER BY id", [.bytes(primary.bytes)])
+        case .classAndGroup(let itemClass, let group):
+            result = try run(
+                "SELECT \(cells) WHERE grp = $1 AND class = $2 ORDER BY id",
+                [.bytes(group.bytes), .int32(Int32(itemClass.rawValue))])
+        case .all:
+            result = try run("SELECT \(cells) ORDER BY id")
+        }
+        var rows: [ItemRow] = []
+        rows.reserveCapacity(result.rowCount)
+        var unreadable = 0
+        for index in 0..<result.rowCount {
+            let classCode = try read { () throws(PostgreSQLError) in try result.int32(index, 1) }
+            guard let itemClass = ItemClass(rawValue: UInt8(clamping: classCode)), classCode >= 0,
+                let indexCells = try indexCells(result, row: index, from: 2)
+            else {
+                unreadable += 1
+                continue
+            }
+            let (id, attributes, data) = try read { () throws(PostgreSQLError) in
+                (
+                    try result.int64(index, 0), columns.contains(.attributes) ? try result.bytes(index, 5) : [],
+                    columns.contains(.data) ? try result.bytes(index, 6) : []
+                )
+            }
+            rows.append(
+                ItemRow(
+                    id: id, itemClass: itemClass, group: indexCells.group, unique: indexCells.unique,
+                    primary: indexCells.primary, sealedAttributes: attributes, sealedData: data))
+        }
+        return (rows, unreadable)
+    }
+
+    /// The three index cells in columns `first`, `first + 1` and `first + 2`, or `nil` when one is not
+    /// of the size the store writes.
+    private func indexCells(_ result: PostgreSQLResult, row: Int, from first: Int) throws(SecureStoreError) -> IndexCells? {
+        let (group, unique, primary) = try read { () throws(PostgreSQLError) in
+            (try result.bytes(row, first), try result.bytes(row, first + 1), try result.bytes(row, first + 2))
+        }
+        guard let group = Self.blindIndex(group, count: ItemKeys.indexBytes),
+            let unique = Self.blindIndex(unique, count: ItemKeys.indexBytes),
+            let primary = Self.blindIndex(primary, count: ItemKeys.primaryIndexBytes)
+        else { return nil }
+        return IndexCells(group: group, unique: unique, primary: primary)
+    }
+
+    private static func blindIndex(_ bytes: [UInt8], count: Int) -> BlindIndex? {
+        bytes.withUnsafeBytes { BlindIndex(copying: $0, expectedCount: count) }
+    }
+
+    func count(_ selection: RowSelection, bypassingIndex: Bool) throws(SecureStoreError) -> Int64 {
+        // `prim || ''::bytea` is the same value, but no index can answer for it: the table is read.
+        let prim = bypassingIndex ? "prim || ''::bytea" : "prim"
+        let uniq = bypassingIndex ? "uniq || ''::bytea" : "uniq"
+        let result: PostgreSQLResult
+        switch selection {
+        case .unique(let primary, let unique):
+            result = try run(
+                "SELECT count(*) FROM \(schema).items WHERE \(prim) = $1 AND \(uniq) = $2",
+                [.bytes(primary.bytes), .bytes(unique.bytes)])
+        case .primary(let primary):
+            result = try run("SELECT count(*) FROM \(schema).items WHERE \(prim) = $1", [.bytes(primary.bytes)])
+        case .classAndGroup, .all:
+            preconditionFailure("only lookups through an index are counted both ways")
+        }
+        return try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+    }
+
+    func newestRowID() throws(SecureStoreError) -> Int64 {
+        let result = try run("SELECT coalesce(max(id), 0) FROM \(schema).items")
+        return try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+    }
+
+    func insert(_ row: ItemRow) throws(SecureStoreError) {
+        wrote = true
+        try run(
+            "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            Self.parameters(row))
+    }
+
+    func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool {
+        wrote = true
+        let result = try run(
+            "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data) SELECT $1, $2, $3, $4, $5, $6, $7 "
+                + "WHERE (SELECT coalesce(max(id), 0) FROM \(schema).items) < $1",
+            Self.parameters(row))
+        return result.affectedRows == 1
+    }
+
+    private static func parameters(_ row: ItemRow) -> [PostgreSQLValue] {
+        [
+            .int64(row.id), .int32(Int32(row.itemClass.rawValue)), .bytes(row.group.bytes), .bytes(row.unique.bytes),
+            .bytes(row.primary.bytes), .bytes(row.sealedAttributes), .bytes(row.sealedData),
+        ]
+    }
+
+    func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
+        wrote = true
+        try run("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
+    }
+
+    func updateRow(_ row: ItemRow) throws(SecureStoreError) {
+        wrote = true
+        try run(
+            "UPDATE \(schema).items SET grp = $1, uniq = $2, prim = $3, attrs = $4, data = $5 WHERE id = $6",
+            [
+                .bytes(row.group.bytes), .bytes(row.unique.bytes), .bytes(row.primary.bytes), .bytes(row.sealedAttributes),
+                .bytes(row.sealedData), .int64(row.id),
+            ])
+    }
+
+    func deleteRow(_ id: Int64) throws(SecureStoreError) {
+        wrote = true
+        try run("DELETE FROM \(schema).items WHERE id = $1", [.int64(id)])
+    }
+
+    func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
+        wrote = true
+        let result = try run(
+            "DELETE FROM \(schema).items WHERE prim = $1 AND uniq = $2 AND class = $3 AND grp = $4 RETURNING id",
+            [.bytes(cells.primary.bytes), .bytes(cells.unique.bytes), .int32(Int32(itemClass.rawValue)), .bytes(cells.group.bytes)])
+        return try read { () throws(PostgreSQLError) in
+            try (0..<result.rowCount).map { row throws(PostgreSQLError) in try result.int64(row, 0) }
+        }
+    }
+
+    func forEachIndexEntry(
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?) throws(SecureStoreError) -> Void
+    ) throws(SecureStoreError) {
+        let result = try run("SELECT id, class, grp, uniq, prim FROM \(schema).items")
+        for row in 0..<result.rowCount {
+            let (id, classCode) = try read { () throws(PostgreSQLError) in
+                (try result.int64(row, 0), Int64(try result.int32(row, 1)))
+            }
+            try visit(id, classCode, try indexCells(result, row: row, from: 2))
+        }
+    }
+
+    // MARK: Rows digest
+
+    func loadRowsDigest() throws(SecureStoreError) -> [UInt8]? {
+        let result = try run("SELECT value FROM \(schema).rows_digest WHERE id = 1")
+        guard result.rowCount == 1 else { return [] }
+        return try read { () throws(PostgreSQLError) in try result.bytes(0, 0) }
+    }
+
+    func storeRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        try run("UPDATE \(schema).rows_digest SET value = $1 WHERE id = 1", [.bytes(encoded)])
+    }
+
+    func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        try run("INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.bytes(encoded)])
+    }
+
+    // MARK: Header and maintenance
+
+    func readHeaderRecord() throws(SecureStoreError) -> HeaderRecord? {
+        let result = try run("SELECT header, checksum, wrapped_key FROM \(schema).meta WHERE id = 1")
+        guard result.rowCount == 1 else { return nil }
+        return try read { () throws(PostgreSQLError) in
+            HeaderRecord(header: try result.bytes(0, 0), checksum: try result.bytes(0, 1), wrappedKey: try result.bytes(0, 2))
+        }
+    }
+
+    func replaceHeaderRecord(_ record: HeaderRecord) throws(SecureStoreError) {
+        try run(
+            "UPDATE \(schema).meta SET header = $1, checksum = $2, wrapped_key = $3 WHERE id = 1",
+            [.bytes(record.header), .bytes(record.checksum), .bytes(record.wrappedKey)])
+    }
+
+    /// Asks the server to reclaim the old header row's space now rather than at its next autovacuum;
+    /// the server's write-ahead log and any backup still hold the old wrapped key (under the old key).
+    func discardReplacedHeaderRecords() {
+        try? connection.execute("VACUUM \(schema).meta")
+    }
+
+    /// PostgreSQL checks its own pages (with data checksums on) and indexes as it reads them; the rows
+    /// digest check that ``StoreEngine/verify()`` adds is what finds rows edited behind the store.
+    func structuralCheck() throws(SecureStoreError) -> String { "ok" }
+}

@@ -1,0 +1,70 @@
+/// The store's tables in PostgreSQL, in a schema of their own, and the version of their shape.
+///
+/// Everything a table holds is a ciphertext, a blind index, a row id, a class code or a counter: no
+/// service, account, label, server, user id or secret in any column, so `pg_dump` and the server's
+/// files show none either.
+enum PostgreSQLSchema {
+    /// The schema that holds the store's tables unless the opener names another.
+    static let defaultName = "hardtack"
+    /// The version of the tables' shape this code writes; a store with a newer one is refused.
+    static let currentVersion: Int32 = 1
+    /// The key of the transaction-level advisory lock that serializes creating and upgrading the schema.
+    static let creationLock: Int32 = 0x4861_7264  // "Hard"; the second key is the schema name's hash
+
+    /// Whether `name` can be put in SQL as it is: lowercase letters, digits and underscores, starting
+    /// with a letter, at most 48 characters.
+    static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), name.utf8.count <= 48
+        else { return false }
+        return name.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+
+    /// Creates the schema's objects; every statement is idempotent, and the caller holds
+    /// ``creationLock`` in the same transaction.
+    ///
+    /// Items have one unique index on (prim, uniq), as in SQLite, and one on (grp, class) for scans of
+    /// a class in a group. The rows digest row carries `version`, a counter that a statement-level
+    /// trigger bumps with every statement that changes `items`, so another connection's change is
+    /// seen by every handle (SQLite's `data_version` plays this part there); it is locked with
+    /// `SELECT … FOR UPDATE` at the start of every write transaction, which serializes writers as
+    /// `BEGIN IMMEDIATE` does in SQLite.
+    static func creation(_ schema: String) -> String {
+        """
+        CREATE SCHEMA IF NOT EXISTS \(schema);
+        CREATE TABLE IF NOT EXISTS \(schema).meta (
+            id integer PRIMARY KEY CHECK (id = 1),
+            schema_version integer NOT NULL,
+            header bytea NOT NULL,
+            checksum bytea NOT NULL,
+            wrapped_key bytea NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS \(schema).items (
+            id bigint PRIMARY KEY,
+            class integer NOT NULL,
+            grp bytea NOT NULL,
+            uniq bytea NOT NULL,
+            prim bytea NOT NULL,
+            attrs bytea NOT NULL,
+            data bytea NOT NULL,
+            UNIQUE (prim, uniq)
+        );
+        CREATE INDEX IF NOT EXISTS items_group_class ON \(schema).items (grp, class);
+        CREATE TABLE IF NOT EXISTS \(schema).rows_digest (
+            id integer PRIMARY KEY CHECK (id = 1),
+            value bytea NOT NULL,
+            version bigint NOT NULL DEFAULT 0
+        );
+        CREATE OR REPLACE FUNCTION \(schema).count_item_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE \(schema).rows_digest SET version = version + 1 WHERE id = 1;
+            RETURN NULL;
+        END $$;
+        DROP TRIGGER IF EXISTS items_changed ON \(schema).items;
+        CREATE TRIGGER items_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(schema).items
+            FOR EACH STATEMENT EXECUTE FUNCTION \(schema).count_item_change();
+        """
+    }
+}

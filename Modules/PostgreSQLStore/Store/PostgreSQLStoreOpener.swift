@@ -1,0 +1,133 @@
+import Data
+import StoreCore
+
+/// Opening a store on a PostgreSQL server: the connection and its session settings, the schema
+/// (created on first use, its version checked), a new store's header, or the existing one's unlock.
+enum PostgreSQLStoreOpener {
+    /// How long a statement waits for a lock (another writer's) before the store says it is busy.
+    static let lockTimeout = "10s"
+
+    /// Connects, creates the store's schema and header on first use, and unlocks the store.
+    static func open(
+        location: PostgreSQLLocation, schema: String, keySource: KeySource, groups: [String], options: StoreOptions,
+        connectionOptions: PostgreSQLConnectionOptions
+    ) throws(SecureStoreError) -> (StoreEngine, PostgreSQLItemStorage) {
+        guard PostgreSQLSchema.isPlainIdentifier(schema) else {
+            throw .storage(
+                StorageFailure(
+                    backend: "PostgreSQL", kind: .misuse,
+                    message: "the schema name must be lowercase letters, digits and underscores, starting with a letter"))
+        }
+        let connection: PostgreSQLConnection
+        do {
+            connection = try PostgreSQLConnection(to: location, options: connectionOptions)
+            try configureSession(connection)
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+        let storage = PostgreSQLItemStorage(connection: connection, schema: schema)
+        if let stored = try existingHeader(storage) {
+            return (try unlock(stored, storage: storage, keySource: keySource, groups: groups, options: options), storage)
+        }
+        // A new store: derive its keys first (Argon2id may take a second), then create it, unless
+        // another instance created it meanwhile.
+        let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
+        let created = try inCreationTransaction(storage) { () throws(SecureStoreError) -> HeaderRecord? in
+            if let theirs = try storage.readHeaderRecord() { return theirs }
+            // Only an empty schema becomes a new store: a fresh master key would orphan existing items.
+            guard try storage.newestRowID() == 0 else {
+                throw .integrityFailure(
+                    "the store header is missing (its row was deleted, or the schema is not a Hardtack store)")
+            }
+            try storage.run(
+                "INSERT INTO \(schema).meta (id, schema_version, header, checksum, wrapped_key) VALUES (1, $1, $2, $3, $4)",
+                [.int32(PostgreSQLSchema.currentVersion), .bytes(record.header), .bytes(record.checksum), .bytes(record.wrappedKey)])
+            try storage.run(
+                "INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET value = $1",
+                [.bytes(RowsDigest.empty.encoded)])
+            return nil
+        }
+        if let theirs = created {
+            return (try unlock(theirs, storage: storage, keySource: keySource, groups: groups, options: options), storage)
+        }
+        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
+        try engine.install(try ItemKeys(master: master, storeID: header.storeID))
+        return (engine, storage)
+    }
+
+    /// Settings of every session of the store's: lock waits end in a "busy" error rather than at the
+    /// call's timeout.
+    static func configureSession(_ connection: PostgreSQLConnection) throws(PostgreSQLError) {
+        try connection.execute("SET lock_timeout = '\(lockTimeout)'")
+    }
+
+    /// The stored header of an existing store at a schema version this code reads, or `nil` when the
+    /// server has no store yet.
+    private static func existingHeader(_ storage: PostgreSQLItemStorage) throws(SecureStoreError) -> HeaderRecord? {
+        let schema = storage.schema
+        let exists = try storage.run("SELECT to_regclass('\(schema).meta') IS NOT NULL")
+        guard try translated({ () throws(PostgreSQLError) in try exists.bool(0, 0) }) else { return nil }
+        let version = try storage.run("SELECT schema_version FROM \(schema).meta WHERE id = 1")
+        guard version.rowCount == 1 else { return nil }
+        try checkVersion(try translated { () throws(PostgreSQLError) in try version.int32(0, 0) })
+        return try storage.readHeaderRecord()
+    }
+
+    /// Runs `body` in a transaction that holds the schema-creation lock and has made sure the schema
+    /// exists, at a version this code reads.
+    private static func inCreationTransaction<Result>(
+        _ storage: PostgreSQLItemStorage, _ body: () throws(SecureStoreError) -> Result
+    ) throws(SecureStoreError) -> Result {
+        let schema = storage.schema
+        do {
+            try translated { () throws(PostgreSQLError) in
+                try storage.connection.execute("BEGIN")
+                try storage.connection.execute(
+                    "SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.creationLock), hashtext('\(schema)'))")
+                try storage.connection.execute(PostgreSQLSchema.creation(schema))
+            }
+            let version = try storage.run("SELECT schema_version FROM \(schema).meta WHERE id = 1")
+            if version.rowCount == 1 {
+                try checkVersion(try translated { () throws(PostgreSQLError) in try version.int32(0, 0) })
+            }
+            let result = try body()
+            try translated { () throws(PostgreSQLError) in try storage.connection.execute("COMMIT") }
+            return result
+        } catch {
+            storage.rollback()
+            throw error
+        }
+    }
+
+    /// `body`'s value, with a connection-layer failure said as the store's.
+    private static func translated<Value>(_ body: () throws(PostgreSQLError) -> Value) throws(SecureStoreError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+    }
+
+    private static func checkVersion(_ found: Int32) throws(SecureStoreError) {
+        guard found <= PostgreSQLSchema.currentVersion else {
+            throw .storage(
+                StorageFailure(
+                    backend: "PostgreSQL", kind: .other,
+                    message: "the store's tables have version \(found); this hardtack knows version "
+                        + "\(PostgreSQLSchema.currentVersion). Use a newer hardtack"))
+        }
+    }
+
+    private static func unlock(
+        _ stored: HeaderRecord?, storage: PostgreSQLItemStorage, keySource: KeySource, groups: [String],
+        options: StoreOptions
+    ) throws(SecureStoreError) -> StoreEngine {
+        guard let stored else {
+            throw .integrityFailure("the store header is missing (its row was deleted, or the schema is not a Hardtack store)")
+        }
+        let (header, keys) = try KeyHierarchy.unlock(stored, keySource: keySource)
+        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
+        try engine.install(keys)
+        return engine
+    }
+}

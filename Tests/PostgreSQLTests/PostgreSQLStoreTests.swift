@@ -1,0 +1,182 @@
+import Data
+import Domain
+import Foundation
+import PostgreSQLStore
+import StoreCore
+import Testing
+
+/// The store on a real PostgreSQL server: Keychain semantics, reopening, keys, and damage made with
+/// SQL behind the store's back read as damage, never as a wrong value or "not found".
+@Suite(.serialized) struct PostgreSQLStoreTests {
+    @Test func itemsRoundTripAndSurviveReopening() throws {
+        let test = TestStore()
+        do {
+            let store = try test.open()
+            try store.add(.genericPassword(service: "api", account: "alice"), data: secret("s1"))
+            try store.add(.genericPassword(service: "api", account: "bob"), data: secret("s2"))
+            #expect(throws: SecureStoreError.duplicateItem) {
+                try store.add(.genericPassword(service: "api", account: "alice"), data: secret("again"))
+            }
+            try store.update(.genericPassword(service: "api", account: "alice"), attributes: nil, data: secret("s1b"))
+            #expect(try store.delete(.genericPassword(service: "api", account: "bob")) == 1)
+        }
+        let reopened = try test.open()
+        let found = try reopened.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+        #expect(found.first?.data?.revealedString() == "s1b")
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try reopened.find(.genericPassword(service: "api", account: "bob"), limit: .one, returning: .data)
+        }
+        #expect(try reopened.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 1)
+        #expect(try reopened.verify().isSound)
+    }
+
+    @Test func aWrongKeyIsRefusedAndChangesNothing() throws {
+        let test = TestStore()
+        _ = try test.open()
+        let other = SecretBytes(count: 32) { buffer in
+            for index in buffer.indices { buffer[index] = 7 }
+        }
+        #expect(throws: SecureStoreError.wrongKey) { try test.open(key: other) }
+        _ = try test.open()
+    }
+
+    @Test func aTransactionCommitsTogetherOrNotAtAll() throws {
+        let test = TestStore()
+        let store = try test.open()
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try store.transaction { transaction in
+                try transaction.add(.genericPassword(service: "pair", account: "access"), data: secret("a"))
+                try transaction.add(.genericPassword(service: "pair", account: "refresh"), data: secret("r"))
+                throw Abort()
+            }
+        }
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try store.find(.genericPassword(service: "pair"), limit: .all, returning: .attributes)
+        }
+        try store.transaction { transaction in
+            try transaction.add(.genericPassword(service: "pair", account: "access"), data: secret("a"))
+            // A duplicate caught inside the body leaves the transaction usable.
+            #expect(throws: SecureStoreError.duplicateItem) {
+                try transaction.add(.genericPassword(service: "pair", account: "access"), data: secret("x"))
+            }
+            try transaction.add(.genericPassword(service: "pair", account: "refresh"), data: secret("r"))
+        }
+        #expect(try store.find(.genericPassword(service: "pair"), limit: .all, returning: .attributes).count == 2)
+    }
+
+    @Test func accessGroupsKeepTenantsApart() throws {
+        let test = TestStore()
+        let tenantA = try test.open(groups: ["tenant-a"])
+        let tenantB = try test.open(groups: ["tenant-b"])
+        try tenantA.add(.genericPassword(service: "session", account: "u1"), data: secret("a"))
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try tenantB.find(.genericPassword(service: "session", account: "u1"), limit: .one, returning: .data)
+        }
+        try tenantB.add(.genericPassword(service: "session", account: "u1"), data: secret("b"))
+        #expect(
+            try tenantA.find(.genericPassword(service: "session", account: "u1"), limit: .one, returning: .data)
+                .first?.data?.revealedString() == "a")
+    }
+
+    @Test func nothingReadableIsStoredInAnyColumn() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(
+            .genericPassword(service: "canary-service-7c1", account: "canary-account-7c1", label: "canary-label-7c1"),
+            data: secret("canary-secret-7c1"))
+        let sql = try test.sql()
+        for table in ["items", "meta", "rows_digest"] {
+            let rows = try sql.query("SELECT t::text FROM \(test.schema).\(table) t")
+            for row in 0..<rows.rowCount {
+                let text = try rows.string(row, 0)
+                #expect(!text.contains("canary"), "plaintext in \(table)")
+                // bytea's text form is hex: look for the canary's hex too.
+                let hex = "canary".utf8.map { String(format: "%02x", $0) }.joined()
+                #expect(!text.contains(hex), "plaintext bytes in \(table)")
+            }
+        }
+    }
+
+    @Test func aRowDeletedWithSQLIsDamageNotAbsence() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(.genericPassword(service: "api", account: "alice"), data: secret("a"))
+        try store.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
+        try test.sql().execute("DELETE FROM \(test.schema).items WHERE id = (SELECT min(id) FROM \(test.schema).items)")
+        // Through the open handle (another connection changed the rows) and through a new one.
+        for handle in [store, try test.open()] {
+            #expect(throws: SecureStoreError.self) {
+                try handle.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+            }
+            do {
+                _ = try handle.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+            } catch {
+                guard case .integrityFailure = error else {
+                    Issue.record("expected an integrity failure, got \(error)")
+                    continue
+                }
+            }
+        }
+        #expect(try !test.open().verify().isSound)
+    }
+
+    @Test func ciphertextsSwappedOrFlippedWithSQLAreDamage() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(.genericPassword(service: "api", account: "alice"), data: secret("alice-secret"))
+        try store.add(.genericPassword(service: "api", account: "bob"), data: secret("bob-secret"))
+        let sql = try test.sql()
+        let items = "\(test.schema).items"
+        try sql.execute(
+            "UPDATE \(items) a SET data = b.data FROM \(items) b WHERE a.id <> b.id AND a.id = (SELECT min(id) FROM \(items))")
+        #expect(throws: SecureStoreError.self) {
+            try store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+        }
+        let answer = try? store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+        #expect(answer == nil)
+        try sql.execute(
+            "UPDATE \(items) SET attrs = set_byte(attrs, 30, get_byte(attrs, 30) # 1) WHERE id = (SELECT max(id) FROM \(items))")
+        let verified = try store.verify()
+        #expect(verified.damagedItems == 2)
+        #expect(verified.soundItems == 0)
+    }
+
+    @Test func concurrentWritersOnTwoConnectionsLoseNoUpdate() throws {
+        let test = TestStore()
+        let first = try test.open()
+        let second = try test.open()
+        try first.add(.genericPassword(service: "counter", account: "n"), data: secret("0"))
+        let rounds = 25
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            let store = worker == 0 ? first : second
+            for _ in 0..<rounds {
+                try? store.transaction { transaction in
+                    let query = ItemAttributes.genericPassword(service: "counter", account: "n")
+                    let value = try transaction.find(query, limit: .one, returning: .data).first!.data!.revealedString()!
+                    try transaction.update(query, attributes: nil, data: secret(String(Int(value)! + 1)))
+                }
+            }
+        }
+        let final = try first.find(.genericPassword(service: "counter", account: "n"), limit: .one, returning: .data)
+        #expect(final.first?.data?.revealedString() == String(2 * rounds))
+    }
+
+    @Test func anUnreachableServerIsUnavailableAndNamesNoPassword() throws {
+        let uri = try TestServer.uri(port: 1)
+        let started = ContinuousClock.now
+        do {
+            _ = try PostgreSQLSecureItemStore.open(uri: uri, keySource: .key(TestStore().key))
+            Issue.record("opened a store on a closed port")
+        } catch {
+            guard case .storage(let failure) = error else {
+                Issue.record("expected a storage failure, got \(error)")
+                return
+            }
+            #expect(failure.kind == .unavailable)
+            #expect(!error.description.contains(try TestServer.password()))
+            #expect(!String(reflecting: error).contains(try TestServer.password()))
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}

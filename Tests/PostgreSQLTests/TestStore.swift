@@ -1,0 +1,36 @@
+import Data
+import Domain
+import Foundation
+import PostgreSQLStore
+import StoreCore
+import Testing
+
+/// A store of its own on the test server: a fresh schema per test, dropped when the test ends, so
+/// tests running at once never share rows.
+final class TestStore: Sendable {
+    /// The schema holding this test's tables.
+    let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+    /// The store's 32-byte key.
+    let key = SecretBytes(count: 32) { buffer in
+        for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
+    }
+
+    /// Opens a handle on the test's store (creating it the first time).
+    func open(groups: [String] = ["default"], key: SecretBytes? = nil) throws -> PostgreSQLSecureItemStore {
+        try PostgreSQLSecureItemStore.open(
+            uri: TestServer.uri(), schema: schema, keySource: .key(key ?? self.key), accessGroups: groups,
+            options: StoreOptions(passphraseCost: .interactive))
+    }
+
+    /// A connection for editing the store's rows behind its back, as someone with SQL access would.
+    func sql() throws -> PostgreSQLConnection { try TestServer.connect() }
+
+    deinit {
+        if let connection = try? TestServer.connect() {
+            try? connection.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+    }
+}
+
+/// Secret bytes holding `text` in UTF-8.
+func secret(_ text: String) -> SecretBytes { SecretBytes(utf8: text) }
