@@ -201,7 +201,7 @@ enum KeyScenario {
                 try editHeader(paths, recompute: true) { $0[Offset.storeID] ^= 0x80 }
                 return right(paths)
             },
-            Case(name: "format version changed, checksum recomputed", base: .keyFile, expected: "storage(0)") { paths in
+            Case(name: "format version changed, checksum recomputed", base: .keyFile, expected: "storage(newerFormat)") { paths in
                 try editHeader(paths, recompute: true) { $0[Offset.version] = 2 }
                 return right(paths)
             },

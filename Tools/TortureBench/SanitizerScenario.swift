@@ -62,11 +62,12 @@ enum SanitizerScenario {
         }
         let testStarted = Date()
         let skips = skipping.flatMap { ["--skip", $0] }
+        // Under a throwaway PostgreSQL of its own, as Tools/test runs the suite.
         let test = runner.run(
-            "/usr/bin/env",
+            context.package + "/Tools/postgres",
             [
-                "swift", "test", "--skip-build", "--sanitize=\(sanitizer)", "--scratch-path", scratch, "--package-path",
-                context.package,
+                "run", "--", "swift", "test", "--skip-build", "--sanitize=\(sanitizer)", "--scratch-path", scratch,
+                "--package-path", context.package,
             ]
                 + skips,
             timeout: 90 * 60)

@@ -21,6 +21,8 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case timedOut
         /// Memory or another resource ran out.
         case resources
+        /// The store was written by a newer version of Hardtack, in a format this one does not read.
+        case newerFormat
         /// The store was used in a way it does not allow (a call inside its own transaction, say).
         case misuse
         /// Any other failure.
@@ -61,6 +63,7 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .connectionLost: "Try again; the store is consistent."
         case .timedOut: "Try again later."
         case .resources: "Free some memory and try again."
+        case .newerFormat: "Use a newer hardtack."
         case .misuse, .other: "Try again; if it keeps failing, report it."
         }
     }

@@ -112,9 +112,9 @@ enum PostgreSQLStoreOpener {
         guard found <= PostgreSQLSchema.currentVersion else {
             throw .storage(
                 StorageFailure(
-                    backend: "PostgreSQL", kind: .other,
+                    backend: "PostgreSQL", kind: .newerFormat,
                     message: "the store's tables have version \(found); this hardtack knows version "
-                        + "\(PostgreSQLSchema.currentVersion). Use a newer hardtack"))
+                        + "\(PostgreSQLSchema.currentVersion)"))
         }
     }
 

@@ -60,9 +60,7 @@ package struct StoreHeader: Equatable {
         }
         guard bytes[3] == Self.currentVersion else {
             throw .storage(
-                .store(
-                    "the store has format version \(bytes[3]); this hardtack reads version 1. Use a newer hardtack",
-                    kind: .other))
+                .store("the store has format version \(bytes[3]); this hardtack reads version 1", kind: .newerFormat))
         }
         guard let kind = KeyKind(rawValue: bytes[20]) else {
             throw .integrityFailure("the store header names an unknown key kind")
