@@ -55,8 +55,8 @@ let package = Package(
             path: "Modules/DevelopmentServers", swiftSettings: swiftSettings),
         .target(
             name: "Composition",
-            dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "URLSessionHTTP",
-                "DevelopmentServers"],
+            dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "PostgreSQLStore",
+                "URLSessionHTTP", "DevelopmentServers"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),

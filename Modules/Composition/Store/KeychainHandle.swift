@@ -1,25 +1,48 @@
 public import Data
+import PostgreSQLStore
 import SQLiteStore
 
 /// An open, unlocked store: its items through the ``SecureItemStore`` port, plus the maintenance
-/// operations that only the concrete store offers.
+/// operations that every backend's store offers.
 public struct KeychainHandle: Sendable {
-    private let store: SQLiteSecureItemStore
+    /// The store behind the handle, by backend.
+    enum Backend: Sendable {
+        /// A store in one SQLite file.
+        case sqlite(SQLiteSecureItemStore)
+        /// A store on a PostgreSQL server.
+        case postgreSQL(PostgreSQLSecureItemStore)
+    }
 
-    init(store: SQLiteSecureItemStore) {
-        self.store = store
+    private let backend: Backend
+
+    init(_ backend: Backend) {
+        self.backend = backend
     }
 
     /// The items, through the port the rest of the app uses.
-    public var items: any SecureItemStore { store }
+    public var items: any SecureItemStore {
+        switch backend {
+        case .sqlite(let store): store
+        case .postgreSQL(let store): store
+        }
+    }
 
-    /// The database file.
-    public var storePath: String { store.path }
+    /// Where the store is, safe to show: the database file, or the server's URI without its password.
+    public var storePath: String {
+        switch backend {
+        case .sqlite(let store): store.path
+        case .postgreSQL(let store): store.location
+        }
+    }
 
-    /// Decrypts and checks every item and runs SQLite's structural check. Never reveals a value.
+    /// Decrypts and checks every item and runs the backend's structural check. Never reveals a value.
     /// - Throws: ``SecureStoreError`` when the check itself cannot run.
     public func verify() throws(SecureStoreError) -> StoreHealth {
-        let report = try store.verify()
+        let report =
+            switch backend {
+            case .sqlite(let store): try store.verify()
+            case .postgreSQL(let store): try store.verify()
+            }
         return StoreHealth(
             soundItems: report.soundItems, damagedItems: report.damagedItems, databaseCheck: report.databaseCheck)
     }
@@ -29,6 +52,9 @@ public struct KeychainHandle: Sendable {
     /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` for unusable new material, and the other
     ///   store errors; the old key still works then.
     public func changeKey(to newKey: KeyChoice) throws(SecureStoreError) {
-        try store.changeKey(to: newKey.keySource)
+        switch backend {
+        case .sqlite(let store): try store.changeKey(to: newKey.keySource)
+        case .postgreSQL(let store): try store.changeKey(to: newKey.keySource)
+        }
     }
 }

@@ -1,5 +1,6 @@
 public import Data
 import Foundation
+import PostgreSQLStore
 import SQLiteStore
 import StoreCore
 
@@ -8,10 +9,13 @@ import StoreCore
 public struct StoreConfiguration: Sendable {
     /// The variable that holds the passphrase when no passphrase file is given.
     public static let passphraseVariable = "HARDTACK_PASSPHRASE"
+    /// The variable that names the store (a file path or a PostgreSQL URI) when `--store` is not given.
+    public static let storeVariable = "HARDTACK_STORE"
     /// The access group used when none is named.
     public static let defaultAccessGroup = "default"
 
-    /// The database file.
+    /// The database file, or a `postgresql://` / `postgres://` URI (which may hold a password: show
+    /// ``displayLocation`` instead).
     public var storePath: String
     /// What unlocks the store (and protects it when it is created).
     public var key: KeyChoice
@@ -34,18 +38,24 @@ public struct StoreConfiguration: Sendable {
         self.passphraseCost = passphraseCost
     }
 
-    /// Resolves what a user named into a configuration: the default store path, the key source by
-    /// precedence (see ``KeyRequest/resolve(environment:passphraseVariable:)``) with the key file
-    /// beside the store (`<store>.key`) as the last resort, and the `default` access group.
-    /// - Throws: what ``KeyRequest/resolve(environment:passphraseVariable:)`` throws for a passphrase file.
+    /// Resolves what a user named into a configuration: the store (named, else `HARDTACK_STORE`, else
+    /// the default path), the key source by precedence (see
+    /// ``KeyRequest/resolve(environment:passphraseVariable:)``) with the key file beside a store file
+    /// (`<store>.key`) as the last resort, and the `default` access group.
+    /// - Throws: what ``KeyRequest/resolve(environment:passphraseVariable:)`` throws for a passphrase file;
+    ///   ``SecureStoreError/invalidKeyMaterial(_:)`` for a PostgreSQL store with no key named (it has no
+    ///   file beside it to keep one in).
     public static func resolve(
         storePath: String?, key: KeyRequest, accessGroups: [String], durability: StoreDurability = .full,
         passphraseCost: PassphraseCost = .moderate, environment: [String: String]
     ) throws(SecureStoreError) -> StoreConfiguration {
-        let path = storePath ?? defaultStorePath(environment: environment)
-        let choice =
-            try key.resolve(environment: environment, passphraseVariable: passphraseVariable)
-            ?? .keyFile(path: defaultKeyFile(forStore: path))
+        let path = storePath ?? environment[storeVariable].flatMap { $0.isEmpty ? nil : $0 }
+            ?? defaultStorePath(environment: environment)
+        let named = try key.resolve(environment: environment, passphraseVariable: passphraseVariable)
+        if isPostgreSQL(path), named == nil {
+            throw .invalidKeyMaterial("a PostgreSQL store needs its key named explicitly (there is no file beside it)")
+        }
+        let choice = named ?? .keyFile(path: defaultKeyFile(forStore: path))
         return StoreConfiguration(
             storePath: path, key: choice, accessGroups: accessGroups.isEmpty ? [defaultAccessGroup] : accessGroups,
             durability: durability, passphraseCost: passphraseCost)
@@ -66,8 +76,19 @@ public struct StoreConfiguration: Sendable {
         storePath + ".key"
     }
 
-    /// Opens the store, creating it (its private directory, file and, for a key file, the key) on
-    /// first use, and unlocks it.
+    /// Whether `location` names a PostgreSQL store (`postgresql://…` or `postgres://…`) rather than a file.
+    public static func isPostgreSQL(_ location: String) -> Bool {
+        PostgreSQLSecureItemStore.isLocation(location)
+    }
+
+    /// Where the store is, safe to show: the file path, or the URI with any password replaced by `***`.
+    public var displayLocation: String {
+        guard Self.isPostgreSQL(storePath) else { return storePath }
+        return PostgreSQLSecureItemStore.redacted(storePath)
+    }
+
+    /// Opens the store, creating it (its private directory, file and, for a key file, the key; on
+    /// PostgreSQL, its schema) on first use, and unlocks it.
     /// - Throws: ``SecureStoreError/wrongKey`` (nothing is changed),
     ///   ``SecureStoreError/insecurePermissions(path:fix:)``, ``SecureStoreError/integrityFailure(_:)``
     ///   and the other store errors.
@@ -75,14 +96,21 @@ public struct StoreConfiguration: Sendable {
         let options = StoreOptions(
             durability: durability == .full ? .full : .normal,
             passphraseCost: passphraseCost == .moderate ? .moderate : .interactive)
+        if Self.isPostgreSQL(storePath) {
+            let store = try PostgreSQLSecureItemStore.open(
+                uri: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)
+            return KeychainHandle(.postgreSQL(store))
+        }
         let store = try SQLiteSecureItemStore.open(
             at: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)
-        return KeychainHandle(store: store)
+        return KeychainHandle(.sqlite(store))
     }
 
-    /// Whether a store file exists at ``storePath``: commands that only read a session never create
-    /// one (no store means no session).
+    /// Whether a store exists at ``storePath``: commands that only read a session never create one (no
+    /// store means no session). On PostgreSQL, whether the server holds the store's tables; a server
+    /// that cannot be asked counts as holding them, so that opening it says why it cannot be reached.
     public var storeExists: Bool {
-        FileManager.default.fileExists(atPath: storePath)
+        guard Self.isPostgreSQL(storePath) else { return FileManager.default.fileExists(atPath: storePath) }
+        return (try? PostgreSQLSecureItemStore.exists(uri: storePath)) ?? true
     }
 }

@@ -51,6 +51,27 @@ public final class PostgreSQLSecureItemStore: SecureItemStore {
         return PostgreSQLSecureItemStore(location: location.redacted, accessGroups: groups, engine: engine)
     }
 
+    /// `uri` with any password replaced by `***`, for messages; a URI libpq refuses is shown as a
+    /// placeholder, never as written.
+    public static func redacted(_ uri: String) -> String {
+        (try? PostgreSQLLocation(uri).redacted) ?? "postgresql://(a URI that is not valid)"
+    }
+
+    /// Whether the server at `uri` holds a store in `schema`.
+    /// - Throws: ``SecureStoreError/storage(_:)`` when the server cannot be asked.
+    public static func exists(uri: String, schema: String = "hardtack") throws(SecureStoreError) -> Bool {
+        guard PostgreSQLSchema.isPlainIdentifier(schema) else { return false }
+        do {
+            let connection = try PostgreSQLConnection(to: try PostgreSQLLocation(uri))
+            defer { connection.close() }
+            let tables = try connection.query("SELECT to_regclass('\(schema).meta') IS NOT NULL")
+            guard try tables.bool(0, 0) else { return false }
+            return try connection.query("SELECT 1 FROM \(schema).meta WHERE id = 1").rowCount == 1
+        } catch {
+            throw PostgreSQLFailure.storeError(error)
+        }
+    }
+
     /// Whether `text` names a PostgreSQL store (`postgresql://` or `postgres://`) rather than a file.
     public static func isLocation(_ text: String) -> Bool {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")

@@ -25,7 +25,7 @@ struct StatusCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context)
         guard store.storeExists else {
-            Console.print(Redaction.decision(.signedOut) + " (no store at \(store.storePath))")
+            Console.print(Redaction.decision(.signedOut) + " (no store at \(store.displayLocation))")
             throw .finding(.signedOut, "not signed in")
         }
         let local: LocalSession

@@ -61,7 +61,7 @@ struct ChangePassphraseVerb: HardtackCommand {
                     + "key file with --new-key-file PATH")
         }
         guard configuration.storeExists else {
-            throw .finding(.notFound, "there is no store at \(configuration.storePath) yet; add an item first")
+            throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
         let handle = try StoreOptions.open(configuration)
         do throws(SecureStoreError) {

@@ -47,7 +47,7 @@ struct DumpVerb: HardtackCommand {
         }
         if json {
             let document = JSONValue.object([
-                ("store", .string(configuration.storePath)),
+                ("store", .string(configuration.displayLocation)),
                 ("items", .array(items.map { AttributeText.json($0.itemClass, $0.attributes) })),
             ])
             Console.print(document.rendered())

@@ -42,7 +42,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .duplicate: "duplicate item"
         case .damaged: "damaged or tampered store"
         case .serverUnavailable: "server unavailable (the session is kept)"
-        case .storeUnavailable: "store locked or unreadable (the user is not signed out)"
+        case .storeUnavailable: "store locked, busy or unreachable (the user is not signed out)"
         case .protocolError: "the server's answer broke the contract or refused even a fresh token (the session is kept)"
         case .wrongKey: "wrong passphrase or key"
         }
@@ -52,7 +52,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     static let table = ExitStatusTable(allCases.map { ExitStatusTable.Row(status: $0.rawValue, meaning: $0.meaning) })
 
     /// The statuses the keychain verbs end with, as their help lists them.
-    static let keychainTable = table.only([success, usage, notFound, duplicate, damaged, wrongKey, failure].map(\.rawValue))
+    static let keychainTable = table.only(
+        [success, usage, notFound, duplicate, damaged, storeUnavailable, wrongKey, failure].map(\.rawValue))
 
     /// The statuses the app commands end with, as their help lists them.
     static let appTable = table.only(
@@ -67,6 +68,9 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .integrityFailure: self = .damaged
         case .wrongKey, .keySourceMismatch, .invalidKeyMaterial: self = .wrongKey
         case .locked: self = .storeUnavailable
+        case .storage(let failure) where [.unavailable, .busy, .connectionLost, .timedOut].contains(failure.kind):
+            // Worth trying again later: the store is there, it could not be reached or locked in time.
+            self = .storeUnavailable
         case .attributeNotAllowed, .invalidAttributeValue, .readOnlyAttribute, .classMismatch, .missingEntitlement,
             .invalidData, .insecurePermissions, .storage:
             self = .failure

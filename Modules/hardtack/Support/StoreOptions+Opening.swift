@@ -23,7 +23,7 @@ extension StoreOptions {
     func openExisting(_ context: CommandContext) throws(CommandFailure) -> KeychainHandle {
         let configuration = try configuration(context)
         guard configuration.storeExists else {
-            throw .finding(.notFound, "there is no store at \(configuration.storePath) yet; add an item first")
+            throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
         return try Self.open(configuration)
     }

@@ -7,8 +7,9 @@ import Data
 struct StoreOptions: OptionGroup {
     /// `--store PATH`.
     static let store = Option<String>(
-        "--store", value: "PATH",
-        help: "The store file (default: $XDG_DATA_HOME/hardtack/keychain.db, else ~/.local/share/hardtack/keychain.db). "
+        "--store", value: "PATH|URI",
+        help: "The store: a file (default: $HARDTACK_STORE, else $XDG_DATA_HOME/hardtack/keychain.db, else "
+            + "~/.local/share/hardtack/keychain.db), or a postgresql:// URI, which needs a key option. "
             + "Created on first use.",
         allowsEmpty: false)
     /// `--key-file PATH`.
@@ -66,6 +67,14 @@ struct StoreOptions: OptionGroup {
     func configuration(_ context: CommandContext) throws(CommandFailure) -> StoreConfiguration {
         guard let cost = PassphraseCost.from(environment: context.environment) else {
             throw context.usage("\(PassphraseCost.environmentVariable) may only be 'interactive' (for tests) or unset")
+        }
+        let named = storePath ?? context.environment[StoreConfiguration.storeVariable]
+        if let named, StoreConfiguration.isPostgreSQL(named), key == KeyRequest(),
+            context.environment[StoreConfiguration.passphraseVariable] == nil
+        {
+            throw context.usage(
+                "a PostgreSQL store needs its key named: --key-file, --key-env, --key-credential or --passphrase-file "
+                    + "(or \(StoreConfiguration.passphraseVariable))")
         }
         do throws(SecureStoreError) {
             return try StoreConfiguration.resolve(

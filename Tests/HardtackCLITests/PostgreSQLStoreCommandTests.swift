@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// `hardtack keychain` and the app commands on a PostgreSQL store named by a `postgresql://` URI, on
+/// the real server that `Tools/test` starts (`HARDTACK_TEST_POSTGRES`): a database of its own per
+/// test, never the URI's password in any output.
+struct PostgreSQLStoreCommandTests {
+    /// A new, empty database on the test server, and its URI (with the server's password).
+    private func freshDatabase(_ sandbox: CLISandbox) throws -> (uri: String, password: String) {
+        guard let server = ProcessInfo.processInfo.environment["HARDTACK_TEST_POSTGRES"], !server.isEmpty else {
+            throw MissingServer()
+        }
+        let name = "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let created = try sandbox.runProcess("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
+        try #require(created.status == 0, "psql: \(created.stderr)")
+        var components = try #require(URLComponents(string: server))
+        components.path = "/" + name
+        let password = try #require(components.password)
+        return (try #require(components.string), password.removingPercentEncoding ?? password)
+    }
+
+    @Test func keychainVerbsWorkOnAPostgreSQLStore() throws {
+        let sandbox = CLISandbox()
+        let (uri, password) = try freshDatabase(sandbox)
+        let noKey = try sandbox.run(["keychain", "--store", uri, "add-generic-password", "-s", "api", "-a", "alice", "-w", "x"])
+        #expect(noKey.status == 2)
+        #expect(noKey.stderr.contains("--key-file"))
+        let store = ["keychain", "--store", uri, "--key-env", "PG_KEY"]
+        let environment = ["PG_KEY": String(repeating: "ab", count: 32)]
+        let add = try sandbox.run(
+            store + ["add-generic-password", "-s", "api", "-a", "alice", "-w", "-"], input: "s3cret", environment: environment)
+        #expect(add.status == 0, "\(add.stderr)")
+        let again = try sandbox.run(
+            store + ["add-generic-password", "-s", "api", "-a", "alice", "-w", "-"], input: "other", environment: environment)
+        #expect(again.status == 45)
+        let find = try sandbox.run(store + ["find-generic-password", "-s", "api", "-a", "alice", "-w"], environment: environment)
+        #expect(find.status == 0)
+        #expect(find.stdout == "s3cret\n")
+        let missing = try sandbox.run(store + ["find-generic-password", "-s", "api", "-a", "bob", "-w"], environment: environment)
+        #expect(missing.status == 44)
+        let verify = try sandbox.run(store + ["verify"], environment: environment)
+        #expect(verify.status == 0)
+        #expect(verify.stdout.contains("sound items: 1"))
+        for result in [noKey, add, again, find, missing, verify] {
+            #expect(!result.stdout.contains(password) && !result.stderr.contains(password), "the password shows")
+        }
+        #expect(verify.stdout.contains(":***@"))
+    }
+
+    @Test func anUnreachableServerIsStoreUnavailable() throws {
+        let sandbox = CLISandbox()
+        let (uri, password) = try freshDatabase(sandbox)
+        var components = try #require(URLComponents(string: uri))
+        components.port = 1
+        let closed = try #require(components.string)
+        let started = Date()
+        let status = try sandbox.run(
+            ["status", "--store", closed, "--key-env", "PG_KEY"], environment: ["PG_KEY": String(repeating: "ab", count: 32)])
+        #expect(status.status == 75, "\(status.stderr)")
+        #expect(status.stderr.contains("cannot connect to the PostgreSQL server"))
+        #expect(!status.stderr.contains(password))
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    /// Why a test cannot run.
+    struct MissingServer: Error, CustomStringConvertible {
+        var description: String {
+            "HARDTACK_TEST_POSTGRES is not set: run the tests with Tools/test (it starts a throwaway PostgreSQL)"
+        }
+    }
+}
