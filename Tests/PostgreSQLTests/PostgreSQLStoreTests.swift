@@ -162,6 +162,20 @@ import Testing
         #expect(final.first?.data?.revealedString() == String(2 * rounds))
     }
 
+    @Test func aConnectionCutBetweenCallsIsReopenedByTheNextCall() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(.genericPassword(service: "api", account: "alice"), data: secret("a"))
+        #expect(try test.terminateStoreConnections() == 1)
+        // A read, then a write, each on a connection found cut: both reconnect and succeed.
+        let found = try store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+        #expect(found.first?.data?.revealedString() == "a")
+        #expect(try test.terminateStoreConnections() == 1)
+        try store.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
+        #expect(try store.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 2)
+        #expect(try store.verify().isSound)
+    }
+
     @Test func anUnreachableServerIsUnavailableAndNamesNoPassword() throws {
         let uri = try TestServer.uri(port: 1)
         let started = ContinuousClock.now

@@ -15,11 +15,25 @@ final class TestStore: Sendable {
         for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
     }
 
+    /// The application name of this test's store connections, to find their server processes.
+    var applicationName: String { "hardtack-" + schema }
+
     /// Opens a handle on the test's store (creating it the first time).
     func open(groups: [String] = ["default"], key: SecretBytes? = nil) throws -> PostgreSQLSecureItemStore {
         try PostgreSQLSecureItemStore.open(
             uri: TestServer.uri(), schema: schema, keySource: .key(key ?? self.key), accessGroups: groups,
-            options: StoreOptions(passphraseCost: .interactive))
+            options: StoreOptions(passphraseCost: .interactive),
+            connectionOptions: PostgreSQLConnectionOptions(applicationName: applicationName))
+    }
+
+    /// Ends the server processes of this test's store connections, as a server restart or a network
+    /// cut would; returns how many there were.
+    @discardableResult
+    func terminateStoreConnections() throws -> Int {
+        let result = try sql().query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            [.text(applicationName)])
+        return result.rowCount
     }
 
     /// A connection for editing the store's rows behind its back, as someone with SQL access would.

@@ -20,6 +20,8 @@ final class PostgreSQLItemStorage: ItemStorage {
     private var versionAtWriteStart: Int64?
     /// Whether the open write transaction changed a row.
     private var wrote = false
+    /// Whether the core has a transaction open here (the connection cannot say once it is lost).
+    private var transactionOpen = false
 
     /// Storage over an open connection to a store whose tables exist.
     init(connection: PostgreSQLConnection, schema: String) {
@@ -29,28 +31,49 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     // MARK: Calls
 
-    /// Runs a prepared statement, translating failures; outside a transaction, a connection lost
-    /// earlier is reopened first.
+    /// Runs a prepared statement, translating failures. Outside a transaction the statement is a read
+    /// (every write runs in one), so when the connection turns out to be lost (a server restart, an
+    /// idle connection cut) it is reopened and the statement sent once more.
     @discardableResult
     func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(SecureStoreError) -> PostgreSQLResult {
         try reconnectIfIdleAndLost()
         do {
             return try connection.prepared(sql, parameters)
+        } catch where error.isConnectionLost && !transactionOpen {
+            try reconnect()
+            do {
+                return try connection.prepared(sql, parameters)
+            } catch {
+                throw PostgreSQLFailure.storeError(error)
+            }
         } catch {
             throw PostgreSQLFailure.storeError(error)
         }
     }
 
-    private func execute(_ sql: String) throws(SecureStoreError) {
+    /// Runs a transaction-control statement; `BEGIN` on a connection found lost is sent again on a new
+    /// one (nothing was under way).
+    private func execute(_ sql: String, retryOnLostConnection: Bool = false) throws(SecureStoreError) {
         do {
             try connection.execute(sql)
+        } catch where error.isConnectionLost && retryOnLostConnection {
+            try reconnect()
+            do {
+                try connection.execute(sql)
+            } catch {
+                throw PostgreSQLFailure.storeError(error)
+            }
         } catch {
             throw PostgreSQLFailure.storeError(error)
         }
     }
 
     private func reconnectIfIdleAndLost() throws(SecureStoreError) {
-        guard !connection.isHealthy, !isInTransaction else { return }
+        guard !connection.isHealthy, !transactionOpen else { return }
+        try reconnect()
+    }
+
+    private func reconnect() throws(SecureStoreError) {
         do {
             try connection.reconnect()
             try PostgreSQLStoreOpener.configureSession(connection)
@@ -79,7 +102,8 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     func beginWrite() throws(SecureStoreError) {
         try reconnectIfIdleAndLost()
-        try execute("BEGIN")
+        try execute("BEGIN", retryOnLostConnection: true)
+        transactionOpen = true
         wrote = false
         do throws(SecureStoreError) {
             let lock = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1 FOR UPDATE")
@@ -93,7 +117,8 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     func beginRead() throws(SecureStoreError) {
         try reconnectIfIdleAndLost()
-        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", retryOnLostConnection: true)
+        transactionOpen = true
         versionAtWriteStart = nil
     }
 
@@ -105,6 +130,7 @@ final class PostgreSQLItemStorage: ItemStorage {
             versionAtEnd = try read { () throws(PostgreSQLError) in try end.int64(0, 0) }
         }
         do {
+            defer { transactionOpen = false }
             try connection.execute("COMMIT")
         } catch {
             versionAtWriteStart = nil
@@ -127,6 +153,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     func rollback() {
         versionAtWriteStart = nil
         wrote = false
+        transactionOpen = false
         guard isInTransaction, connection.isHealthy else { return }
         try? connection.execute("ROLLBACK")
     }

@@ -34,6 +34,16 @@ public final class PostgreSQLSecureItemStore: SecureItemStore {
         uri: String, schema: String = "hardtack", keySource: KeySource, accessGroups: [String] = ["default"],
         options: StoreOptions = StoreOptions()
     ) throws(SecureStoreError) -> PostgreSQLSecureItemStore {
+        try open(
+            uri: uri, schema: schema, keySource: keySource, accessGroups: accessGroups, options: options,
+            connectionOptions: PostgreSQLConnectionOptions())
+    }
+
+    /// ``open(uri:schema:keySource:accessGroups:options:)`` with the connection's timeouts and name.
+    package static func open(
+        uri: String, schema: String, keySource: KeySource, accessGroups: [String], options: StoreOptions,
+        connectionOptions: PostgreSQLConnectionOptions
+    ) throws(SecureStoreError) -> PostgreSQLSecureItemStore {
         guard !accessGroups.isEmpty, !accessGroups.contains(where: \.isEmpty) else {
             throw .missingEntitlement(accessGroup: "")
         }
@@ -47,7 +57,7 @@ public final class PostgreSQLSecureItemStore: SecureItemStore {
         }
         let (engine, _) = try PostgreSQLStoreOpener.open(
             location: location, schema: schema, keySource: keySource, groups: groups, options: options,
-            connectionOptions: PostgreSQLConnectionOptions())
+            connectionOptions: connectionOptions)
         return PostgreSQLSecureItemStore(location: location.redacted, accessGroups: groups, engine: engine)
     }
 

@@ -5,7 +5,7 @@ import StoreCore
 /// (created on first use, its version checked), a new store's header, or the existing one's unlock.
 enum PostgreSQLStoreOpener {
     /// How long a statement waits for a lock (another writer's) before the store says it is busy.
-    static let lockTimeout = "10s"
+    static let lockTimeout = "8s"  // under the connection's 10 s call timeout
 
     /// Connects, creates the store's schema and header on first use, and unlocks the store.
     static func open(
