@@ -73,7 +73,10 @@ let package = Package(
         // libraries it wraps, so Hardtack's own overhead shows.
         .executableTarget(
             name: "hardtack-bench",
-            dependencies: ["SQLiteStore", "StoreCore", "Data", "Domain", "CSQLite", "CSodium", "BenchSupport"],
+            dependencies: [
+                "SQLiteStore", "PostgreSQLStore", "StoreCore", "Data", "Domain", "CSQLite", "CSodium", "CLibPQ",
+                "BenchSupport",
+            ],
             path: "Tools/Benchmark", swiftSettings: swiftSettings),
         // What the benchmark and the torture bench share: a seeded generator, so a printed seed
         // replays a run.

@@ -112,7 +112,7 @@ enum Benchmark {
     }
 
     /// The per-figure median of several runs.
-    private static func median(_ runs: [WorkloadResult]) -> WorkloadResult {
+    static func median(_ runs: [WorkloadResult]) -> WorkloadResult {
         var result = WorkloadResult()
         guard !runs.isEmpty else { return result }
         for op in Operation.allCases {

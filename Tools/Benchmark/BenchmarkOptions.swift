@@ -25,6 +25,16 @@ struct BenchmarkOptions {
     var implementation: String?
     /// `--help`: print the usage and do nothing else.
     var help = false
+    /// `--postgres URI`: benchmark the store on this PostgreSQL server instead of SQLite.
+    var postgres: String?
+    /// `--writers N`: with `--postgres`, also the throughput of N writer processes sharing one store.
+    var writers = 8
+    /// The writer-process mode `--postgres` starts itself in: `hardtack` or `direct` (internal).
+    var writerChild: String?
+    /// The schema a writer process works in (internal).
+    var schema: String?
+    /// Which writer process this is (internal), for accounts of its own.
+    var writerIndex = 0
 
     static let usage = """
         usage: hardtack-bench [--n N] [--runs R] [--sizes] [--quick] [--seed S] [--hardtack PATH] [--dir DIR]
@@ -39,6 +49,8 @@ struct BenchmarkOptions {
           --dir DIR        where temporary stores go (default: $TMPDIR or /tmp)
           --workload-only  only the put/get/update/delete workload, for profiling
           --impl NAME      only `hardtack` or only `direct` in the workload, for profiling
+          --postgres URI   the store on this PostgreSQL server against direct libpq, then writer processes
+          --writers N      with --postgres: writer processes sharing one store (default 8; 0 for none)
         """
 
     /// Parses the arguments (without the program name).
@@ -76,6 +88,19 @@ struct BenchmarkOptions {
                 }
                 options.implementation = name
             case "--help", "-h": options.help = true
+            case "--postgres": options.postgres = try value(argument)
+            case "--writers":
+                guard let writers = Int(try value(argument)), writers >= 0 else {
+                    throw UsageError(description: "--writers needs a whole number")
+                }
+                options.writers = writers
+            case "--writer-child": options.writerChild = try value(argument)
+            case "--schema": options.schema = try value(argument)
+            case "--writer-index":
+                guard let index = Int(try value(argument)), index >= 0 else {
+                    throw UsageError(description: "--writer-index needs a whole number")
+                }
+                options.writerIndex = index
             default: throw UsageError(description: "unknown option \(argument)\n\(usage)")
             }
         }

@@ -12,7 +12,13 @@ do {
         exit(0)
     }
     do {
-        try Benchmark.run(options)
+        if let uri = options.postgres, let child = options.writerChild, let schema = options.schema {
+            try PostgreSQLBenchmark.writerChild(child, uri: uri, schema: schema, options: options)
+        } else if let uri = options.postgres {
+            try PostgreSQLBenchmark.run(uri: uri, options: options)
+        } else {
+            try Benchmark.run(options)
+        }
     } catch {
         Report.error("\(error)")
         exit(1)

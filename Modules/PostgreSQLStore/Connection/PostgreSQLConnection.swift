@@ -94,6 +94,14 @@ package final class PostgreSQLConnection {
         _ = PostgreSQLResult(try perform(sql, timeout: timeout) { PQsendQuery($0, sql) }, sql: sql)
     }
 
+    /// Runs SQL with no parameters through the simple query protocol, several statements in one round
+    /// trip, and returns the last statement's result, in text format (read it with
+    /// `PostgreSQLResult.serverText`).
+    /// - Throws: `PostgreSQLError`; the first failing statement's error (the later ones do not run).
+    package func simpleQuery(_ sql: String, timeout: Duration? = nil) throws(PostgreSQLError) -> PostgreSQLResult {
+        PostgreSQLResult(try perform(sql, timeout: timeout) { PQsendQuery($0, sql) }, sql: sql)
+    }
+
     /// Runs one statement with binary parameters (`$1`, `$2`, …) and binary results, without preparing
     /// it (for statements run once).
     /// - Throws: `PostgreSQLError`.

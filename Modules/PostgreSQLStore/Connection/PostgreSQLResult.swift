@@ -117,6 +117,19 @@ package final class PostgreSQLResult {
         try required(optionalString(row, column), row, column)
     }
 
+    /// A cell of a text-format result (the simple query protocol's), as the server wrote it: decimal
+    /// digits for a number, `\x` and hex digits for `bytea`.
+    /// - Throws: `wrongType` for a binary-format cell, NULL or invalid UTF-8.
+    package func serverText(_ row: Int, _ column: Int) throws(PostgreSQLError) -> String {
+        try checkBounds(row, column)
+        guard PQfformat(raw, Int32(column)) == 0 else {
+            throw PostgreSQLError(.wrongType, message: "\(name(column)) is in binary format, not text", sql: sql)
+        }
+        guard PQgetisnull(raw, Int32(row), Int32(column)) == 0, let value = PQgetvalue(raw, Int32(row), Int32(column))
+        else { throw PostgreSQLError(.wrongType, message: "\(name(column)) of row \(row) is NULL", sql: sql) }
+        return String(cString: value)
+    }
+
     // MARK: - Cells
 
     private func checkBounds(_ row: Int, _ column: Int) throws(PostgreSQLError) {

@@ -16,10 +16,17 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// rows, as SQLite's `data_version` does.
     private var knownVersion: Int64?
     private var reportedCounter: Int64 = 0
-    /// The digest row's counter read when the open write transaction took its lock.
-    private var versionAtWriteStart: Int64?
-    /// Whether the open write transaction changed a row.
-    private var wrote = false
+    /// The digest row as the open transaction read it when it began (under its lock, for a write).
+    private var snapshot: (version: Int64, value: [UInt8])?
+    /// Whether the open transaction is a write.
+    private var writing = false
+    /// The rows digest the open write transaction will store when it commits.
+    private var pendingDigest: [UInt8]?
+    /// How many statements that change `items` the open write transaction ran: the trigger bumps the
+    /// counter once for each, and no one else can while this transaction holds the digest row's lock.
+    private var itemStatements: Int64 = 0
+    /// ``itemStatements`` at each open savepoint, innermost last.
+    private var savepointStatements: [Int64] = []
     /// Whether the core has a transaction open here (the connection cannot say once it is lost).
     private var transactionOpen = false
 
@@ -100,40 +107,85 @@ final class PostgreSQLItemStorage: ItemStorage {
         }
     }
 
-    func beginWrite() throws(SecureStoreError) {
+    /// Begins a transaction and reads the digest row in the same round trip (under its lock for a write,
+    /// which serializes writers as `BEGIN IMMEDIATE` does in SQLite).
+    private func begin(_ begin: String, locking: Bool) throws(SecureStoreError) {
         try reconnectIfIdleAndLost()
-        try execute("BEGIN", retryOnLostConnection: true)
+        let sql = "\(begin); SELECT version, value FROM \(schema).rows_digest WHERE id = 1\(locking ? " FOR UPDATE" : "")"
+        var result: PostgreSQLResult
+        do {
+            result = try connection.simpleQuery(sql)
+        } catch where error.isConnectionLost {
+            // Nothing was under way: send it again on a new connection.
+            try reconnect()
+            do { result = try connection.simpleQuery(sql) } catch { throw PostgreSQLFailure.storeError(error) }
+        } catch {
+            rollback()
+            throw PostgreSQLFailure.storeError(error)
+        }
         transactionOpen = true
-        wrote = false
+        writing = locking
+        itemStatements = 0
+        savepointStatements = []
+        pendingDigest = nil
         do throws(SecureStoreError) {
-            let lock = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1 FOR UPDATE")
-            guard lock.rowCount == 1 else { throw SecureStoreError.integrityFailure("the rows digest is missing") }
-            versionAtWriteStart = try read { () throws(PostgreSQLError) in try lock.int64(0, 0) }
+            guard result.rowCount == 1 else { throw SecureStoreError.integrityFailure("the rows digest is missing") }
+            let (versionText, valueText) = try read { () throws(PostgreSQLError) in
+                (try result.serverText(0, 0), try result.serverText(0, 1))
+            }
+            guard let version = Int64(versionText), let value = Self.bytea(valueText) else {
+                throw SecureStoreError.integrityFailure("the rows digest is malformed")
+            }
+            snapshot = (version, value)
         } catch {
             rollback()
             throw error
         }
     }
 
-    func beginRead() throws(SecureStoreError) {
-        try reconnectIfIdleAndLost()
-        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", retryOnLostConnection: true)
-        transactionOpen = true
-        versionAtWriteStart = nil
+    /// The bytes of `bytea` in the server's hex text form (`\x0a1b…`).
+    private static func bytea(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0
+        else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((digits.count - 2) / 2)
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
+        var index = 2
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
     }
 
+    func beginWrite() throws(SecureStoreError) { try begin("BEGIN", locking: true) }
+
+    func beginRead() throws(SecureStoreError) {
+        try begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", locking: false)
+    }
+
+    /// Commits, storing the rows digest in the same round trip (it is a keyed hash of index cells,
+    /// not a secret, so it may travel as a literal).
     func commit() throws(SecureStoreError) {
-        var versionAtEnd: Int64?
-        if wrote, let start = versionAtWriteStart, start == knownVersion {
-            // Only this handle changed the rows since the core last looked: the counter it sees stays.
-            let end = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1")
-            versionAtEnd = try read { () throws(PostgreSQLError) in try end.int64(0, 0) }
+        let start = snapshot?.version
+        let statements = itemStatements
+        var sql = "COMMIT"
+        if writing, let pendingDigest {
+            let hex = pendingDigest.map { String(format: "%02x", $0) }.joined()
+            sql = "UPDATE \(schema).rows_digest SET value = '\\x\(hex)'::bytea WHERE id = 1; COMMIT"
         }
+        defer { endTransaction() }
         do {
-            defer { transactionOpen = false }
-            try connection.execute("COMMIT")
+            try connection.execute(sql)
         } catch {
-            versionAtWriteStart = nil
             // A COMMIT whose answer was lost may or may not have taken effect.
             if error.isConnectionLost || error.isTimeout {
                 throw .storage(
@@ -145,36 +197,62 @@ final class PostgreSQLItemStorage: ItemStorage {
             }
             throw PostgreSQLFailure.storeError(error)
         }
-        if let versionAtEnd { knownVersion = versionAtEnd }
-        versionAtWriteStart = nil
-        wrote = false
+        // Only this handle changed the rows since the core last looked: the counter it sees stays.
+        if writing, let start, start == knownVersion { knownVersion = start + statements }
+    }
+
+    private func endTransaction() {
+        snapshot = nil
+        writing = false
+        pendingDigest = nil
+        itemStatements = 0
+        savepointStatements = []
+        transactionOpen = false
     }
 
     func rollback() {
-        versionAtWriteStart = nil
-        wrote = false
-        transactionOpen = false
+        defer { endTransaction() }
         guard isInTransaction, connection.isHealthy else { return }
         try? connection.execute("ROLLBACK")
     }
 
-    func savepoint(_ name: String) throws(SecureStoreError) { try execute("SAVEPOINT \(name)") }
+    func savepoint(_ name: String) throws(SecureStoreError) {
+        try execute("SAVEPOINT \(name)")
+        savepointStatements.append(itemStatements)
+    }
 
-    func releaseSavepoint(_ name: String) throws(SecureStoreError) { try execute("RELEASE SAVEPOINT \(name)") }
+    func releaseSavepoint(_ name: String) throws(SecureStoreError) {
+        try execute("RELEASE SAVEPOINT \(name)")
+        _ = savepointStatements.popLast()
+    }
 
     func rollbackToSavepoint(_ name: String) {
         try? connection.execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+        if let statements = savepointStatements.popLast() { itemStatements = statements }
     }
 
     func changeCounter() throws(SecureStoreError) -> Int64 {
-        let result = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1")
-        guard result.rowCount == 1 else { throw .integrityFailure("the rows digest is missing") }
-        let version = try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+        let version: Int64
+        if let snapshot {
+            version = snapshot.version
+        } else {
+            let result = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1")
+            guard result.rowCount == 1 else { throw .integrityFailure("the rows digest is missing") }
+            version = try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+        }
         if version != knownVersion {
             knownVersion = version
             reportedCounter &+= 1
         }
         return reportedCounter
+    }
+
+    /// Runs a statement that changes `items`, counting it for the change counter once it succeeded.
+    @discardableResult
+    private func change(_ sql: String, _ parameters: [PostgreSQLValue]) throws(SecureStoreError) -> PostgreSQLResult {
+        let result = try run(sql, parameters)
+        itemStatements += 1
+        return result
     }
 
     // MARK: Rows
@@ -262,15 +340,13 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func insert(_ row: ItemRow) throws(SecureStoreError) {
-        wrote = true
-        try run(
+        try change(
             "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data) VALUES ($1, $2, $3, $4, $5, $6, $7)",
             Self.parameters(row))
     }
 
     func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool {
-        wrote = true
-        let result = try run(
+        let result = try change(
             "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data) SELECT $1, $2, $3, $4, $5, $6, $7 "
                 + "WHERE (SELECT coalesce(max(id), 0) FROM \(schema).items) < $1",
             Self.parameters(row))
@@ -285,13 +361,11 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
-        wrote = true
-        try run("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
+        try change("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
     }
 
     func updateRow(_ row: ItemRow) throws(SecureStoreError) {
-        wrote = true
-        try run(
+        try change(
             "UPDATE \(schema).items SET grp = $1, uniq = $2, prim = $3, attrs = $4, data = $5 WHERE id = $6",
             [
                 .bytes(row.group.bytes), .bytes(row.unique.bytes), .bytes(row.primary.bytes), .bytes(row.sealedAttributes),
@@ -300,13 +374,11 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func deleteRow(_ id: Int64) throws(SecureStoreError) {
-        wrote = true
-        try run("DELETE FROM \(schema).items WHERE id = $1", [.int64(id)])
+        try change("DELETE FROM \(schema).items WHERE id = $1", [.int64(id)])
     }
 
     func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
-        wrote = true
-        let result = try run(
+        let result = try change(
             "DELETE FROM \(schema).items WHERE prim = $1 AND uniq = $2 AND class = $3 AND grp = $4 RETURNING id",
             [.bytes(cells.primary.bytes), .bytes(cells.unique.bytes), .int32(Int32(itemClass.rawValue)), .bytes(cells.group.bytes)])
         return try read { () throws(PostgreSQLError) in
@@ -329,12 +401,18 @@ final class PostgreSQLItemStorage: ItemStorage {
     // MARK: Rows digest
 
     func loadRowsDigest() throws(SecureStoreError) -> [UInt8]? {
+        if let snapshot { return pendingDigest ?? snapshot.value }
         let result = try run("SELECT value FROM \(schema).rows_digest WHERE id = 1")
         guard result.rowCount == 1 else { return [] }
         return try read { () throws(PostgreSQLError) in try result.bytes(0, 0) }
     }
 
     func storeRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        // Inside a write transaction, sent with its COMMIT.
+        if writing {
+            pendingDigest = encoded
+            return
+        }
         try run("UPDATE \(schema).rows_digest SET value = $1 WHERE id = 1", [.bytes(encoded)])
     }
 

@@ -1,0 +1,23 @@
+/// The workload straight against libpq and libsodium (``DirectPostgreSQLStore``).
+final class DirectPostgreSQLSubject: WorkloadSubject {
+    let name = "direct"
+    private let store: DirectPostgreSQLStore
+    private let messages: [[UInt8]]
+    private let secrets: [[UInt8]]
+    private let newSecrets: [[UInt8]]
+
+    /// Creates a fresh table in schema `schema` on the server at `uri` and prepares `workload`'s inputs.
+    init(_ workload: Workload, uri: String, schema: String, prefix: String = "", creating: Bool = true) throws {
+        store = try DirectPostgreSQLStore(uri: uri, schema: schema, creating: creating)
+        messages = workload.accounts.map { DirectStore.lookupMessage(account: prefix + $0) }
+        secrets = workload.secrets
+        newSecrets = workload.updateSecrets
+    }
+
+    func put(_ item: Int) throws { try store.put(messages[item], secret: secrets[item]) }
+    func get(_ item: Int) throws -> Int { try store.get(messages[item]) }
+    func update(_ item: Int, _ update: Int) throws { try store.update(messages[item], secret: newSecrets[update]) }
+    func delete(_ item: Int) throws { try store.delete(messages[item]) }
+    func checkpoint() throws {}
+    var fileSize: Int { store.tableSize }
+}
