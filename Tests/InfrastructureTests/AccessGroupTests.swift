@@ -1,5 +1,6 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// Access groups: a handle sees and changes only its groups' items, and adds to its first group.

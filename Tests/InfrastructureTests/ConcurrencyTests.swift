@@ -2,6 +2,7 @@ import Data
 import Domain
 import SQLiteStore
 import StoreCore
+import TestSupport
 import Testing
 
 /// Many tasks in one process, on one handle or on two (two SQLite connections to one file): no

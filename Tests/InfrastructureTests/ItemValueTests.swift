@@ -1,5 +1,6 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// The conveniences over raw bytes: strict UTF-8 strings, Codable values and four-way lookups.

@@ -3,6 +3,7 @@ import Data
 import Domain
 import SQLiteStore
 import StoreCore
+import TestSupport
 import Testing
 
 /// Raw key material as the key source. (Environment variables and systemd credentials are read from

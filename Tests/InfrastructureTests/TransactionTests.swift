@@ -1,5 +1,6 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// `transaction { }`: its writes commit together, or none do.

@@ -1,5 +1,6 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// Each class's unique key: changing any one of its attributes makes a distinct item, repeating all of
