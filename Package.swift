@@ -107,6 +107,12 @@ let package = Package(
         .testTarget(
             name: "MemoryStoreTests", dependencies: ["MemoryStore", "StoreCore", "Data", "Domain", "TestSupport"],
             path: "Tests/MemoryStoreTests", swiftSettings: swiftSettings),
+        // Keychain semantics, written once against the store handle and run against every adapter of the
+        // ItemStorage port (StoreAdapter.all).
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["MemoryStore", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "CSodium"],
+            path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
