@@ -39,6 +39,10 @@ let package = Package(
         .target(
             name: "SQLiteStore", dependencies: ["StoreCore", "Data", "Domain", "CSQLite", "CSodium"],
             path: "Modules/SQLiteStore", swiftSettings: swiftSettings),
+        // The store in memory, for one process (tests of the layers above; the port's contract in short).
+        .target(
+            name: "MemoryStore", dependencies: ["StoreCore", "Data", "Domain"], path: "Modules/MemoryStore",
+            swiftSettings: swiftSettings),
 
         // The other adapters, by technology: HTTP over URLSession, the legacy preferences file and the
         // process identity; development-only servers (the loopback HTTP server and the embedded auth
@@ -104,6 +108,15 @@ let package = Package(
                 "Infrastructure", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium",
             ],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MemoryStoreTests", dependencies: ["MemoryStore", "StoreCore", "Data", "Domain", "TestSupport"],
+            path: "Tests/MemoryStoreTests", swiftSettings: swiftSettings),
+        // Keychain semantics, written once against the store handle and run against every adapter of the
+        // ItemStorage port (StoreAdapter.all).
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["MemoryStore", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "CSodium"],
+            path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),

@@ -1,14 +1,15 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// `transaction { }`: its writes commit together, or none do.
 @Suite struct TransactionTests {
-    let fixture = StoreFixture()
-
     private struct Abandoned: Error {}
 
-    @Test func severalWritesCommitTogetherAndOthersSeeThemOnlyAfterCommit() throws {
+    @Test(arguments: StoreAdapter.all)
+    func severalWritesCommitTogetherAndOthersSeeThemOnlyAfterCommit(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let other = try fixture.open()
         try store.add(.genericPassword(service: "old", account: "a"), data: secret("old"))
@@ -30,7 +31,9 @@ import Testing
         #expect(throws: SecureStoreError.itemNotFound) { try other.find(.genericPassword(service: "old")) }
     }
 
-    @Test func aBodyThatThrowsLeavesNothingBehind() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aBodyThatThrowsLeavesNothingBehind(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "keep", account: "a"), data: secret("kept"))
         #expect(throws: Abandoned.self) {
@@ -52,7 +55,9 @@ import Testing
         #expect(try store.verify().isSound)
     }
 
-    @Test func aDuplicateInsideATransactionRollsBackItsEarlierWrites() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aDuplicateInsideATransactionRollsBackItsEarlierWrites(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "s", account: "taken"), data: secret("original"))
         #expect(throws: SecureStoreError.duplicateItem) {
@@ -66,7 +71,9 @@ import Testing
         #expect(try store.findString(.genericPassword(account: "taken")) == "original")
     }
 
-    @Test func aFailedOperationCaughtInsideATransactionUndoesAllOfItselfAndNothingElse() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aFailedOperationCaughtInsideATransactionUndoesAllOfItselfAndNothingElse(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "api", account: "alice"), data: secret("a-api"))
         try store.add(.genericPassword(service: "mail", account: "alice"), data: secret("a-mail"))
@@ -93,7 +100,9 @@ import Testing
 
     /// The same, when the failed operation had already moved an item to new index cells: the rows
     /// digest is rolled back with the rows, so other handles do not find the store damaged.
-    @Test func aFailedOperationThatMovedAnItemLeavesTheRowsDigestRight() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aFailedOperationThatMovedAnItemLeavesTheRowsDigestRight(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         for service in ["a", "b", "z"] {
             try store.add(.genericPassword(service: service, account: "alice"), data: secret(service))
@@ -114,7 +123,9 @@ import Testing
         #expect(try other.findString(.genericPassword(service: "kept")) == "kept")
     }
 
-    @Test func readModifyWriteInATransaction() throws {
+    @Test(arguments: StoreAdapter.all)
+    func readModifyWriteInATransaction(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let counter = ItemAttributes.genericPassword(service: "counter", account: "c")
         for _ in 0..<5 {
@@ -131,7 +142,9 @@ import Testing
         #expect(try store.findValue(Int.self, counter) == 5)
     }
 
-    @Test func theStoreCalledInsideItsOwnTransactionIsAnErrorNotADeadlock() throws {
+    @Test(arguments: StoreAdapter.all)
+    func theStoreCalledInsideItsOwnTransactionIsAnErrorNotADeadlock(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         #expect(throws: SecureStoreError.self) {
             try store.transaction { _ in
@@ -141,7 +154,9 @@ import Testing
         #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(service: "inner")) }
     }
 
-    @Test func aTransactionKeptPastItsEndRefusesEveryCall() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aTransactionKeptPastItsEndRefusesEveryCall(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         var kept: (any SecureItemTransaction)?
         try store.transaction { transaction in kept = transaction }

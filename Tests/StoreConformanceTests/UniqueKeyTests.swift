@@ -1,17 +1,17 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// Each class's unique key: changing any one of its attributes makes a distinct item, repeating all of
 /// them is a duplicate, and attributes outside the key never make an item distinct.
 @Suite struct UniqueKeyTests {
-    let fixture = StoreFixture()
-
     /// Adds `base`, then each variant (each must be a new item), then `base` again with only
     /// non-key attributes changed (a duplicate); finally finds every item by its full key.
     private func check(
-        base: ItemAttributes, variants: [AttributeName: AttributeValue], sameKey: ItemAttributes
+        _ adapter: StoreAdapter, base: ItemAttributes, variants: [AttributeName: AttributeValue], sameKey: ItemAttributes
     ) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(base, data: secret("base"))
         #expect(Set(variants.keys) == Set(base.itemClass.uniqueKey).subtracting([.accessGroup]))
@@ -30,17 +30,19 @@ import Testing
         }
     }
 
-    @Test func genericPasswordIsKeyedByServiceAndAccount() throws {
+    @Test(arguments: StoreAdapter.all)
+    func genericPasswordIsKeyedByServiceAndAccount(adapter: StoreAdapter) throws {
         try check(
-            base: .genericPassword(service: "svc", account: "acct"),
+            adapter, base: .genericPassword(service: "svc", account: "acct"),
             variants: [.service: .string("svc2"), .account: .string("acct2")],
             sameKey: .genericPassword(
                 service: "svc", account: "acct", label: "L", comment: "C", description: "D", generic: [1]))
     }
 
-    @Test func internetPasswordIsKeyedByEightAttributes() throws {
+    @Test(arguments: StoreAdapter.all)
+    func internetPasswordIsKeyedByEightAttributes(adapter: StoreAdapter) throws {
         try check(
-            base: .internetPassword(
+            adapter, base: .internetPassword(
                 server: "example.com", account: "alice", protocol: .https, port: 443, path: "/login",
                 securityDomain: "realm", authenticationType: .htmlForm),
             variants: [
@@ -53,23 +55,26 @@ import Testing
                 securityDomain: "realm", authenticationType: .htmlForm, label: "L", comment: "C"))
     }
 
-    @Test func certificateIsKeyedByTypeIssuerAndSerialNumber() throws {
+    @Test(arguments: StoreAdapter.all)
+    func certificateIsKeyedByTypeIssuerAndSerialNumber(adapter: StoreAdapter) throws {
         try check(
-            base: .certificate(certificateType: 3, issuer: [0x30, 1], serialNumber: [7], subject: [0x30, 9]),
+            adapter, base: .certificate(certificateType: 3, issuer: [0x30, 1], serialNumber: [7], subject: [0x30, 9]),
             variants: [.certificateType: .integer(2), .issuer: .bytes([0x30, 2]), .serialNumber: .bytes([8])],
             sameKey: .certificate(certificateType: 3, issuer: [0x30, 1], serialNumber: [7], subject: [0x30, 10]))
     }
 
-    @Test func identityIsKeyedLikeACertificate() throws {
+    @Test(arguments: StoreAdapter.all)
+    func identityIsKeyedLikeACertificate(adapter: StoreAdapter) throws {
         try check(
-            base: .identity(certificateType: 3, issuer: [0x30, 1], serialNumber: [7]),
+            adapter, base: .identity(certificateType: 3, issuer: [0x30, 1], serialNumber: [7]),
             variants: [.certificateType: .integer(1), .issuer: .bytes([0x31]), .serialNumber: .bytes([7, 0])],
             sameKey: .identity(certificateType: 3, issuer: [0x30, 1], serialNumber: [7], subject: [1], label: "L"))
     }
 
-    @Test func keyIsKeyedByClassTypeLabelTagAndSize() throws {
+    @Test(arguments: StoreAdapter.all)
+    func keyIsKeyedByClassTypeLabelTagAndSize(adapter: StoreAdapter) throws {
         try check(
-            base: .key(
+            adapter, base: .key(
                 keyClass: .private, keyType: .ec, applicationLabel: [0xAA], applicationTag: Array("tag".utf8),
                 keySizeInBits: 256),
             variants: [
@@ -81,7 +86,9 @@ import Testing
                 keySizeInBits: 256, label: "L", generic: [9]))
     }
 
-    @Test func identicalKeysInDifferentClassesAreDifferentItems() throws {
+    @Test(arguments: StoreAdapter.all)
+    func identicalKeysInDifferentClassesAreDifferentItems(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.certificate(certificateType: 1, issuer: [1], serialNumber: [2]), data: secret("cert"))
         try store.add(.identity(certificateType: 1, issuer: [1], serialNumber: [2]), data: secret("identity"))
@@ -89,7 +96,9 @@ import Testing
         #expect(try store.findString(.identity(issuer: [1])) == "identity")
     }
 
-    @Test func valuesAreNotConfusedAcrossAttributeBoundaries() throws {
+    @Test(arguments: StoreAdapter.all)
+    func valuesAreNotConfusedAcrossAttributeBoundaries(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         // "ab" + "c" and "a" + "bc" must not hash alike.
         let store = try fixture.open()
         try store.add(.genericPassword(service: "ab", account: "c"), data: secret("1"))

@@ -1,18 +1,19 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// The conveniences over raw bytes: strict UTF-8 strings, Codable values and four-way lookups.
 @Suite struct ItemValueTests {
-    let fixture = StoreFixture()
-
     private struct Session: Codable, Equatable {
         var accessToken: String
         var expiresIn: Int
         var scopes: [String]
     }
 
-    @Test func findStringRefusesInvalidUTF8InsteadOfRepairingIt() throws {
+    @Test(arguments: StoreAdapter.all)
+    func findStringRefusesInvalidUTF8InsteadOfRepairingIt(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let query = ItemAttributes.genericPassword(service: "bin", account: "a")
         try store.add(query, data: SecretBytes([0x66, 0x6F, 0xFF, 0x6F]))
@@ -32,7 +33,9 @@ import Testing
         #expect(try store.findString(query) == "ok \u{1F511}")
     }
 
-    @Test func secretsOfEveryLengthAroundThePaddingBlockRoundTrip() throws {
+    @Test(arguments: StoreAdapter.all)
+    func secretsOfEveryLengthAroundThePaddingBlockRoundTrip(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         for length in [0, 1, 62, 63, 64, 65, 127, 128, 129, 1000, 70_000] {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
@@ -51,7 +54,9 @@ import Testing
         }
     }
 
-    @Test func codableValuesRoundTrip() throws {
+    @Test(arguments: StoreAdapter.all)
+    func codableValuesRoundTrip(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let query = ItemAttributes.genericPassword(service: "oauth", account: "alice")
         let session = Session(accessToken: "at-1", expiresIn: 3600, scopes: ["read", "write"])
@@ -70,7 +75,9 @@ import Testing
         }
     }
 
-    @Test func lookupKeepsFoundNotFoundLockedAndDamagedApart() throws {
+    @Test(arguments: StoreAdapter.all)
+    func lookupKeepsFoundNotFoundLockedAndDamagedApart(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let query = ItemAttributes.genericPassword(service: "s", account: "a")
         guard case .notFound = store.lookup(query) else {

@@ -1,12 +1,13 @@
 import Data
 import Domain
+import TestSupport
 import Testing
 
 /// Access groups: a handle sees and changes only its groups' items, and adds to its first group.
 @Suite struct AccessGroupTests {
-    let fixture = StoreFixture()
-
-    @Test func handlesOfDifferentGroupsCannotSeeOrChangeEachOthersItems() throws {
+    @Test(arguments: StoreAdapter.all)
+    func handlesOfDifferentGroupsCannotSeeOrChangeEachOthersItems(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let a = try fixture.open(groups: ["a"])
         let b = try fixture.open(groups: ["b"])
         let query = ItemAttributes.genericPassword(service: "api", account: "alice")
@@ -27,7 +28,9 @@ import Testing
         #expect(try b.findString(query) == "in b, updated")
     }
 
-    @Test func aHandleOfSeveralGroupsSeesThemAllAndAddsToTheFirst() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aHandleOfSeveralGroupsSeesThemAllAndAddsToTheFirst(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let a = try fixture.open(groups: ["a"])
         let b = try fixture.open(groups: ["b"])
         let both = try fixture.open(groups: ["a", "b"])
@@ -57,7 +60,9 @@ import Testing
         #expect(try both.verify().isSound)
     }
 
-    @Test func namingAGroupTheHandleDoesNotBelongToIsMissingEntitlement() throws {
+    @Test(arguments: StoreAdapter.all)
+    func namingAGroupTheHandleDoesNotBelongToIsMissingEntitlement(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let a = try fixture.open(groups: ["a"])
         let b = try fixture.open(groups: ["b"])
         try a.add(.genericPassword(service: "s", account: "x"), data: secret("1"))
@@ -84,7 +89,9 @@ import Testing
         #expect(throws: SecureStoreError.missingEntitlement(accessGroup: "")) { try fixture.open(groups: ["a", ""]) }
     }
 
-    @Test func aGroupNamedTwiceIsOneGroup() throws {
+    @Test(arguments: StoreAdapter.all)
+    func aGroupNamedTwiceIsOneGroup(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open(groups: ["a", "b", "a"])
         try store.add(.genericPassword(service: "s", account: "x"), data: secret("1"))
         #expect(try store.find(.genericPassword(), limit: .all).count == 1)

@@ -6,8 +6,6 @@ import Testing
 
 /// Which attributes a class takes, which only the store may set, and how the dates move.
 @Suite struct AttributeRuleTests {
-    let fixture = StoreFixture()
-
     @Test(arguments: [
         (ItemClass.genericPassword, AttributeName.server),
         (.genericPassword, .port),
@@ -33,7 +31,9 @@ import Testing
         }
     }
 
-    @Test func theDynamicInitializerAcceptsEveryAllowedAttributeAndChecksKinds() throws {
+    @Test(arguments: StoreAdapter.all)
+    func theDynamicInitializerAcceptsEveryAllowedAttributeAndChecksKinds(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         for itemClass in ItemClass.allCases {
             for name in itemClass.allowedAttributes {
                 let wrong: AttributeValue = name.valueKind == .string ? .integer(1) : .string("x")
@@ -48,8 +48,9 @@ import Testing
         #expect(try store.findString(.internetPassword(server: "h", port: 22)) == "dynamic")
     }
 
-    @Test(arguments: [AttributeName.creationDate, .modificationDate])
-    func theDatesAreReadOnly(name: AttributeName) throws {
+    @Test(arguments: StoreAdapter.all, [AttributeName.creationDate, .modificationDate])
+    func theDatesAreReadOnly(adapter: StoreAdapter, name: AttributeName) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let dated = try ItemAttributes(.genericPassword, [.service: .string("s"), name: .date(Date())])
         #expect(throws: SecureStoreError.readOnlyAttribute(name)) { try store.add(dated, data: secret("x")) }
@@ -61,7 +62,9 @@ import Testing
         #expect(try store.find(.genericPassword(), limit: .all).count == 1)
     }
 
-    @Test func theModificationDateAdvancesOnUpdateAndTheCreationDateStays() throws {
+    @Test(arguments: StoreAdapter.all)
+    func theModificationDateAdvancesOnUpdateAndTheCreationDateStays(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000.25))
         let store = try fixture.open(now: clock.now)
         let query = ItemAttributes.genericPassword(service: "s", account: "a")
@@ -86,7 +89,9 @@ import Testing
         #expect(try store.findString(try query.setting(.creationDate, to: created[.creationDate])) == "y")
     }
 
-    @Test func everyAttributeKindRoundTrips() throws {
+    @Test(arguments: StoreAdapter.all)
+    func everyAttributeKindRoundTrips(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         let attributes = ItemAttributes.internetPassword(
             server: "h\u{0}st \u{1F511}", account: "", protocol: .ssh, port: -1, path: "/p", securityDomain: "d",

@@ -1,16 +1,13 @@
 import Data
 import Domain
 import Foundation
-import SQLiteStore
 import TestSupport
 import Testing
 
 /// The four Keychain operations and add-or-update: what each matches, returns and changes.
 @Suite struct StoreOperationsTests {
-    let fixture = StoreFixture()
-
     /// Three generic passwords: two for alice (api and mail), one for bob (api).
-    private func seeded() throws -> SQLiteSecureItemStore {
+    private func seeded(_ fixture: ConformanceFixture) throws -> any StoreHandle {
         let store = try fixture.open()
         try store.add(
             .genericPassword(service: "api", account: "alice", label: "API", comment: "work"), data: secret("a-api"))
@@ -22,7 +19,9 @@ import Testing
         return store
     }
 
-    @Test func addThenFindReturnsTheSecretAndAttributes() throws {
+    @Test(arguments: StoreAdapter.all)
+    func addThenFindReturnsTheSecretAndAttributes(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "api", account: "alice", label: "API"), data: secret("s3cret"))
         let items = try store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .all)
@@ -37,7 +36,9 @@ import Testing
         #expect(items[0].attributes?[.modificationDate] == items[0].attributes?[.creationDate])
     }
 
-    @Test func addingTheSameUniqueKeyTwiceIsADuplicate() throws {
+    @Test(arguments: StoreAdapter.all)
+    func addingTheSameUniqueKeyTwiceIsADuplicate(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "api", account: "alice"), data: secret("one"))
         #expect(throws: SecureStoreError.duplicateItem) {
@@ -47,16 +48,20 @@ import Testing
         #expect(try store.find(.genericPassword(), limit: .all).count == 1)
     }
 
-    @Test func limitOneReturnsOneItemAndLimitAllReturnsEveryMatch() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func limitOneReturnsOneItemAndLimitAllReturnsEveryMatch(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         #expect(try store.find(.genericPassword(service: "api"), limit: .one, returning: .data).count == 1)
         let all = try store.find(.genericPassword(service: "api"), limit: .all, returning: .data)
         #expect(Set(all.compactMap(\.text)) == ["a-api", "b-api"])
         #expect(try store.find(.genericPassword(), limit: .all, returning: .data).count == 3)
     }
 
-    @Test func returningDataAttributesOrBoth() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func returningDataAttributesOrBoth(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         let query = ItemAttributes.genericPassword(service: "mail", account: "alice")
 
         let dataOnly = try #require(try store.find(query, limit: .one, returning: .data).first)
@@ -72,8 +77,10 @@ import Testing
         #expect(both.string(.comment) == "home")
     }
 
-    @Test func everyAttributeGivenIsAnEqualityFilter() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func everyAttributeGivenIsAnEqualityFilter(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         func texts(_ query: ItemAttributes) throws -> Set<String> {
             Set(try store.find(query, limit: .all, returning: .data).compactMap(\.text))
         }
@@ -98,7 +105,9 @@ import Testing
         #expect(throws: SecureStoreError.itemNotFound) { try texts(.internetPassword()) }
     }
 
-    @Test func textIsComparedByteForByte() throws {
+    @Test(arguments: StoreAdapter.all)
+    func textIsComparedByteForByte(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "caf\u{E9}", account: "a"), data: secret("composed"))
         #expect(throws: SecureStoreError.itemNotFound) {
@@ -107,8 +116,10 @@ import Testing
         #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(service: "Caf\u{E9}")) }
     }
 
-    @Test func updateChangesEveryMatchAndNothingElse() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func updateChangesEveryMatchAndNothingElse(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         let changed = try store.update(
             .genericPassword(service: "api"), attributes: .genericPassword(comment: "rotated"), data: secret("new"))
         #expect(changed == 2)
@@ -123,8 +134,10 @@ import Testing
         #expect(untouched.string(.comment) == "home")
     }
 
-    @Test func updateOfAttributesAloneKeepsTheData() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func updateOfAttributesAloneKeepsTheData(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         // Renaming the service moves every index, so the data is re-encrypted under the new ones.
         let renamed = try store.update(
             .genericPassword(service: "mail"), attributes: .genericPassword(service: "imap"), data: nil)
@@ -141,8 +154,10 @@ import Testing
         #expect(try store.verify().isSound)
     }
 
-    @Test func updateWithNoMatchIsItemNotFound() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func updateWithNoMatchIsItemNotFound(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         #expect(throws: SecureStoreError.itemNotFound) {
             try store.update(.genericPassword(service: "none"), data: secret("x"))
         }
@@ -151,8 +166,10 @@ import Testing
         }
     }
 
-    @Test func updateThatWouldDuplicateAUniqueKeyChangesNothing() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func updateThatWouldDuplicateAUniqueKeyChangesNothing(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         // alice's api and mail items would both become (api, alice).
         #expect(throws: SecureStoreError.duplicateItem) {
             try store.update(
@@ -175,15 +192,19 @@ import Testing
         #expect(try store.find(.genericPassword(), limit: .all).count == 3)
     }
 
-    @Test func updateCannotChangeTheClass() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func updateCannotChangeTheClass(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         #expect(throws: SecureStoreError.classMismatch(.genericPassword, .internetPassword)) {
             try store.update(.genericPassword(service: "api"), attributes: .internetPassword(server: "x"), data: nil)
         }
     }
 
-    @Test func deleteRemovesEveryMatchAndCountsThem() throws {
-        let store = try seeded()
+    @Test(arguments: StoreAdapter.all)
+    func deleteRemovesEveryMatchAndCountsThem(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        let store = try seeded(fixture)
         #expect(try store.delete(.genericPassword(service: "nothing")) == 0)
         #expect(try store.delete(.genericPassword(account: "alice")) == 2)
         #expect(throws: SecureStoreError.itemNotFound) { try store.find(.genericPassword(account: "alice")) }
@@ -193,7 +214,9 @@ import Testing
         #expect(try store.delete(.genericPassword()) == 0)
     }
 
-    @Test func addOrUpdateAddsThenUpdatesInPlace() throws {
+    @Test(arguments: StoreAdapter.all)
+    func addOrUpdateAddsThenUpdatesInPlace(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let clock = TestClock()
         let store = try fixture.open(now: clock.now)
         let attributes = ItemAttributes.genericPassword(service: "api", account: "alice", label: "first")
@@ -215,7 +238,9 @@ import Testing
                 == added.attributes?[.creationDate]?.dateValue?.addingTimeInterval(60))
     }
 
-    @Test func leftOutUniqueKeyAttributesCountAsEmptyValues() throws {
+    @Test(arguments: StoreAdapter.all)
+    func leftOutUniqueKeyAttributesCountAsEmptyValues(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         try store.add(.genericPassword(service: "api"), data: secret("no account"))
         #expect(throws: SecureStoreError.duplicateItem) {
@@ -234,7 +259,9 @@ import Testing
         #expect(try store.findString(.key(applicationTag: [1], keySizeInBits: 0)) == "k")
     }
 
-    @Test func attributesTheClassDoesNotAllowAreRefusedEvenWhenSetAsStoreManaged() throws {
+    @Test(arguments: StoreAdapter.all)
+    func attributesTheClassDoesNotAllowAreRefusedEvenWhenSetAsStoreManaged(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open()
         var smuggled = ItemAttributes.genericPassword(service: "api", account: "a")
         smuggled.setStoreManaged(.server, .string("host"))

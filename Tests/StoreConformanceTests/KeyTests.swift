@@ -2,29 +2,25 @@ import CSodium
 import Data
 import Domain
 import Foundation
-import SQLiteStore
 import StoreCore
 import TestSupport
 import Testing
 
 /// Passphrases, key files, key changes, locking: the right key opens the store, nothing else does,
-/// and a failed attempt leaves the file as it was.
+/// and a failed attempt leaves the store as it was.
 @Suite struct KeyTests {
-    let fixture = StoreFixture()
     private let query = ItemAttributes.genericPassword(service: "api", account: "alice")
 
     /// Creates a passphrase store holding one item, and closes it.
-    private func createPassphraseStore(_ passphrase: String = "correct horse") throws {
+    private func createPassphraseStore(_ fixture: ConformanceFixture, _ passphrase: String = "correct horse") throws {
         let store = try fixture.openWithPassphrase(passphrase)
         try store.add(query, data: secret("token"))
-        try store.checkpoint()
     }
 
     /// Creates a key-file store holding one item, and closes it.
-    private func createKeyFileStore() throws {
+    private func createKeyFileStore(_ fixture: ConformanceFixture) throws {
         let store = try fixture.open()
         try store.add(query, data: secret("token"))
-        try store.checkpoint()
     }
 
     private func randomBytes(_ count: Int) -> [UInt8] {
@@ -33,57 +29,70 @@ import Testing
         return bytes
     }
 
-    @Test func theRightPassphraseOpensTheStore() throws {
-        try createPassphraseStore()
+    @Test(arguments: StoreAdapter.all)
+    func theRightPassphraseOpensTheStore(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture)
         let store = try fixture.openWithPassphrase("correct horse")
         #expect(try store.findString(query) == "token")
     }
 
-    @Test func aWrongPassphraseIsWrongKeyAndLeavesTheFileUntouched() throws {
-        try createPassphraseStore()
-        let before = FileBytes.read(fixture.path)
+    @Test(arguments: StoreAdapter.all)
+    func aWrongPassphraseIsWrongKeyAndLeavesTheFileUntouched(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture)
+        let before = fixture.persistedState
         #expect(!before.isEmpty)
         #expect(throws: SecureStoreError.wrongKey) { try fixture.openWithPassphrase("wrong horse") }
         #expect(throws: SecureStoreError.wrongKey) { try fixture.openWithPassphrase("correct horse ") }
-        #expect(fileIsUnchanged(fixture.path, before))
+        #expect(fixture.persistedState == before)
         #expect(try fixture.openWithPassphrase("correct horse").findString(query) == "token")
     }
 
-    @Test func anEmptyPassphraseIsRefused() throws {
+    @Test(arguments: StoreAdapter.all)
+    func anEmptyPassphraseIsRefused(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
         let error = #expect(throws: SecureStoreError.self) { try fixture.openWithPassphrase("") }
         #expect(error?.isInvalidKeyMaterial == true)
-        try createPassphraseStore()
+        try createPassphraseStore(fixture)
         let again = #expect(throws: SecureStoreError.self) { try fixture.openWithPassphrase("") }
         #expect(again?.isInvalidKeyMaterial == true)
     }
 
-    @Test func aPassphraseStoreOpenedWithAKeyFileIsAKeySourceMismatch() throws {
-        try createPassphraseStore()
-        let before = FileBytes.read(fixture.path)
+    @Test(arguments: StoreAdapter.all)
+    func aPassphraseStoreOpenedWithAKeyFileIsAKeySourceMismatch(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture)
+        let before = fixture.persistedState
         let error = #expect(throws: SecureStoreError.self) { try fixture.open() }
         #expect(error?.isKeySourceMismatch == true)
         #expect(!FileManager.default.fileExists(atPath: fixture.keyFile))
-        #expect(fileIsUnchanged(fixture.path, before))
+        #expect(fixture.persistedState == before)
     }
 
-    @Test func aKeyFileStoreOpenedWithAPassphraseIsAKeySourceMismatch() throws {
-        try createKeyFileStore()
+    @Test(arguments: StoreAdapter.all)
+    func aKeyFileStoreOpenedWithAPassphraseIsAKeySourceMismatch(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createKeyFileStore(fixture)
         let error = #expect(throws: SecureStoreError.self) { try fixture.openWithPassphrase("anything") }
         #expect(error?.isKeySourceMismatch == true)
     }
 
-    @Test func anotherKeyFileIsWrongKey() throws {
-        try createKeyFileStore()
-        let before = FileBytes.read(fixture.path)
+    @Test(arguments: StoreAdapter.all)
+    func anotherKeyFileIsWrongKey(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createKeyFileStore(fixture)
+        let before = fixture.persistedState
         let other = fixture.directory.file("other.key")
         try FileBytes.writePrivate(randomBytes(32), to: other)
         #expect(throws: SecureStoreError.wrongKey) { try fixture.openWithKeyFile(other) }
-        #expect(fileIsUnchanged(fixture.path, before))
+        #expect(fixture.persistedState == before)
     }
 
-    @Test(arguments: [0, 1, 16, 31, 33, 64, 1000])
-    func aKeyFileOfTheWrongSizeIsInvalidKeyMaterial(size: Int) throws {
-        try createKeyFileStore()
+    @Test(arguments: StoreAdapter.all, [0, 1, 16, 31, 33, 64, 1000])
+    func aKeyFileOfTheWrongSizeIsInvalidKeyMaterial(adapter: StoreAdapter, size: Int) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createKeyFileStore(fixture)
         let damaged = fixture.directory.file("damaged.key")
         // The real key cut short, or the real key followed by more bytes.
         let bytes = Array(FileBytes.read(fixture.keyFile).prefix(size)) + randomBytes(max(0, size - 32))
@@ -96,26 +105,32 @@ import Testing
         }
     }
 
-    @Test func aMissingKeyFileForAnExistingStoreIsNotRecreated() throws {
-        try createKeyFileStore()
+    @Test(arguments: StoreAdapter.all)
+    func aMissingKeyFileForAnExistingStoreIsNotRecreated(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createKeyFileStore(fixture)
         try FileManager.default.removeItem(atPath: fixture.keyFile)
-        let before = FileBytes.read(fixture.path)
+        let before = fixture.persistedState
         let error = #expect(throws: SecureStoreError.self) { try fixture.open() }
         #expect(error?.isInvalidKeyMaterial == true)
         #expect(!FileManager.default.fileExists(atPath: fixture.keyFile))
-        #expect(fileIsUnchanged(fixture.path, before))
+        #expect(fixture.persistedState == before)
     }
 
-    @Test func aKeyFileOthersCanReadIsRefused() throws {
-        try createKeyFileStore()
+    @Test(arguments: StoreAdapter.all)
+    func aKeyFileOthersCanReadIsRefused(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createKeyFileStore(fixture)
         #expect(chmod(fixture.keyFile, 0o644) == 0)
         let error = #expect(throws: SecureStoreError.self) { try fixture.open() }
         #expect(error?.isInsecurePermissions == true)
         #expect(error?.description.contains("chmod 600") == true)
     }
 
-    @Test func changingThePassphraseRewrapsTheKeyAndKeepsTheItems() throws {
-        try createPassphraseStore("old passphrase")
+    @Test(arguments: StoreAdapter.all)
+    func changingThePassphraseRewrapsTheKeyAndKeepsTheItems(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture, "old passphrase")
         do {
             let store = try fixture.openWithPassphrase("old passphrase")
             try store.add(.genericPassword(service: "second"), data: secret("two"))
@@ -133,8 +148,10 @@ import Testing
         #expect(try reopened.verify().isSound)
     }
 
-    @Test func changingFromAPassphraseToAKeyFileAndBack() throws {
-        try createPassphraseStore("pass")
+    @Test(arguments: StoreAdapter.all)
+    func changingFromAPassphraseToAKeyFileAndBack(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture, "pass")
         do {
             let store = try fixture.openWithPassphrase("pass")
             try store.changeKey(to: .keyFile(path: fixture.keyFile))
@@ -150,11 +167,13 @@ import Testing
         #expect(try fixture.openWithPassphrase("back").findString(query) == "token")
     }
 
-    @Test func aKeyChangeToAnUnusableCostIsRefusedAndTheOldKeyStillWorks() throws {
-        try createPassphraseStore("pass")
+    @Test(arguments: StoreAdapter.all)
+    func aKeyChangeToAnUnusableCostIsRefusedAndTheOldKeyStillWorks(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture, "pass")
         do {
-            let store = try SQLiteSecureItemStore.open(
-                at: fixture.path, keySource: .passphrase(secret("pass")),
+            let store = try fixture.open(
+                .passphrase(secret("pass")),
                 options: StoreOptions(passphraseCost: Argon2Cost(opsLimit: 1000, memLimit: 1 << 20)))
             let error = #expect(throws: SecureStoreError.self) { try store.changeKey(to: .passphrase(secret("new"))) }
             #expect(error?.isInvalidKeyMaterial == true)
@@ -162,8 +181,10 @@ import Testing
         #expect(try fixture.openWithPassphrase("pass").findString(query) == "token")
     }
 
-    @Test func aLockedStoreRefusesEveryItemOperationUntilUnlocked() throws {
-        try createPassphraseStore("pass")
+    @Test(arguments: StoreAdapter.all)
+    func aLockedStoreRefusesEveryItemOperationUntilUnlocked(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture, "pass")
         let store = try fixture.openWithPassphrase("pass")
         #expect(!store.isLocked)
         store.lock()
@@ -189,8 +210,10 @@ import Testing
         #expect(try store.findString(.genericPassword(service: "new")) == "x")
     }
 
-    @Test func anotherHandlesKeyChangeIsSeenOnUnlock() throws {
-        try createPassphraseStore("pass")
+    @Test(arguments: StoreAdapter.all)
+    func anotherHandlesKeyChangeIsSeenOnUnlock(adapter: StoreAdapter) throws {
+        let fixture = try ConformanceFixture(adapter)
+        try createPassphraseStore(fixture, "pass")
         let first = try fixture.openWithPassphrase("pass")
         let second = try fixture.openWithPassphrase("pass")
         try first.changeKey(to: .passphrase(secret("next")))

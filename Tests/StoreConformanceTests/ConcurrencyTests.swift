@@ -1,13 +1,12 @@
 import Data
 import Domain
-import SQLiteStore
 import StoreCore
+import TestSupport
 import Testing
 
-/// Many tasks in one process, on one handle or on two (two SQLite connections to one file): no
+/// Many tasks in one process, on one handle or on two (two connections to one store): no
 /// read-modify-write is lost and no add is duplicated.
 @Suite struct ConcurrencyTests {
-    let fixture = StoreFixture()
     private static let tasks = 8
     private static let incrementsPerTask = 50
     private static let counters = [
@@ -16,7 +15,7 @@ import Testing
     ]
 
     /// Adds one to the counter in one transaction: read, then write, with the write lock held throughout.
-    private static func increment(_ counter: ItemAttributes, in store: SQLiteSecureItemStore) throws {
+    private static func increment(_ counter: ItemAttributes, in store: any SecureItemStore) throws {
         try store.transaction { transaction in
             let current: Int
             do {
@@ -29,7 +28,7 @@ import Testing
     }
 
     /// Runs the increments, task `n` on `stores[n % stores.count]` and counter `n / stores.count % 2`.
-    private static func run(on stores: [SQLiteSecureItemStore]) async throws {
+    private static func run(on stores: [any StoreHandle]) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<tasks {
                 let store = stores[task % stores.count]
@@ -42,7 +41,7 @@ import Testing
         }
     }
 
-    private func expectTotals(_ store: SQLiteSecureItemStore) throws {
+    private func expectTotals(_ store: any StoreHandle) throws {
         let perCounter = Self.tasks * Self.incrementsPerTask / Self.counters.count
         for counter in Self.counters {
             #expect(try store.findValue(Int.self, counter) == perCounter)
@@ -50,13 +49,17 @@ import Testing
         #expect(try store.find(.genericPassword(service: "counter"), limit: .all).count == Self.counters.count)
     }
 
-    @Test func incrementsOnOneHandleAreNeverLost() async throws {
+    @Test(arguments: StoreAdapter.all)
+    func incrementsOnOneHandleAreNeverLost(adapter: StoreAdapter) async throws {
+        let fixture = try ConformanceFixture(adapter)
         let store = try fixture.open(durability: .normal)
         try await Self.run(on: [store])
         try expectTotals(store)
     }
 
-    @Test func incrementsOnTwoHandlesOfOneFileAreNeverLost() async throws {
+    @Test(arguments: StoreAdapter.all)
+    func incrementsOnTwoHandlesOfOneFileAreNeverLost(adapter: StoreAdapter) async throws {
+        let fixture = try ConformanceFixture(adapter)
         let first = try fixture.open(durability: .normal)
         let second = try fixture.open(durability: .normal)
         try await Self.run(on: [first, second])
@@ -65,8 +68,9 @@ import Testing
         #expect(try first.verify().isSound)
     }
 
-    @Test func handlesCreatingOneNewStoreAtOnceAllGetTheSameStore() async throws {
-        let fixture = fixture
+    @Test(arguments: StoreAdapter.all)
+    func handlesCreatingOneNewStoreAtOnceAllGetTheSameStore(adapter: StoreAdapter) async throws {
+        let fixture = try ConformanceFixture(adapter)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<4 {
                 group.addTask {
@@ -81,8 +85,10 @@ import Testing
         #expect(try store.verify().isSound)
     }
 
-    @Test func concurrentAddsFromTwoHandlesAreAllKeptOnce() async throws {
-        let stores = [try fixture.open(durability: .normal), try fixture.open(durability: .normal)]
+    @Test(arguments: StoreAdapter.all)
+    func concurrentAddsFromTwoHandlesAreAllKeptOnce(adapter: StoreAdapter) async throws {
+        let fixture = try ConformanceFixture(adapter)
+        let stores: [any StoreHandle] = [try fixture.open(durability: .normal), try fixture.open(durability: .normal)]
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<Self.tasks {
                 let store = stores[task % 2]
