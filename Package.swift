@@ -115,7 +115,9 @@ let package = Package(
         // ItemStorage port (StoreAdapter.all).
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["MemoryStore", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "CSodium"],
+            dependencies: [
+                "MemoryStore", "SQLiteStore", "PostgreSQLStore", "StoreCore", "Data", "Domain", "TestSupport", "CSodium",
+            ],
             path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],

@@ -15,7 +15,7 @@ import Testing
     /// An index cell of `count` bytes, each `byte`.
     private func cell(_ byte: UInt8, count: Int = ItemKeys.indexBytes) -> BlindIndex {
         var index = BlindIndex(count: count)
-        index.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: byte) }
+        _ = index.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: byte) }
         return index
     }
 

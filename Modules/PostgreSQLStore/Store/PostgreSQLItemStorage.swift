@@ -100,9 +100,11 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     // MARK: Transactions
 
+    /// Whether a transaction is open and usable: one that failed (the server refuses every statement
+    /// until it is rolled back) counts as not open, as SQLite's rolled-back transaction does.
     var isInTransaction: Bool {
         switch connection.transactionStatus {
-        case .inTransaction, .inFailedTransaction, .active: true
+        case .inTransaction, .active: true
         default: false
         }
     }
@@ -212,7 +214,7 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     func rollback() {
         defer { endTransaction() }
-        guard isInTransaction, connection.isHealthy else { return }
+        guard connection.transactionStatus != .idle, connection.isHealthy else { return }
         try? connection.execute("ROLLBACK")
     }
 

@@ -16,8 +16,6 @@ struct StoreAdapter: Sendable, CustomTestStringConvertible {
     static let all: [StoreAdapter] = [
         .sqlite,
         .memory,
-        // PostgreSQL: add `.postgreSQL` here, defined in StoreAdapter+PostgreSQL.swift (beside
-        // StoreAdapter+SQLite.swift) on the server named by HARDTACK_TEST_POSTGRES, each store in a
-        // fresh schema or database; and "PostgreSQLStore" to this target's dependencies.
+        .postgreSQL,
     ]
 }
