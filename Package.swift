@@ -124,7 +124,8 @@ let package = Package(
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
         .testTarget(
-            name: "PostgreSQLTests", dependencies: ["PostgreSQLStore", "StoreCore", "Data", "Domain"], path: "Tests/PostgreSQLTests",
+            name: "PostgreSQLTests", dependencies: ["PostgreSQLStore", "StoreCore", "Data", "Domain", "TestSupport"],
+            path: "Tests/PostgreSQLTests",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],

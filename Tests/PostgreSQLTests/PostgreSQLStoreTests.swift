@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import PostgreSQLStore
 import StoreCore
+import TestSupport
 import Testing
 
 /// The store on a real PostgreSQL server: Keychain semantics, reopening, keys, and damage made with
@@ -140,6 +141,34 @@ import Testing
         let verified = try store.verify()
         #expect(verified.damagedItems == 2)
         #expect(verified.soundItems == 0)
+    }
+
+    @Test func anOlderCopyOfARowPutBackIsSeenByTheDigest() throws {
+        let test = TestStore()
+        let store = try test.open()
+        let query = ItemAttributes.genericPassword(service: "token", account: "alice")
+        try store.add(query, data: secret("generation-1"))
+        let sql = try test.sql()
+        let items = "\(test.schema).items"
+        let old = try sql.query("SELECT attrs, data, ver FROM \(items)")
+        let (attributes, data, version) = (try old.bytes(0, 0), try old.bytes(0, 1), try old.int64(0, 2))
+        #expect(version == 1)
+        try store.update(query, attributes: nil, data: secret("generation-2"))
+        #expect(try sql.query("SELECT ver FROM \(items)").int64(0, 0) == 2)
+        // Someone with SQL access puts the first generation back, whole and consistent.
+        _ = try sql.query(
+            "UPDATE \(items) SET attrs = $1, data = $2, ver = $3", [.bytes(attributes), .bytes(data), .int64(version)])
+        let report = try store.verify()
+        #expect(report.damagedItems == 0)
+        #expect(!report.isSound, "the rows must disagree with their digest")
+        #expect(throws: SecureStoreError.self) {
+            try store.add(.genericPassword(service: "token", account: "bob"), data: secret("b"))
+        }
+        do {
+            try store.add(.genericPassword(service: "token", account: "bob"), data: secret("b"))
+        } catch {
+            #expect(error.isIntegrityFailure, "a write must not build on a replayed row: \(error)")
+        }
     }
 
     @Test func concurrentWritersOnTwoConnectionsLoseNoUpdate() throws {

@@ -46,5 +46,3 @@ final class TestStore: Sendable {
     }
 }
 
-/// Secret bytes holding `text` in UTF-8.
-func secret(_ text: String) -> SecretBytes { SecretBytes(utf8: text) }

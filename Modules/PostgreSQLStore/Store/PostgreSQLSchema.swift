@@ -22,8 +22,19 @@ enum PostgreSQLSchema {
         }
     }
 
+    /// A query answering whether the store's `meta` table exists in `schema`, read from `pg_class` with
+    /// the statement's own snapshot (so it sees every commit before it).
+    static func metaExists(_ schema: String) -> String {
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            + "WHERE n.nspname = '\(schema)' AND c.relname = 'meta')"
+    }
+
     /// Creates the schema's objects; every statement is idempotent, and the caller holds
     /// ``creationLock`` in the same transaction.
+    ///
+    /// Each item row carries a version (`ver`): 1 when added, one more with each change, bound into both
+    /// ciphertexts and the rows digest, so an older copy of a row put back is seen where the digest is
+    /// checked.
     ///
     /// Items have one unique index on (prim, uniq), as in SQLite, and one on (grp, class) for scans of
     /// a class in a group. The rows digest row carries `version`, a counter that a statement-level
@@ -49,6 +60,7 @@ enum PostgreSQLSchema {
             prim bytea NOT NULL,
             attrs bytea NOT NULL,
             data bytea NOT NULL,
+            ver bigint NOT NULL,
             UNIQUE (prim, uniq)
         );
         CREATE INDEX IF NOT EXISTS items_group_class ON \(schema).items (grp, class);

@@ -74,7 +74,7 @@ public final class PostgreSQLSecureItemStore: SecureItemStore {
         do {
             let connection = try PostgreSQLConnection(to: try PostgreSQLLocation(uri))
             defer { connection.close() }
-            let tables = try connection.query("SELECT to_regclass('\(schema).meta') IS NOT NULL")
+            let tables = try connection.query(PostgreSQLSchema.metaExists(schema))
             guard try tables.bool(0, 0) else { return false }
             return try connection.query("SELECT 1 FROM \(schema).meta WHERE id = 1").rowCount == 1
         } catch {

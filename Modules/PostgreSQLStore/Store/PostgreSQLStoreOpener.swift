@@ -65,7 +65,7 @@ enum PostgreSQLStoreOpener {
     /// server has no store yet.
     private static func existingHeader(_ storage: PostgreSQLItemStorage) throws(SecureStoreError) -> HeaderRecord? {
         let schema = storage.schema
-        let exists = try storage.run("SELECT to_regclass('\(schema).meta') IS NOT NULL")
+        let exists = try storage.run(PostgreSQLSchema.metaExists(schema))
         guard try translated({ () throws(PostgreSQLError) in try exists.bool(0, 0) }) else { return nil }
         let version = try storage.run("SELECT schema_version FROM \(schema).meta WHERE id = 1")
         guard version.rowCount == 1 else { return nil }
@@ -84,7 +84,12 @@ enum PostgreSQLStoreOpener {
                 try storage.connection.execute("BEGIN")
                 try storage.connection.execute(
                     "SELECT pg_advisory_xact_lock(\(PostgreSQLSchema.creationLock), hashtext('\(schema)'))")
-                try storage.connection.execute(PostgreSQLSchema.creation(schema))
+                // Only the first creator runs the DDL: its trigger statements lock `items` exclusively,
+                // which would queue behind (and in front of) other handles already writing. (The check
+                // reads pg_class with a fresh snapshot: `to_regclass` answers from this session's
+                // catalog cache, which may not have seen the first creator's commit yet.)
+                let exists = try storage.connection.query(PostgreSQLSchema.metaExists(schema))
+                if try !exists.bool(0, 0) { try storage.connection.execute(PostgreSQLSchema.creation(schema)) }
             }
             let version = try storage.run("SELECT schema_version FROM \(schema).meta WHERE id = 1")
             if version.rowCount == 1 {

@@ -38,7 +38,7 @@ extension StoreEngine {
     private func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
         try RowsDigest.rowHash(
             id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
-            primary: row.primary, keys: keys)
+            primary: row.primary, version: row.version, keys: keys)
     }
 
     /// The stored rows digest, or `nil` for a store made before it existed (until ``ensureRowsDigest()``).
@@ -71,14 +71,14 @@ extension StoreEngine {
     /// The digest of the rows as they are, from a pass over every row's index cells.
     func computeDigest(keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
         var digest = RowsDigest.empty
-        try storage.forEachIndexEntry { id, classCode, cells throws(SecureStoreError) in
+        try storage.forEachVersionedIndexEntry { id, classCode, cells, version throws(SecureStoreError) in
             // Cells of another type than the store writes would hash like the right ones but not match
             // in a lookup (a class stored as the blob "1…" is not the integer 1): damage.
             guard let classCode, let cells else { throw RowsDigest.mismatch }
             digest.insert(
                 try RowsDigest.rowHash(
                     id: id, classCode: classCode, group: cells.group, unique: cells.unique, primary: cells.primary,
-                    keys: keys))
+                    version: version, keys: keys))
         }
         return digest
     }

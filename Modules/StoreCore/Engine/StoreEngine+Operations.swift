@@ -156,7 +156,12 @@ extension StoreEngine {
                     changed += 1
                     continue
                 }
-                try storage.updateCiphertexts(ofRow: row.id, attributes: newRow.sealedAttributes, data: newRow.sealedData)
+                try storage.updateCiphertexts(
+                    ofRow: row.id, version: newRow.version, attributes: newRow.sealedAttributes, data: newRow.sealedData)
+                if newRow.version != nil {
+                    try digestRemove(row, keys: keys)
+                    try digestInsert(newRow, keys: keys)
+                }
                 changed += 1
             }
         }
@@ -174,9 +179,9 @@ extension StoreEngine {
         let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
         let cells = IndexCells(group: group, unique: unique, primary: primary)
         return try writeTyped { () throws(SecureStoreError) -> Int in
-            let deleted = try storage.deleteRows(exactly: cells, itemClass: itemClass)
-            for id in deleted {
-                try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells), keys: keys)
+            let deleted = try storage.deleteVersionedRows(exactly: cells, itemClass: itemClass)
+            for (id, version) in deleted {
+                try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells, version: version), keys: keys)
             }
             guard deleted.isEmpty else { return deleted.count }
             for row in try fetchRows(.unique(primary: primary, unique: unique), columns: [])

@@ -35,6 +35,7 @@ extension StoreEngine {
         throws(SecureStoreError) -> ItemRow
     {
         var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
+        row.version = storage.rowVersions ? 1 : nil
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&row, full, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         try sealData(&row, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
@@ -59,12 +60,14 @@ extension StoreEngine {
             let groupPosition = try resolveGroupForWrite(merged.accessGroup)
             newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
         }
+        newRow.version = row.version.map { $0 + 1 }
         let indexesMoved = !newRow.hasSameIndexes(as: row)
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&newRow, merged, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         if let data {
             try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
-        } else if indexesMoved {
+        } else if indexesMoved || newRow.version != nil {
+            // The data's additional data names the indexes and the version: sealed again under the new ones.
             try sealData(&newRow, try openData(row, keys: keys), keys: keys, nonce: nonces[Sodium.nonceBytes...])
         } else {
             newRow.sealedData = row.sealedData
@@ -74,7 +77,13 @@ extension StoreEngine {
             try digestRemove(row, keys: keys)
             try digestInsert(newRow, keys: keys)
         } else {
-            try storage.updateCiphertexts(ofRow: row.id, attributes: newRow.sealedAttributes, data: newRow.sealedData)
+            try storage.updateCiphertexts(
+                ofRow: row.id, version: newRow.version, attributes: newRow.sealedAttributes, data: newRow.sealedData)
+            if newRow.version != nil {
+                // The version is in the digest: the row's entry changes with it.
+                try digestRemove(row, keys: keys)
+                try digestInsert(newRow, keys: keys)
+            }
         }
     }
 
@@ -91,7 +100,7 @@ extension StoreEngine {
         guard encoded.first == itemClass.rawValue,
             AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
         else { return nil }
-        var newRow = ItemRow(id: row.id, itemClass: itemClass, cells: row.cells)
+        var newRow = ItemRow(id: row.id, itemClass: itemClass, cells: row.cells, version: row.version.map { $0 + 1 })
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&newRow, encoded: encoded, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])

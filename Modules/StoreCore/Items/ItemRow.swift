@@ -12,6 +12,10 @@ package struct ItemRow {
     package var unique: BlindIndex
     /// The primary-attribute index.
     package var primary: BlindIndex
+    /// The row's version, for a backend whose rows carry one (``ItemStorage/rowVersions``): 1 when
+    /// added, one more at each change, bound into both ciphertexts and the rows digest, so an older
+    /// copy of the row put back is seen. `nil` for a backend without (SQLite: its format is unchanged).
+    package var version: Int64?
     /// nonce ‖ encrypted attributes ‖ tag (empty when the read did not need it).
     package var sealedAttributes: [UInt8] = []
     /// nonce ‖ encrypted padded secret ‖ tag (empty when the read did not need it).
@@ -21,7 +25,7 @@ package struct ItemRow {
     @inlinable
     package init(
         id: Int64, itemClass: ItemClass, group: BlindIndex, unique: BlindIndex, primary: BlindIndex,
-        sealedAttributes: [UInt8] = [], sealedData: [UInt8] = []
+        sealedAttributes: [UInt8] = [], sealedData: [UInt8] = [], version: Int64? = nil
     ) {
         self.id = id
         self.itemClass = itemClass
@@ -30,12 +34,15 @@ package struct ItemRow {
         self.primary = primary
         self.sealedAttributes = sealedAttributes
         self.sealedData = sealedData
+        self.version = version
     }
 
     /// A row under `id` with the given class and index cells and no ciphertexts yet.
     @inlinable
-    package init(id: Int64, itemClass: ItemClass, cells: IndexCells) {
-        self.init(id: id, itemClass: itemClass, group: cells.group, unique: cells.unique, primary: cells.primary)
+    package init(id: Int64, itemClass: ItemClass, cells: IndexCells, version: Int64? = nil) {
+        self.init(
+            id: id, itemClass: itemClass, group: cells.group, unique: cells.unique, primary: cells.primary,
+            version: version)
     }
 
     /// The row's three index cells.

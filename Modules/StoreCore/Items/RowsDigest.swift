@@ -62,9 +62,11 @@ package struct RowsDigest: Equatable {
 
     /// The keyed hash of one row's plaintext columns.
     package static func rowHash(
-        id: Int64, classCode: Int64, group: BlindIndex, unique: BlindIndex, primary: BlindIndex, keys: ItemKeys
+        id: Int64, classCode: Int64, group: BlindIndex, unique: BlindIndex, primary: BlindIndex, version: Int64? = nil,
+        keys: ItemKeys
     ) throws(SecureStoreError) -> [UInt8] {
-        var message: [UInt8] = [0x05]
+        // A row with a version hashes under its own tag, its version last.
+        var message: [UInt8] = [version == nil ? 0x05 : 0x06]
         message.reserveCapacity(1 + 16 + 3 * (1 + BlindIndex.capacity))
         message += bigEndian(UInt64(bitPattern: id))
         message += bigEndian(UInt64(bitPattern: classCode))
@@ -72,6 +74,7 @@ package struct RowsDigest: Equatable {
             message.append(UInt8(cell.count))
             cell.withUnsafeBytes { message.append(contentsOf: $0) }
         }
+        if let version { message += bigEndian(UInt64(bitPattern: version)) }
         return try Sodium.keyedHash(message, key: keys.index, length: hashBytes)
     }
 

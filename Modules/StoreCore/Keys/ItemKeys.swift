@@ -23,6 +23,8 @@ package final class ItemKeys {
 
     /// Size of the access-group and unique-key indexes: 128 bits, so collisions never happen in practice.
     package static let indexBytes = 16
+    /// The epoch of the master key, bound into the additional data of rows that carry a version.
+    package static let keyEpoch: UInt32 = 0
     /// Size of the primary-attribute index: 64 bits is enough, since every match it yields is then
     /// checked against the decrypted attributes.
     package static let primaryIndexBytes = 8
@@ -111,7 +113,9 @@ package final class ItemKeys {
     }
 
     /// Calls `body` with the additional data that binds a ciphertext to its store, row, column, class
-    /// and indexes: version ‖ column ‖ class ‖ row id (8, big-endian) ‖ store id ‖ group ‖ unique ‖ primary.
+    /// and indexes: version ‖ column ‖ class ‖ row id (8, big-endian) ‖ store id ‖ group ‖ unique ‖ primary,
+    /// and for a row that carries a version, ‖ row version (8, big-endian) ‖ key epoch (4, big-endian;
+    /// 0 until the master key itself can be rotated: a passphrase change rewraps the same key).
     package func withAdditionalData<Result>(
         column: UInt8, row: ItemRow, _ body: ([UInt8]) throws(SecureStoreError) -> Result
     ) throws(SecureStoreError) -> Result {
@@ -125,6 +129,10 @@ package final class ItemKeys {
         row.group.withUnsafeBytes { associated.append(contentsOf: $0) }
         row.unique.withUnsafeBytes { associated.append(contentsOf: $0) }
         row.primary.withUnsafeBytes { associated.append(contentsOf: $0) }
+        if let version = row.version {
+            withUnsafeBytes(of: UInt64(bitPattern: version).bigEndian) { associated.append(contentsOf: $0) }
+            withUnsafeBytes(of: Self.keyEpoch.bigEndian) { associated.append(contentsOf: $0) }
+        }
         return try body(associated)
     }
 

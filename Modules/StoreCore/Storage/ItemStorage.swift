@@ -80,4 +80,47 @@ package protocol ItemStorage: AnyObject {
     func discardReplacedHeaderRecords()
     /// The backend's own structural check: `"ok"`, or its first complaint in words.
     func structuralCheck() throws(SecureStoreError) -> String
+
+    /// Whether rows carry a version (``ItemRow/version``), kept in a column of their own, written by
+    /// every insert and update, and returned by every read.
+    var rowVersions: Bool { get }
+    /// Replaces the two ciphertexts of row `id` and sets its version (``rowVersions``).
+    func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8])
+        throws(SecureStoreError)
+    /// ``deleteRows(exactly:itemClass:)``, with each deleted row's version.
+    func deleteVersionedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError)
+        -> [(id: Int64, version: Int64?)]
+    /// ``forEachIndexEntry(_:)``, with each row's version.
+    func forEachVersionedIndexEntry(
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
+            -> Void
+    ) throws(SecureStoreError)
+}
+
+/// A backend whose rows carry no version needs only the unversioned operations.
+extension ItemStorage {
+    /// Rows carry no version.
+    package var rowVersions: Bool { false }
+
+    /// Replaces the ciphertexts; there is no version to set.
+    package func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8])
+        throws(SecureStoreError)
+    {
+        try updateCiphertexts(ofRow: id, attributes: attributes, data: data)
+    }
+
+    /// The deleted rows' ids, without versions.
+    package func deleteVersionedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError)
+        -> [(id: Int64, version: Int64?)]
+    {
+        try deleteRows(exactly: cells, itemClass: itemClass).map { ($0, nil) }
+    }
+
+    /// Every row's index entry, without versions.
+    package func forEachVersionedIndexEntry(
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
+            -> Void
+    ) throws(SecureStoreError) {
+        try forEachIndexEntry { id, classCode, cells throws(SecureStoreError) in try visit(id, classCode, cells, nil) }
+    }
 }
