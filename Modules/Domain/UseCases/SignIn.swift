@@ -3,11 +3,13 @@
 public struct SignIn: Sendable {
     private let gateway: any AuthenticationGateway
     private let repository: any SessionRepository
+    private let origin: SessionOrigin?
 
-    /// Creates the use case.
-    public init(gateway: any AuthenticationGateway, repository: any SessionRepository) {
+    /// Creates the use case; `origin`, if given, is stored with every session it signs in.
+    public init(gateway: any AuthenticationGateway, repository: any SessionRepository, origin: SessionOrigin? = nil) {
         self.gateway = gateway
         self.repository = repository
+        self.origin = origin
     }
 
     /// Signs in with `credentials` and returns the stored session.
@@ -19,7 +21,8 @@ public struct SignIn: Sendable {
         if case .identityToken(let provider, let token) = credentials, provider.isEmpty || token.isEmpty {
             throw .invalidCredentials("an identity provider and its token are both required")
         }
-        let session = try await gateway.signIn(credentials)
+        var session = try await gateway.signIn(credentials)
+        if let origin { session.origin = origin }
         try repository.replace(with: session)
         return session
     }

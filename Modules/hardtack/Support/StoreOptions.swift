@@ -68,9 +68,11 @@ struct StoreOptions: OptionGroup {
             throw context.usage("\(PassphraseCost.environmentVariable) may only be 'interactive' (for tests) or unset")
         }
         do throws(SecureStoreError) {
-            return try StoreConfiguration.resolve(
+            var configuration = try StoreConfiguration.resolve(
                 storePath: storePath, key: key, accessGroups: accessGroups, passphraseCost: cost,
                 environment: context.environment)
+            configuration.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
+            return configuration
         } catch {
             throw .store(error)
         }
