@@ -57,3 +57,33 @@ import Testing
         #expect(!status.stdout.contains("expiry unknown"), "\(status.stdout)")
     }
 }
+
+/// Sign-out and sign-in around the server: one true sentence, the replaced session revoked, and no store
+/// made by a command that failed or had nothing to do.
+@Suite(.serialized) struct SignInAroundTheServerTests {
+    let sandbox = CLISandbox()
+
+    @Test func signingInAgainRevokesTheReplacedRefreshToken() throws {
+        let (server, url) = try sandbox.startServer()
+        defer { server.process.terminate() }
+        let arguments = ["signin", "--store", sandbox.store, "--server", url, "--username", "alice", "--password-stdin"]
+        #expect(try sandbox.run(arguments, input: "wonderland").status == 0)
+        #expect(try sandbox.serverStats(url)["revocations"] == 0)
+        #expect(try sandbox.run(arguments, input: "wonderland").status == 0)
+        #expect(try sandbox.serverStats(url)["revocations"] == 1)
+        #expect(try sandbox.run(["me", "--store", sandbox.store]).status == 0)
+    }
+
+    @Test func aFailedSignInOrAMissingLegacyFileCreatesNoStore() throws {
+        let down = try sandbox.run(
+            ["signin", "--store", sandbox.store, "--server", "http://127.0.0.1:9", "--username", "alice",
+             "--password-stdin"], input: "wonderland")
+        #expect(down.status == 69, "\(down.stderr)")
+        let parent = (sandbox.store as NSString).deletingLastPathComponent
+        #expect(!FileManager.default.fileExists(atPath: parent), "left behind: \(parent)")
+        let migrate = try sandbox.run(["migrate-legacy", "--store", sandbox.store, sandbox.directory.file("none.json")])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        #expect(migrate.stdout.contains("nothing to migrate"))
+        #expect(!FileManager.default.fileExists(atPath: parent))
+    }
+}
