@@ -26,6 +26,9 @@ let package = Package(
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
         .systemLibrary(
             name: "CLibPQ", path: "Modules/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
 
         // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
         .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
@@ -51,6 +54,10 @@ let package = Package(
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
             swiftSettings: swiftSettings),
+        // HTTP over libcurl's easy interface: on Linux, where URLSession spins while it waits.
+        .target(
+            name: "CurlHTTP", dependencies: ["Data", "Locking", "CCurl"], path: "Modules/CurlHTTP",
+            swiftSettings: swiftSettings),
         .target(
             name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
             swiftSettings: swiftSettings),
@@ -60,7 +67,7 @@ let package = Package(
         .target(
             name: "Composition",
             dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "DevelopmentServers"],
+                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
@@ -120,7 +127,8 @@ let package = Package(
             ],
             path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
         .testTarget(
-            name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
+            name: "NetworkTests",
+            dependencies: ["URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
         .testTarget(

@@ -121,10 +121,12 @@ import Testing
         let down = try app("refresh", url)
         #expect(down.status == 69, "\(down.stderr)")
         #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
-        // Sign-out still deletes locally and says revocation failed.
+        // Sign-out still deletes locally and says one true thing: not revoked, deleted here.
         let signOut = try app("signout", url)
         #expect(signOut.status == 0)
-        #expect(signOut.stdout.contains("revocation failed"))
+        #expect(signOut.stdout.contains("signed out here, but not at the server"), "\(signOut.stdout)")
+        #expect(signOut.stdout.contains("the local session was deleted"))
+        #expect(!signOut.stdout.contains("kept"), "\(signOut.stdout)")
         #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 3)
     }
 

@@ -18,8 +18,32 @@ public struct AppConfiguration: Sendable {
     public var clientID: String
     /// Clock skew, refresh lease and refresh-storm limits.
     public var policy: AuthenticationPolicy
+    /// Told once, after a second, when the app is kept waiting (for the server, another process's
+    /// refresh, the store's lock).
+    public var onWait: (@Sendable (WaitReason) -> Void)?
     /// The clock every rule reads.
     public var now: @Sendable () -> Date
+
+    /// What a sign-in records as the session's origin: the remote server, contract and client id
+    /// (`nil` for the embedded server, which lives only as long as the process).
+    public var origin: SessionOrigin? {
+        guard case .remote(let url) = server else { return nil }
+        return SessionOrigin(server: Self.canonical(url), contract: contract.rawValue, clientID: clientID)
+    }
+
+    /// `url` as sessions record and compare it: scheme and host in lower case, no trailing `/`.
+    public static func canonical(_ url: URL) -> String {
+        var text = url.absoluteString
+        if var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            let scheme = components.scheme?.lowercased()
+            let host = components.host?.lowercased()
+            components.scheme = scheme
+            components.host = host
+            text = components.string ?? text
+        }
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
 
     /// Creates a configuration.
     public init(

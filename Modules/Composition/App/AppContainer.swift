@@ -2,6 +2,7 @@ public import Data
 public import Domain
 import Foundation
 import URLSessionHTTP
+import CurlHTTP
 import DevelopmentServers
 import Infrastructure
 
@@ -33,17 +34,43 @@ public struct AppContainer: Sendable {
     /// Builds the app from `configuration`, opening (or creating) the store.
     /// - Throws: ``SecureStoreError`` when the store cannot be opened.
     public init(_ configuration: AppConfiguration) throws(SecureStoreError) {
-        let http: any HTTPClient
-        switch configuration.server {
-        case .remote(let url): http = URLSessionHTTPClient(baseURL: url, timeout: Self.requestTimeout)
-        case .embedded: http = EmbeddedAuthServerTransport(server: EmbeddedAuthServer())
+        try self.init(configuration, http: Self.httpClient(configuration.server), keychain: nil)
+    }
+
+    /// Builds the app from `configuration` over a store already open (read first for the session's origin).
+    public init(_ configuration: AppConfiguration, keychain: KeychainHandle) {
+        // Cannot throw: the store is open, and only opening it throws.
+        self = try! AppContainer(configuration, http: Self.httpClient(configuration.server), keychain: keychain)
+    }
+
+    /// The HTTP client for `server`.
+    private static func httpClient(_ server: ServerLocation) -> any HTTPClient {
+        switch server {
+        case .remote(let url):
+            #if canImport(FoundationNetworking)
+                // On Linux URLSession spins a core while it waits for a reply; curl's easy interface idles.
+                return CurlHTTPClient(baseURL: url, timeout: Self.requestTimeout)
+            #else
+                return URLSessionHTTPClient(baseURL: url, timeout: Self.requestTimeout)
+            #endif
+        case .embedded: return EmbeddedAuthServerTransport(server: EmbeddedAuthServer())
         }
-        try self.init(configuration, http: http)
     }
 
     /// Builds the app over a given HTTP client (the demo's embedded server, a test's).
-    init(_ configuration: AppConfiguration, http: any HTTPClient) throws(SecureStoreError) {
-        let keychain = try configuration.store.open()
+    init(_ configuration: AppConfiguration, http base: any HTTPClient, keychain opened: KeychainHandle? = nil)
+        throws(SecureStoreError)
+    {
+        var storeConfiguration = configuration.store
+        let http: any HTTPClient
+        if let onWait = configuration.onWait {
+            if storeConfiguration.onLongWait == nil { storeConfiguration.onLongWait = { onWait(.storeLock) } }
+            http = PatientHTTPClient(base, onWait: onWait)
+        } else {
+            http = base
+        }
+        let keychain: KeychainHandle
+        if let opened { keychain = opened } else { keychain = try storeConfiguration.open() }
         let repository = SecureStoreSessionRepository(
             store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
         let gateway: any AuthenticationGateway =
@@ -53,11 +80,11 @@ public struct AppContainer: Sendable {
             }
         let refresher = RefreshSession(
             gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),
-            ownerID: Self.processOwnerID(), now: configuration.now)
+            ownerID: Self.processOwnerID(), now: configuration.now, onWait: configuration.onWait)
         self.keychain = keychain
         self.repository = repository
         self.gateway = gateway
-        signIn = SignIn(gateway: gateway, repository: repository)
+        signIn = SignIn(gateway: gateway, repository: repository, origin: configuration.origin)
         validateAuthentication = ValidateAuthentication(
             repository: repository, policy: configuration.policy, now: configuration.now)
         refreshSession = refresher

@@ -25,6 +25,8 @@ public struct StoreConfiguration: Sendable {
     public var durability: StoreDurability
     /// The Argon2id cost for a new passphrase.
     public var passphraseCost: PassphraseCost
+    /// Told once per wait when the store has waited a second for another process's lock.
+    public var onLongWait: (@Sendable () -> Void)?
 
     /// Creates a configuration from explicit values.
     public init(
@@ -93,9 +95,10 @@ public struct StoreConfiguration: Sendable {
     ///   ``SecureStoreError/insecurePermissions(path:fix:)``, ``SecureStoreError/integrityFailure(_:)``
     ///   and the other store errors.
     public func open() throws(SecureStoreError) -> KeychainHandle {
-        let options = StoreOptions(
+        var options = StoreOptions(
             durability: durability == .full ? .full : .normal,
             passphraseCost: passphraseCost == .moderate ? .moderate : .interactive)
+        options.onLongWait = onLongWait
         if Self.isPostgreSQL(storePath) {
             let store = try PostgreSQLSecureItemStore.open(
                 uri: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)

@@ -14,7 +14,8 @@ extension SessionRecordDTO {
             version: 1, userID: session.user?.id, userName: session.user?.name, method: method, provider: provider,
             accessIssuedAt: session.accessToken.issuedAt.millisecondsSince1970,
             accessExpiresAt: session.accessToken.expiresAt?.millisecondsSince1970,
-            refreshExpiresAt: session.refreshToken.expiresAt?.millisecondsSince1970)
+            refreshExpiresAt: session.refreshToken.expiresAt?.millisecondsSince1970, server: session.origin?.server,
+            contract: session.origin?.contract, clientID: session.origin?.clientID)
     }
 
     /// The session this record describes, with its two tokens.
@@ -32,6 +33,12 @@ extension SessionRecordDTO {
             throw .storeUnavailable("the stored session record has version \(version); upgrade hardtack")
         }
         let user = userID.map { User(id: $0, name: userName ?? "") }
+        // All three or none: a record with only some of them is treated as an older one.
+        let origin = server.flatMap { server in
+            contract.flatMap { contract in
+                clientID.map { SessionOrigin(server: server, contract: contract, clientID: $0) }
+            }
+        }
         do {
             return Session(
                 accessToken: try AccessToken(
@@ -39,7 +46,7 @@ extension SessionRecordDTO {
                     expiresAt: accessExpiresAt.map(Date.init(millisecondsSince1970:))),
                 refreshToken: try RefreshToken(
                     value: refresh, expiresAt: refreshExpiresAt.map(Date.init(millisecondsSince1970:))),
-                user: user, method: signInMethod)
+                user: user, method: signInMethod, origin: origin)
         } catch {
             throw .storeUnavailable("a stored token is malformed")
         }

@@ -17,4 +17,10 @@ struct SessionRecordDTO: Codable, Equatable {
     var accessExpiresAt: Int64?
     /// When the refresh token expires, if known.
     var refreshExpiresAt: Int64?
+    /// The server's base URL at sign-in; absent in records written before it was kept.
+    var server: String? = nil
+    /// The contract at sign-in (`oauth`, `header`); absent in older records.
+    var contract: String? = nil
+    /// The client id at sign-in; absent in older records.
+    var clientID: String? = nil
 }

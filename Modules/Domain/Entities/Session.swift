@@ -8,13 +8,19 @@ public struct Session: Sendable {
     public var user: User?
     /// How the user signed in.
     public var method: SignInMethod
+    /// Where and how it was signed in, or `nil` when not known (a legacy import, an older record).
+    public var origin: SessionOrigin?
 
     /// Creates a session.
-    public init(accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod) {
+    public init(
+        accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod,
+        origin: SessionOrigin? = nil
+    ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.user = user
         self.method = method
+        self.origin = origin
     }
 
     /// Whether `other` is the same generation of this session: the same refresh token and the same

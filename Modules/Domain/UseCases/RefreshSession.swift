@@ -13,6 +13,7 @@ public actor RefreshSession {
     private let policy: AuthenticationPolicy
     private let now: @Sendable () -> Date
     private let ownerID: String
+    private let onWait: (@Sendable (WaitReason) -> Void)?
     private var inFlight: Task<Result<Session, AuthenticationError>, Never>?
     private var recentRefreshes: [Date] = []
 
@@ -20,11 +21,14 @@ public actor RefreshSession {
     public private(set) var refreshCount = 0
 
     /// Creates the use case.
-    /// - Parameter ownerID: identifies this process's claims in the shared store.
+    /// - Parameters:
+    ///   - ownerID: identifies this process's claims in the shared store.
+    ///   - onWait: told once, after a second, when another process's refresh keeps this one waiting.
     public init(
         gateway: any AuthenticationGateway, repository: any SessionRepository, policy: AuthenticationPolicy,
-        ownerID: String, now: @escaping @Sendable () -> Date
+        ownerID: String, now: @escaping @Sendable () -> Date, onWait: (@Sendable (WaitReason) -> Void)? = nil
     ) {
+        self.onWait = onWait
         self.gateway = gateway
         self.repository = repository
         self.policy = policy
@@ -55,6 +59,8 @@ public actor RefreshSession {
     }
 
     private func claimAndRefresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
+        var waitingSince: Date?
+        var told = false
         while true {
             let instant = now()
             switch try repository.claimRefresh(
@@ -66,6 +72,12 @@ public actor RefreshSession {
             case .signedOut:
                 throw .notSignedIn
             case .heldByAnother:
+                let since = waitingSince ?? instant
+                waitingSince = since
+                if !told, instant.timeIntervalSince(since) >= 1, let onWait {
+                    told = true
+                    onWait(.anotherProcessRefresh)
+                }
                 try? await Task.sleep(for: .milliseconds(policy.refreshPollMilliseconds))
                 continue
             case .claimed:

@@ -30,6 +30,9 @@ public struct SignOut: Sendable {
         do {
             try await gateway.revoke(session.refreshToken)
             revocation = .revoked
+        } catch .temporarilyUnavailable(let reason) {
+            // Not the error's own text: it promises that the session is kept, and here it is not.
+            revocation = .failed("the server could not be reached: \(reason)")
         } catch {
             revocation = .failed(error.description)
         }

@@ -13,6 +13,9 @@ final class SQLiteBusyWait {
     var limitNanoseconds: UInt64 = 0
     /// When the wait for the current lock began.
     var startedNanoseconds: UInt64 = 0
+    /// Told once per wait after a second of it (a person should not watch a silent terminal).
+    var onLongWait: (@Sendable () -> Void)?
+    private var told = false
 
     /// SQLite's busy handler: waits 0.5 to 1.5 ms (jittered, so waiters do not move in step) and tries
     /// again, until the limit since the first try for this lock has passed. `context` is the
@@ -21,8 +24,15 @@ final class SQLiteBusyWait {
         guard let context else { return 0 }
         let wait = Unmanaged<SQLiteBusyWait>.fromOpaque(context).takeUnretainedValue()
         let now = DispatchTime.now().uptimeNanoseconds
-        if attempts == 0 { wait.startedNanoseconds = now }
+        if attempts == 0 {
+            wait.startedNanoseconds = now
+            wait.told = false
+        }
         guard now - wait.startedNanoseconds < wait.limitNanoseconds else { return 0 }
+        if !wait.told, now - wait.startedNanoseconds >= 1_000_000_000, let notice = wait.onLongWait {
+            wait.told = true
+            notice()
+        }
         usleep(useconds_t.random(in: 500...1500))
         return 1
     }

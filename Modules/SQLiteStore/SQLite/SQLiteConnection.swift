@@ -42,8 +42,9 @@ final class SQLiteConnection {
     /// handler (`sqlite3_busy_timeout`) sleeps longer and longer, up to 100 ms between tries, so a
     /// connection that has waited a while loses every gap to fresher ones and can be starved into a
     /// busy error while others write back to back (the torture bench's contention scenario).
-    func setBusyTimeout(milliseconds: Int32) {
+    func setBusyTimeout(milliseconds: Int32, onLongWait: (@Sendable () -> Void)? = nil) {
         busyWait.limitNanoseconds = UInt64(max(0, milliseconds)) * 1_000_000
+        busyWait.onLongWait = onLongWait
         sqlite3_busy_handler(
             handle, { context, attempts in SQLiteBusyWait.retry(context, attempts) },
             Unmanaged.passUnretained(busyWait).toOpaque())

@@ -13,7 +13,7 @@ enum SQLiteStoreOpener {
         let path = try FileSecurity.resolveStorePath(path)
         try FileSecurity.prepareStoreFile(path)
         let connection = try SQLiteConnection(path: path)
-        connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)
+        connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds, onLongWait: options.onLongWait)
         // Read the header before changing anything in the file: a database that has tables but no
         // header is not a store to take over (its header was removed, or it is some other database).
         var stored = try SQLiteSchema.readHeaderRecord(connection)

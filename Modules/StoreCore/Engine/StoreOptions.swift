@@ -17,6 +17,8 @@ public struct StoreOptions: Sendable {
     public var passphraseCost: Argon2Cost
     /// How long a write waits for another process's lock before failing.
     public var busyTimeoutMilliseconds: Int32
+    /// Told once per wait when a write has waited a second for another process's lock.
+    public var onLongWait: (@Sendable () -> Void)?
     /// The clock for creation and modification dates.
     public var now: @Sendable () -> Date
 

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Composition
 import Data
+import Domain
 
 /// The options of the commands that talk to the server: the server's and the store's, and a way to build
 /// the app from them once the command's own options are checked (so a usage error never creates a store).
@@ -22,16 +23,24 @@ struct AppOptions: OptionGroup {
         store = try StoreOptions(from: values)
     }
 
-    /// Builds the app: opens the store, points at the server.
+    /// Builds the app: opens the store, points at the server (the session's own unless told otherwise).
     /// - Parameter creatingStore: whether a missing store may be created (sign-in); otherwise a
     ///   missing store means "not signed in" and nothing is created.
     func app(_ context: CommandContext, creatingStore: Bool = false) throws(CommandFailure) -> AppContainer {
-        let configuration = try server.configuration(store: store.configuration(context), context)
-        guard creatingStore || configuration.store.storeExists else { throw .auth(.notSignedIn) }
-        do throws(SecureStoreError) {
-            return try AppContainer(configuration)
-        } catch {
-            throw .store(error)
+        let storeConfiguration = try store.configuration(context)
+        if creatingStore {
+            let configuration = try server.configuration(store: storeConfiguration, origin: nil, context)
+            do throws(SecureStoreError) {
+                return try AppContainer(configuration)
+            } catch {
+                throw .store(error)
+            }
         }
+        guard storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
+        let keychain = try StoreOptions.open(storeConfiguration)
+        // A session that cannot be read has no origin to keep: the use case reports it (sign-out still deletes it).
+        let origin = (try? SecureStoreSessionRepository(store: keychain.items).load())??.origin
+        let configuration = try server.configuration(store: storeConfiguration, origin: origin, context)
+        return AppContainer(configuration, keychain: keychain)
     }
 }

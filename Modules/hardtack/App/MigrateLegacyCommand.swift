@@ -2,6 +2,7 @@ import CommandLineKit
 import Composition
 import Data
 import Domain
+import Foundation
 
 /// `hardtack migrate-legacy FILE`: move tokens from an old plaintext preferences file into the store.
 struct MigrateLegacyCommand: HardtackCommand {
@@ -33,6 +34,11 @@ struct MigrateLegacyCommand: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context)
+        // Nothing to migrate is no reason to create a store.
+        guard FileManager.default.fileExists(atPath: file) || store.storeExists else {
+            Console.print("nothing to migrate: \(file) does not exist (no store was created)")
+            return
+        }
         let local: LocalSession
         do throws(SecureStoreError) {
             local = try LocalSession(store: store)

@@ -1,10 +1,12 @@
 import CommandLineKit
 import Composition
 import Data
+import Domain
 import Foundation
 
 /// The options every command that talks to the auth server shares: which server, which contract, which
-/// client.
+/// client. A session remembers the three it was signed in with; later commands use those, and refuse
+/// (touching nothing) when an option or `HARDTACK_SERVER` says otherwise.
 struct ServerOptions: OptionGroup {
     /// The variable that names the server when `--server` is not given.
     static let serverVariable = "HARDTACK_SERVER"
@@ -12,43 +14,75 @@ struct ServerOptions: OptionGroup {
     /// `--server URL`.
     static let server = Option<String>(
         "--server", value: "URL",
-        help: "The auth server's base URL, such as http://127.0.0.1:8080 (default: $HARDTACK_SERVER).")
+        help: "The auth server's base URL, such as http://127.0.0.1:8080 (default: the session's, else "
+            + "$HARDTACK_SERVER).")
     /// `--style oauth|header`.
     static let style = Option<ServerContract>(
         "--style", value: "oauth|header",
-        help: "The server's contract: OAuth 2.0 token endpoint, or tokens in Authorization headers (default: oauth).",
+        help: "The server's contract: OAuth 2.0 token endpoint, or tokens in Authorization headers (default: the "
+            + "session's, else oauth).",
         invalidValue: "--style must be oauth or header", convert: { ServerContract(rawValue: $0) })
     /// `--client-id ID`.
     static let clientID = Option<String>(
-        "--client-id", value: "ID", help: "The OAuth client id (default: \(AppConfiguration.defaultClientID)).",
+        "--client-id", value: "ID",
+        help: "The OAuth client id (default: the session's, else \(AppConfiguration.defaultClientID)).",
         allowsEmpty: false)
 
     static let declarations: [any ArgumentDeclaring] = [server, style, clientID]
 
-    /// `--server`, if given (else the environment names it).
+    /// `--server`, if given (else the session or the environment names it).
     let server: String?
-    /// The contract.
-    let contract: ServerContract
-    /// The OAuth client id.
-    let clientID: String
+    /// `--style`, if given.
+    let contract: ServerContract?
+    /// `--client-id`, if given.
+    let clientID: String?
 
     init(from values: ParsedValues) throws(UsageError) {
         server = try values.value(Self.server)
-        contract = try values.value(Self.style) ?? .oauth
-        clientID = try values.value(Self.clientID) ?? AppConfiguration.defaultClientID
+        contract = try values.value(Self.style)
+        clientID = try values.value(Self.clientID)
     }
 
-    /// The app configuration for `store` and the server these options or the environment name.
-    /// - Throws: ``CommandFailure/usage(_:)`` when no server is named or it is not an http(s) URL.
-    func configuration(store: StoreConfiguration, _ context: CommandContext) throws(CommandFailure) -> AppConfiguration {
-        guard let text = server ?? context.environment[Self.serverVariable], !text.isEmpty else {
+    /// The app configuration for `store` and the server: these options, else the stored session's
+    /// `origin`, else the environment and the defaults.
+    /// - Throws: ``CommandFailure/usage(_:)`` when no server is named, it is not an http(s) URL, or an
+    ///   option contradicts the session's origin.
+    func configuration(store: StoreConfiguration, origin: SessionOrigin?, _ context: CommandContext)
+        throws(CommandFailure) -> AppConfiguration
+    {
+        let named = server.map { ("--server", $0) } ?? context.environment[Self.serverVariable].flatMap {
+            $0.isEmpty ? nil : (Self.serverVariable, $0)
+        }
+        guard let text = named?.1 ?? origin?.server else {
             throw context.usage("no server: give --server URL or set \(Self.serverVariable)")
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
         else {
-            throw context.usage("--server must be an http:// or https:// URL")
+            throw context.usage("\(named?.0 ?? "the session's server") must be an http:// or https:// URL")
         }
-        return AppConfiguration(store: store, server: .remote(url), contract: contract, clientID: clientID)
+        let stored = origin.flatMap { ServerContract(rawValue: $0.contract) }
+        var configuration = AppConfiguration(
+            store: store, server: .remote(url), contract: contract ?? stored ?? .oauth,
+            clientID: clientID ?? origin?.clientID ?? AppConfiguration.defaultClientID)
+        if let origin {
+            if let (source, _) = named, AppConfiguration.canonical(url) != origin.server {
+                throw contradiction(source, "at \(origin.server)", context)
+            }
+            if contract != nil, configuration.contract.rawValue != origin.contract {
+                throw contradiction("--style", "with the \(origin.contract) contract", context)
+            }
+            if clientID != nil, configuration.clientID != origin.clientID {
+                throw contradiction("--client-id", "as client \(origin.clientID)", context)
+            }
+        }
+        configuration.onWait = WaitMessage.printer(server: url)
+        return configuration
+    }
+
+    private func contradiction(_ source: String, _ stored: String, _ context: CommandContext) -> CommandFailure {
+        context.usage(
+            "the session was signed in \(stored); \(source) says otherwise, so nothing was done. Leave \(source) "
+                + "out to use the session's, or sign in again")
     }
 }

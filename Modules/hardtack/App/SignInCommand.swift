@@ -45,8 +45,17 @@ struct SignInCommand: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let credentials = try credentials(context)
-        let app = try options.app(context, creatingStore: true)
-        let session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        // A sign-in that fails (a server that is down, a wrong password) leaves no new store behind.
+        let cleanup = NewStoreCleanup(try options.store.configuration(context))
+        let app: AppContainer
+        let session: Session
+        do throws(CommandFailure) {
+            app = try options.app(context, creatingStore: true)
+            session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        } catch {
+            cleanup.removeWhatWasCreated()
+            throw error
+        }
         Console.print(
             "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")
         Console.print("access token:  \(Redaction.token(session.accessToken.value))")

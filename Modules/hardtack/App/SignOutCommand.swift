@@ -21,10 +21,15 @@ struct SignOutCommand: HardtackCommand {
         let app = try options.app(context)
         let result = try await authStep { () async throws(AuthenticationError) in try await app.signOut() }
         switch result.revocation {
-        case .revoked: Console.print("server: refresh token revoked")
-        case .failed(let reason): Console.print("server: revocation failed (\(reason))")
-        case .notSignedIn: Console.print("server: nothing to revoke (not signed in)")
+        case .revoked:
+            Console.print("server: refresh token revoked")
+            Console.print(result.deletedLocalSession ? "local: session deleted" : "local: no session stored")
+        case .failed(let reason):
+            Console.print(
+                "signed out here, but not at the server: \(reason). The refresh token stays valid there until it "
+                    + "expires; the local session was deleted.")
+        case .notSignedIn:
+            Console.print("not signed in: nothing to revoke" + (result.deletedLocalSession ? "; local items deleted" : ""))
         }
-        Console.print(result.deletedLocalSession ? "local: session deleted" : "local: no session stored")
     }
 }

@@ -77,9 +77,11 @@ struct StoreOptions: OptionGroup {
                     + "(or \(StoreConfiguration.passphraseVariable))")
         }
         do throws(SecureStoreError) {
-            return try StoreConfiguration.resolve(
+            var configuration = try StoreConfiguration.resolve(
                 storePath: storePath, key: key, accessGroups: accessGroups, passphraseCost: cost,
                 environment: context.environment)
+            configuration.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
+            return configuration
         } catch {
             throw .store(error)
         }

@@ -1,0 +1,63 @@
+public import Data
+public import Foundation
+
+/// The ``HTTPClient`` port over libcurl's easy interface, one blocking transfer per request on a thread
+/// of its own: no cookies, no cache, no credential store, no redirects followed, `http` and `https` only.
+///
+/// On Linux this replaces `URLSession`, whose curl driver (swift-corelibs-foundation's `MultiHandle`)
+/// keeps the write source it made for the connect on the socket after curl asks only to read, so a
+/// request waiting for a silent server spins a core for the whole timeout. Here curl waits in `poll`
+/// and a wait costs next to nothing. Bodies larger than ``responseSizeLimit`` are refused
+/// (``HTTPClientError/responseTooLarge(limit:)``); nothing here logs a header value or a body.
+public final class CurlHTTPClient: HTTPClient {
+    /// The server's base URL; each request's path is appended to it.
+    public let baseURL: URL
+    /// How long one request may take, in seconds, before it fails with ``HTTPClientError/timedOut``.
+    public let timeout: TimeInterval
+    /// The largest response body accepted, in bytes.
+    public let responseSizeLimit: Int
+
+    /// Creates a client for the server at `baseURL`.
+    /// - Parameters:
+    ///   - baseURL: the server, such as `https://auth.example.com` or `https://example.com/api`.
+    ///   - timeout: the limit for one request, 15 seconds by default.
+    ///   - responseSizeLimit: the largest body accepted, 1 MiB by default.
+    public init(baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20) {
+        self.baseURL = baseURL
+        self.timeout = timeout
+        self.responseSizeLimit = responseSizeLimit
+    }
+
+    /// Sends `request` and returns the server's response, whatever its status.
+    /// - Throws: ``HTTPClientError/cannotConnect(_:)``, ``HTTPClientError/timedOut``,
+    ///   ``HTTPClientError/responseTooLarge(limit:)`` or ``HTTPClientError/transport(_:)``.
+    public func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
+        let transfer = CurlTransfer(
+            url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
+            limit: responseSizeLimit)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // A thread of its own: the transfer blocks in curl's `poll` for as long as the server takes,
+                // which must not hold one of the few threads Swift's concurrency runs on.
+                let thread = Thread { continuation.resume(returning: transfer.perform()) }
+                thread.name = "hardtack.http"
+                thread.start()
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+        return try outcome.get()
+    }
+
+    /// The full URL of `request`: base URL plus path. The path is left out of any error: its query string
+    /// could hold a token.
+    private func url(for request: HTTPRequest) throws(HTTPClientError) -> String {
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let path = request.path.hasPrefix("/") ? request.path : "/" + request.path
+        guard URL(string: base + path) != nil, !(base + path).utf8.contains(0) else {
+            throw .transport("the request path is not a valid URL")
+        }
+        return base + path
+    }
+}
