@@ -37,8 +37,8 @@ enum Benchmark {
             let overhead = hardtack.bytesPerItem - Double(plaintext)
             Report.line(
                 "disk impl=hardtack items=\(options.count) bytes_per_item=\(Report.fixed(hardtack.bytesPerItem)) "
-                    + "plaintext_per_item=\(plaintext) overhead=\(Report.fixed(overhead)) target_overhead=160 "
-                    + "met=\(Report.met(overhead <= 160))")
+                    + "plaintext_per_item=\(plaintext) overhead=\(Report.fixed(overhead)) "
+                    + "target=\(Int(Report.bytesPerItemTarget)) met=\(Report.met(hardtack.bytesPerItem <= Report.bytesPerItemTarget))")
             Report.line(
                 "disk impl=direct items=\(options.count) bytes_per_item=\(Report.fixed(direct.bytesPerItem)) "
                     + "overhead=\(Report.fixed(direct.bytesPerItem - Double(plaintext)))")

@@ -1,4 +1,5 @@
 import StoreCore
+internal import CCRC32C
 internal import CSQLite
 internal import CSodium
 
@@ -17,9 +18,16 @@ internal import CSodium
 /// flips found exactly this). With the shim, any damage to any page of the database file is an error
 /// (`SQLITE_IOERR_DATA`, reported as an integrity failure) the moment SQLite reads the page.
 ///
-/// - The checksum is SipHash-2-4 (64 bits, libsodium), keyed with the page number, of the page's
-///   first `pageSize - 8` bytes, written
-///   whenever SQLite writes a whole page to the database file (in WAL mode: at checkpoints).
+/// - The checksum is two CRC-32C lanes (64 bits, `hardtack_page_checksum` in `CCRC32C`, with the
+///   CPU's CRC-32C instruction) of the page's first `pageSize - 8` bytes, each lane starting from the
+///   page number, written whenever SQLite writes a whole page to the database file (in WAL mode: at
+///   checkpoints). Each lane detects every error of up to 3 bits and every burst of up to 32 bits in
+///   it; together they miss a random error with probability 2^-64. Pages stamped before (SipHash-2-4
+///   keyed with the page number, from cc51112 on) still read: a page that fails the CRC is accepted
+///   when it carries that older checksum instead, and is stamped with the CRC when next written. The
+///   SipHash is computed only for such a page, or for a damaged one.
+/// - The checksum detects damage, not forgery: it has no secret key (the rows' encryption and the rows
+///   digest are what a forger must defeat).
 /// - A database takes part when its header says 8 reserved bytes per page (byte 20); the store asks
 ///   for that on a new file and upgrades older stores with a `VACUUM` (see `StoreOpener`).
 /// - Page 1 with a valid checksum but a header that reserves no bytes is damage (one bit turns 8 into
@@ -124,10 +132,20 @@ enum SQLiteChecksumVFS {
         SQLiteChecksumVFS.checksumsOn(file).pointee = bytes.load(fromByteOffset: 20, as: UInt8.self) == UInt8(SQLiteChecksumVFS.reservedBytes) ? 1 : 0
     }
 
-    /// SipHash-2-4 (libsodium's `crypto_shorthash`) of the page without its last 8 bytes, keyed with the
-    /// page number (so a page written
-    /// at the wrong place fails too), into `output`.
+    /// The page checksum (two CRC-32C lanes, see `hardtack_page_checksum`) of the page without its
+    /// last 8 bytes, keyed with the page number so that a page written at the wrong place fails too,
+    /// into `output` (8 bytes, little-endian).
     private static func checksum(
+        of page: UnsafeRawPointer, size: Int, offset: sqlite3_int64, into output: UnsafeMutableRawPointer
+    ) {
+        let pageNumber = UInt32(truncatingIfNeeded: offset / sqlite3_int64(size) + 1)
+        let sum = hardtack_page_checksum(page, size - Int(reservedBytes), pageNumber)
+        output.storeBytes(of: sum.littleEndian, as: UInt64.self)
+    }
+
+    /// The checksum pages carried before CRC-32C: SipHash-2-4 (libsodium's `crypto_shorthash`) of the
+    /// page without its last 8 bytes, keyed with the page number, into `output`.
+    private static func legacyChecksum(
         of page: UnsafeRawPointer, size: Int, offset: sqlite3_int64, into output: UnsafeMutablePointer<UInt8>
     ) {
         var key = (UInt64(offset / sqlite3_int64(size) + 1).littleEndian, UInt64(0))
@@ -193,8 +211,7 @@ enum SQLiteChecksumVFS {
         return withUnsafeTemporaryAllocation(byteCount: Int(amount), alignment: 8) { copy in
             let page = copy.baseAddress!
             page.copyMemory(from: buffer, byteCount: Int(amount))
-            let sum = (page + Int(amount - reservedBytes)).assumingMemoryBound(to: UInt8.self)
-            checksum(of: page, size: Int(amount), offset: offset, into: sum)
+            checksum(of: page, size: Int(amount), offset: offset, into: page + Int(amount - reservedBytes))
             return below.pointee.pMethods.pointee.xWrite(below, page, amount, offset)
         }
     }
@@ -216,13 +233,17 @@ enum SQLiteChecksumVFS {
         }
     }
 
-    /// Whether `page`'s last 8 bytes are its checksum.
+    /// Whether `page`'s last 8 bytes are its checksum (or, on a page stamped before CRC-32C, its older
+    /// SipHash-2-4 checksum).
     private static func matches(_ page: UnsafeRawPointer, size: Int, offset: sqlite3_int64) -> Bool {
+        let stored = page + (size - Int(reservedBytes))
         var expected: UInt64 = 0
+        checksum(of: page, size: size, offset: offset, into: &expected)
+        if memcmp(stored, &expected, Int(reservedBytes)) == 0 { return true }
         return withUnsafeMutableBytes(of: &expected) { sum in
             let sum = sum.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            checksum(of: page, size: size, offset: offset, into: sum)
-            return memcmp(page + (size - Int(reservedBytes)), sum, Int(reservedBytes)) == 0
+            legacyChecksum(of: page, size: size, offset: offset, into: sum)
+            return memcmp(stored, sum, Int(reservedBytes)) == 0
         }
     }
 

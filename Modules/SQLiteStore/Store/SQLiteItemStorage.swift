@@ -12,6 +12,17 @@ final class SQLiteItemStorage: ItemStorage {
     private var statements: [SQLiteStatement?] = Array(repeating: nil, count: SQLiteQuery.allCases.count * 4)
     /// Whether the `rows_digest` table is known to exist (a store made before it has none until opened).
     private var digestTableKnown = false
+    /// The encoded rows digest as this connection last read or committed it, with the `data_version`
+    /// read before it: while `data_version` stays the same, no other connection has committed and the
+    /// stored digest is still these bytes, so a write transaction need not read it again.
+    private var knownDigest: (version: Int64, encoded: [UInt8])?
+    /// The `data_version` read in the open transaction (it cannot change until the transaction ends).
+    private var transactionVersion: Int64?
+    /// The digest this transaction wrote, remembered as ``knownDigest`` once it commits; `nil` when it
+    /// wrote none, or when a savepoint rolled back after it did (then nothing is remembered).
+    private var writtenDigest: [UInt8]?
+    /// Whether the open transaction's commit may leave ``knownDigest`` as it is or set it.
+    private var digestCacheable = true
 
     /// Storage over an open, configured connection.
     init(connection: SQLiteConnection) {
@@ -30,14 +41,48 @@ final class SQLiteItemStorage: ItemStorage {
 
     var isInTransaction: Bool { connection.isInTransaction }
 
-    func beginWrite() throws(SecureStoreError) { try connection.beginImmediate() }
+    func beginWrite() throws(SecureStoreError) {
+        startTransaction()
+        try connection.beginImmediate()
+    }
 
-    func beginRead() throws(SecureStoreError) { try connection.execute("BEGIN") }
+    func beginRead() throws(SecureStoreError) {
+        startTransaction()
+        try connection.prepared("BEGIN").run()
+    }
 
-    func commit() throws(SecureStoreError) { try connection.commit() }
+    func commit() throws(SecureStoreError) {
+        do {
+            try connection.commit()
+        } catch {
+            endTransaction(committed: false)
+            throw error
+        }
+        endTransaction(committed: true)
+    }
 
     func rollback() {
         if connection.isInTransaction { try? connection.rollback() }
+        endTransaction(committed: false)
+    }
+
+    private func startTransaction() {
+        transactionVersion = nil
+        writtenDigest = nil
+        digestCacheable = true
+    }
+
+    /// Forgets the transaction's `data_version`; after a commit that wrote the digest, remembers it.
+    private func endTransaction(committed: Bool) {
+        if !committed || !digestCacheable {
+            knownDigest = nil
+        } else if let writtenDigest, let transactionVersion {
+            // This connection's own commit leaves `data_version` as it was.
+            knownDigest = (transactionVersion, writtenDigest)
+        }
+        transactionVersion = nil
+        writtenDigest = nil
+        digestCacheable = true
     }
 
     func savepoint(_ name: String) throws(SecureStoreError) { try connection.prepared("SAVEPOINT \(name)").run() }
@@ -45,16 +90,22 @@ final class SQLiteItemStorage: ItemStorage {
     func releaseSavepoint(_ name: String) throws(SecureStoreError) { try connection.prepared("RELEASE \(name)").run() }
 
     func rollbackToSavepoint(_ name: String) {
+        // The digest written before the savepoint may be undone with it: remember nothing.
+        digestCacheable = false
+        writtenDigest = nil
         // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
         try? connection.execute("ROLLBACK TO \(name); RELEASE \(name)")
     }
 
-    /// SQLite's `data_version`: it changes when another connection commits.
+    /// SQLite's `data_version`: it changes when another connection commits. Read once per transaction.
     func changeCounter() throws(SecureStoreError) -> Int64 {
+        if let transactionVersion, connection.isInTransaction { return transactionVersion }
         let version = try statement(.dataVersion)
         defer { version.reset() }
         _ = try version.step()
-        return version.int64(at: 0)
+        let value = version.int64(at: 0)
+        if connection.isInTransaction { transactionVersion = value }
+        return value
     }
 
     // MARK: Rows
@@ -160,6 +211,22 @@ final class SQLiteItemStorage: ItemStorage {
     }
 
     func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
+        // Inside a caller's write transaction (the engine's), a select then a delete by row id is as
+        // atomic as one statement, and cheaper than DELETE … RETURNING, which fills a temporary table.
+        if connection.isInTransaction {
+            let select = try statement(.idsExactly)
+            select.bind(cells.primary, at: 1)
+            select.bind(cells.unique, at: 2)
+            select.bind(Int64(itemClass.rawValue), at: 3)
+            select.bind(cells.group, at: 4)
+            var ids: [Int64] = []
+            do {
+                defer { select.reset() }
+                while try select.step() { ids.append(select.int64(at: 0)) }
+            }
+            for id in ids { try deleteRow(id) }
+            return ids
+        }
         let delete = try statement(.deleteExactly)
         delete.bind(cells.primary, at: 1)
         delete.bind(cells.unique, at: 2)
@@ -209,19 +276,33 @@ final class SQLiteItemStorage: ItemStorage {
             guard try SQLiteSchema.hasTable("rows_digest", connection) else { return nil }
             digestTableKnown = true
         }
+        // The version first: a commit by another connection between the two reads then makes the
+        // remembered version stale (the digest is read again next time), never the remembered bytes.
+        let version = try changeCounter()
+        if let knownDigest, knownDigest.version == version { return knownDigest.encoded }
         let load = try statement(.loadDigest)
         defer { load.reset() }
-        guard try load.step() else { return [] }
-        return load.bytes(at: 0)
+        guard try load.step() else {
+            knownDigest = nil
+            return []
+        }
+        let encoded = load.bytes(at: 0)
+        knownDigest = (version, encoded)
+        return encoded
     }
 
     func storeRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        writtenDigest = nil
+        knownDigest = nil
         let store = try statement(.storeDigest)
         store.bind(encoded, at: 1)
         try store.run()
+        writtenDigest = encoded
     }
 
     func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
+        knownDigest = nil
+        digestCacheable = false
         try connection.execute(RowsDigest.schema)
         let insert = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")
         insert.bind(encoded, at: 1)

@@ -4,7 +4,7 @@ import StoreCore
 /// ``SQLiteItemStorage`` and kept.
 enum SQLiteQuery: Int, CaseIterable {
     case byUnique, byPrimary, byClassAndGroup, all, lastID, insert, insertIfNewest, updateSealed, updateAll
-    case delete, deleteExactly
+    case delete, deleteExactly, idsExactly
     case loadDigest, storeDigest, dataVersion, indexEntries, countUnique, countUniqueNotIndexed, countPrimary
     case countPrimaryNotIndexed
 
@@ -31,6 +31,7 @@ enum SQLiteQuery: Int, CaseIterable {
         case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
         case .delete: "DELETE FROM items WHERE id = ?"
         case .deleteExactly: "DELETE FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ? RETURNING id"
+        case .idsExactly: "SELECT id FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ? ORDER BY id"
         case .loadDigest: "SELECT value FROM rows_digest WHERE id = 1"
         case .storeDigest: "UPDATE rows_digest SET value = ? WHERE id = 1"
         case .dataVersion: "PRAGMA data_version"
