@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `hardtack keychain` and the app commands on a PostgreSQL store named by a `postgresql://` URI, on
@@ -45,6 +46,36 @@ struct PostgreSQLStoreCommandTests {
             #expect(!result.stdout.contains(password) && !result.stderr.contains(password), "the password shows")
         }
         #expect(verify.stdout.contains(":***@"))
+    }
+
+    @Test func aStoreMovesFromSQLiteToPostgreSQLThroughAnExport() throws {
+        let sandbox = CLISandbox()
+        let (uri, _) = try freshDatabase(sandbox)
+        let passphrase = try sandbox.privateFile("export.txt", "export passphrase\n")
+        let environment = ["PG_KEY": String(repeating: "cd", count: 32), "HARDTACK_ARGON2_COST": "interactive"]
+        try sandbox.addGeneric(service: "api", account: "alice", secret: "a-secret")
+        try sandbox.addGeneric(service: "mail", account: "bob", secret: "b-secret")
+        let file = sandbox.directory.file("move.htk")
+        let export = try sandbox.keychain(
+            ["export", "--to", file, "--export-passphrase-file", passphrase, "--json"], environment: environment)
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout == "{\"exported\": 2}\n")
+        let target = ["keychain", "--store", uri, "--key-env", "PG_KEY"]
+        let imported = try sandbox.run(
+            target + ["import", "--from", file, "--export-passphrase-file", passphrase], environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let found = try sandbox.run(target + ["find-generic-password", "-s", "mail", "-a", "bob", "-w"], environment: environment)
+        #expect(found.stdout == "b-secret\n")
+        let again = try sandbox.run(
+            target + ["import", "--from", file, "--export-passphrase-file", passphrase], environment: environment)
+        #expect(again.status == 45)
+        var damaged = FileBytes.read(file)
+        damaged[damaged.count / 2] ^= 0x40
+        try FileBytes.write(damaged, to: file)
+        let refused = try sandbox.run(
+            target + ["import", "--from", file, "--export-passphrase-file", passphrase, "-U"], environment: environment)
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("export file is damaged"))
     }
 
     @Test func anUnreachableServerIsStoreUnavailable() throws {

@@ -7,6 +7,11 @@ extension SecureStoreError {
         if case .integrityFailure = self { true } else { false }
     }
 
+    /// Whether this is a store (or export) of a newer format, whatever its message.
+    public var isNewerFormat: Bool {
+        if case .storage(let failure) = self { failure.kind == .newerFormat } else { false }
+    }
+
     /// Whether this is unusable key material, whatever its message.
     public var isInvalidKeyMaterial: Bool {
         if case .invalidKeyMaterial = self { true } else { false }

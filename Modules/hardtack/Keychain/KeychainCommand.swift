@@ -16,7 +16,7 @@ struct KeychainCommand: Command {
             AddPasswordVerb<GenericPasswords>.self, FindPasswordVerb<GenericPasswords>.self,
             DeletePasswordVerb<GenericPasswords>.self, AddPasswordVerb<InternetPasswords>.self,
             FindPasswordVerb<InternetPasswords>.self, DeletePasswordVerb<InternetPasswords>.self, DumpVerb.self,
-            VerifyVerb.self, ChangePassphraseVerb.self,
+            VerifyVerb.self, ChangePassphraseVerb.self, ExportVerb.self, ImportVerb.self,
         ],
         subcommandNoun: "keychain verb", subcommandPlaceholder: "VERB", subcommandsTitle: "Verbs",
         exitStatuses: ExitStatus.keychainTable)

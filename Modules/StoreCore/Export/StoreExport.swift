@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+public import Data
+import Domain
+import Foundation
+
+/// Writes every item a store handle can see into one encrypted export file, and reads one back.
+///
+/// The file is protected by its own key (``ExportKey``), not the store's: libsodium's secretstream
+/// under a key from Argon2id (at least MODERATE) or a key file, with a versioned header bound to every
+/// message. Reading authenticates the whole file (its final message and item count included) before
+/// anything is returned, so a file cut short, reordered or changed anywhere is refused as a whole.
+public enum StoreExport {
+    /// Writes every item `store` can see (every class, every access group of the handle) to a new
+    /// file at `path` (0600, written to a temporary name and renamed into place); `progress` is called
+    /// with (written, total). Returns how many items were written.
+    /// - Throws: the store's errors, and ``SecureStoreError/storage(_:)`` when the file cannot be written
+    ///   (it is then not left behind).
+    public static func write(
+        from store: any SecureItemStore, to path: String, key: ExportKey, cost: Argon2Cost = .moderate,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) throws(SecureStoreError) -> Int {
+        var items: [StoredItem] = []
+        for itemClass in ItemClass.allCases {
+            do {
+                items += try store.find(
+                    try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data])
+            } catch .itemNotFound {
+                continue
+            }
+        }
+        let salt = Sodium.randomBytes(ExportFormat.saltBytes)
+        let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
+        let writer = try SecretStream.Writer(key: streamKey)
+        var header = ExportFormat.magic
+        header.append(ExportFormat.version)
+        header.append(key.kindCode)
+        ExportFormat.append(cost.opsLimit, to: &header)
+        ExportFormat.append(UInt64(cost.memLimit), to: &header)
+        header += salt
+        header += try ExportFormat.keyCheck(streamKey, salt: salt)
+        header += writer.header
+        var file = header
+        for (index, item) in items.enumerated() {
+            guard let attributes = item.attributes, let data = item.data else { continue }
+            var record: [UInt8] = [item.itemClass.rawValue]
+            let encoded = AttributeCodec.encode(attributes)
+            ExportFormat.append(UInt32(encoded.count), to: &record)
+            record += encoded
+            ExportFormat.append(UInt32(data.count), to: &record)
+            data.withUnsafeBytes { record.append(contentsOf: $0) }
+            defer { record.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+            let box = try seal(record, writer, header: header, final: false)
+            ExportFormat.append(UInt32(box.count), to: &file)
+            file += box
+            progress(index + 1, items.count)
+        }
+        var end = ExportFormat.endMark
+        ExportFormat.append(UInt64(items.count), to: &end)
+        let final = try seal(end, writer, header: header, final: true)
+        ExportFormat.append(UInt32(final.count), to: &file)
+        file += final
+        let temporary = path + ".tmp-\(getpid())"
+        try FileSecurity.createPrivateFile(temporary, contents: file)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .storage(.posix("cannot write the export file \(path)", errno: code))
+        }
+        return items.count
+    }
+
+    /// Reads and authenticates the whole export file at `path`.
+    /// - Throws: ``SecureStoreError/wrongKey`` for a wrong passphrase or key file,
+    ///   ``SecureStoreError/integrityFailure(_:)`` for a file that is not an export, or was cut short,
+    ///   reordered or changed, and ``SecureStoreError/storage(_:)`` when it cannot be read.
+    public static func read(from path: String, key: ExportKey) throws(SecureStoreError) -> [ExportedItem] {
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw .storage(.posix("cannot read the export file \(path)", errno: errno == 0 ? ENOENT : errno))
+        }
+        let bytes = [UInt8](contents)
+        return try bytes.withUnsafeBytes { raw in
+            Result { () throws(SecureStoreError) in try parse(raw, key: key) }
+        }.get()
+    }
+
+    /// `bytes` sealed as the stream's next message.
+    private static func seal(_ bytes: [UInt8], _ writer: SecretStream.Writer, header: [UInt8], final: Bool)
+        throws(SecureStoreError) -> [UInt8]
+    {
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(SecureStoreError) in try writer.seal(raw, additionalData: header, final: final) }
+        }.get()
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer, key: ExportKey) throws(SecureStoreError) -> [ExportedItem] {
+        let notExport = SecureStoreError.integrityFailure("the file is not a Hardtack export, or its header is damaged")
+        guard bytes.count >= ExportFormat.headerBytes, Array(bytes[0..<ExportFormat.magic.count]) == ExportFormat.magic
+        else { throw notExport }
+        var offset = ExportFormat.magic.count
+        guard bytes[offset] == ExportFormat.version else {
+            throw .storage(
+                .store("the export has format version \(bytes[offset]); this hardtack reads version 1", kind: .newerFormat))
+        }
+        guard bytes[offset + 1] == key.kindCode else {
+            throw .keySourceMismatch(
+                expected: bytes[offset + 1] == 1 ? "an export passphrase (--export-passphrase-file)" : "an export key file (--export-key-file)")
+        }
+        offset += 2
+        guard let ops = ExportFormat.read(bytes, at: offset, width: 8), let memory = ExportFormat.read(bytes, at: offset + 8, width: 8)
+        else { throw notExport }
+        let cost = Argon2Cost(opsLimit: ops, memLimit: memory)
+        // A crafted header must not make the reader spend hours or gigabytes.
+        guard cost.isWithinBounds else { throw notExport }
+        offset += 16
+        let salt = Array(bytes[offset..<(offset + ExportFormat.saltBytes)])
+        offset += ExportFormat.saltBytes
+        let check = Array(bytes[offset..<(offset + ExportFormat.checkBytes)])
+        offset += ExportFormat.checkBytes
+        let streamHeader = Array(bytes[offset..<(offset + SecretStream.headerBytes)])
+        offset += SecretStream.headerBytes
+        let header = Array(bytes[0..<offset])
+        let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
+        guard try ExportFormat.keyCheck(streamKey, salt: salt) == check else { throw .wrongKey }
+        let reader = try SecretStream.Reader(key: streamKey, header: streamHeader)
+        var items: [ExportedItem] = []
+        while true {
+            guard let length = ExportFormat.read(bytes, at: offset, width: 4), length <= ExportFormat.maximumFrame,
+                offset + 4 + Int(length) <= bytes.count
+            else { throw .integrityFailure("the export file was cut short") }
+            let box = Array(bytes[(offset + 4)..<(offset + 4 + Int(length))])
+            offset += 4 + Int(length)
+            let (message, final) = try reader.open(box, additionalData: header)
+            if final {
+                let count = try message.withUnsafeBytes { raw throws(SecureStoreError) -> UInt64 in
+                    guard raw.count == ExportFormat.endMark.count + 8, Array(raw[0..<3]) == ExportFormat.endMark,
+                        let count = ExportFormat.read(raw, at: 3, width: 8)
+                    else { throw .integrityFailure("the export's last message is malformed") }
+                    return count
+                }
+                guard count == UInt64(items.count), offset == bytes.count else {
+                    throw .integrityFailure("the export file was changed after its last item")
+                }
+                return items
+            }
+            items.append(try message.withUnsafeBytes { raw throws(SecureStoreError) in try item(raw) })
+        }
+    }
+
+    /// One item's record.
+    private static func item(_ raw: UnsafeRawBufferPointer) throws(SecureStoreError) -> ExportedItem {
+        let malformed = SecureStoreError.integrityFailure("an item in the export is malformed")
+        guard raw.count >= 9, let itemClass = ItemClass(rawValue: raw[0]),
+            let attributesLength = ExportFormat.read(raw, at: 1, width: 4), 5 + Int(attributesLength) + 4 <= raw.count,
+            let dataLength = ExportFormat.read(raw, at: 5 + Int(attributesLength), width: 4),
+            9 + Int(attributesLength) + Int(dataLength) == raw.count
+        else { throw malformed }
+        let attributes = try AttributeCodec.decode(UnsafeRawBufferPointer(rebasing: raw[5..<(5 + Int(attributesLength))]))
+        guard attributes.itemClass == itemClass else { throw malformed }
+        let start = 9 + Int(attributesLength)
+        let data = SecretBytes(count: Int(dataLength)) { out in
+            if dataLength > 0 { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start..<(start + Int(dataLength))])) }
+        }
+        return ExportedItem(attributes: attributes, data: data)
+    }
+}
