@@ -34,37 +34,65 @@ final class FaultProxy: Sendable {
         var down = false
         var stopped = false
         var refreshes = 0
+        var listener: Int32 = -1
     }
 
     /// The proxy's port.
     let port: UInt16
     private let target: UInt16
-    private let listener: Int32
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts forwarding to 127.0.0.1:`target`.
     init(target: UInt16) throws {
         self.target = target
+        let (fd, port) = try Self.listen(on: 0)
+        self.port = port
+        state.withLock { $0.listener = fd }
+        Thread { self.acceptLoop(fd) }.start()
+    }
+
+    /// A listening socket on 127.0.0.1:`port` (0: any free port), and its port.
+    private static func listen(on port: UInt16) throws -> (Int32, UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ChildProcess.SpawnError(description: "socket: \(errnoText())") }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
+                bind(fd, $0, length) == 0 && Glibc.listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
             }
         }
         guard bound else {
             close(fd)
             throw ChildProcess.SpawnError(description: "cannot listen: \(errnoText())")
         }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
-        Thread { self.acceptLoop() }.start()
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether the port refuses connections (nothing listening, as when the server is not running), and
+    /// then listens again on the same port.
+    func setRefusing(_ refusing: Bool) throws {
+        if refusing {
+            let fd = state.withLock { state -> Int32 in
+                defer { state.listener = -1 }
+                return state.listener
+            }
+            guard fd >= 0 else { return }
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+            _ = finished.wait(timeout: .now() + 5)
+        } else {
+            guard state.withLock({ $0.listener }) < 0 else { return }
+            let (fd, _) = try Self.listen(on: port)
+            state.withLock { $0.listener = fd }
+            Thread { self.acceptLoop(fd) }.start()
+        }
     }
 
     /// The action for the next refresh request, and the process to kill.
@@ -95,12 +123,17 @@ final class FaultProxy: Sendable {
             return !state.stopped
         }
         guard first else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        let fd = state.withLock { state -> Int32 in
+            defer { state.listener = -1 }
+            return state.listener
+        }
+        guard fd >= 0 else { return }
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
         _ = finished.wait(timeout: .now() + 5)
     }
 
-    private func acceptLoop() {
+    private func acceptLoop(_ listener: Int32) {
         defer { finished.signal() }
         while !state.withLock({ $0.stopped }) {
             let client = accept(listener, nil, nil)

@@ -236,14 +236,26 @@ enum RefreshFailureScenario {
     private static func serverDown(_ world: World, repeats: Int) {
         let context = world.context
         var tally = Tally()
-        let closedPort = closedLoopbackPort()
         for index in 0..<(2 * repeats) {
             guard world.freshSession(), let original = world.storedRefreshToken() else { return }
             let reuse = world.reuseDetections
+            // The session's own server, down either way: connections reset, or nothing listening (the
+            // session remembers its server, so another --server would be refused, not tried).
             let refused = index % 2 == 1
-            if !refused { world.proxy.setDown(true) }
-            let result = world.run("refresh", server: refused ? "http://127.0.0.1:\(closedPort)" : nil)
+            do {
+                if refused { try world.proxy.setRefusing(true) } else { world.proxy.setDown(true) }
+            } catch {
+                context.fail("cannot take the server down: \(error)")
+                return
+            }
+            let result = world.run("refresh")
             world.proxy.setDown(false)
+            do {
+                try world.proxy.setRefusing(false)
+            } catch {
+                context.fail("cannot bring the server back: \(error)")
+                return
+            }
             tally.cases += 1
             let kept =
                 result.status == 69 && result.err.contains("session is kept")
@@ -344,22 +356,6 @@ enum RefreshFailureScenario {
             tally.reuseWhereForbidden == 0,
             "\(name): \(tally.reuseWhereForbidden) reuse detections after a stored rotation")
         context.check(tally.problems.isEmpty, "\(name): \(tally.problems.count) problems")
-    }
-
-    /// A loopback port with nothing listening.
-    private static func closedLoopbackPort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
     }
 
     /// Answers a broken server, proxy or captive portal might give.
