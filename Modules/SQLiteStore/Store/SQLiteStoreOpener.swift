@@ -14,6 +14,7 @@ enum SQLiteStoreOpener {
         throws(SecureStoreError) -> (StoreEngine, SQLiteItemStorage)
     {
         let path = try FileSecurity.resolveStorePath(path)
+        try refuseEmptiedStore(path)
         try FileSecurity.prepareStoreFile(path)
         let connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds, onLongWait: options.onLongWait)
@@ -122,6 +123,23 @@ enum SQLiteStoreOpener {
             return true
         }
         return created ? (engine, try ItemKeys(master: master, storeID: header.storeID)) : nil
+    }
+
+    /// How long an empty store file may be another process's store in the making (it creates the file
+    /// and writes its first page within milliseconds).
+    static let creationGrace: TimeInterval = 10
+
+    /// Refuses an existing store file that is empty and older than ``creationGrace``: a store cut to
+    /// nothing (or whose creation was interrupted), which must never become a new, empty store over the
+    /// old one's name, nor read as "not found".
+    private static func refuseEmptiedStore(_ path: String) throws(SecureStoreError) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            (attributes[.size] as? NSNumber)?.intValue == 0,
+            let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) > creationGrace
+        else { return }
+        throw .integrityFailure(
+            "the store file \(path) is empty: it was cut to nothing, or its creation was interrupted, and no new store "
+                + "is made over it (if it never held anything, delete it)")
     }
 
     /// A database with tables but no header: a store whose header was deleted, or not a store at all.
