@@ -23,6 +23,8 @@ public struct AppConfiguration: Sendable {
     public var onWait: (@Sendable (WaitReason) -> Void)?
     /// The clock every rule reads.
     public var now: @Sendable () -> Date
+    /// Whose session: one store keeps any number, each under its account name.
+    public var account: AccountName = .default
 
     /// What a sign-in records as the session's origin: the remote server, contract and client id
     /// (`nil` for the embedded server, which lives only as long as the process).

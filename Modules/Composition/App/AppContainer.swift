@@ -72,7 +72,7 @@ public struct AppContainer: Sendable {
         let keychain: KeychainHandle
         if let opened { keychain = opened } else { keychain = try storeConfiguration.open() }
         let repository = SecureStoreSessionRepository(
-            store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
+            store: keychain.items, account: configuration.account, claimantIsGone: LocalProcessIdentity.isGone)
         let gateway: any AuthenticationGateway =
             switch configuration.contract {
             case .oauth: OAuthAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)

@@ -13,14 +13,14 @@ public struct LocalSession: Sendable {
     private let repository: any SessionRepository
     private let now: @Sendable () -> Date
 
-    /// Opens (creating on first use) the store `configuration` describes.
+    /// Opens (creating on first use) the store `configuration` describes, for `account`'s session.
     /// - Throws: ``SecureStoreError`` when the store cannot be opened.
     public init(
-        store configuration: StoreConfiguration, policy: AuthenticationPolicy = AuthenticationPolicy(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        store configuration: StoreConfiguration, account: AccountName = .default,
+        policy: AuthenticationPolicy = AuthenticationPolicy(), now: @escaping @Sendable () -> Date = { Date() }
     ) throws(SecureStoreError) {
         let keychain = try configuration.open()
-        repository = SecureStoreSessionRepository(store: keychain.items)
+        repository = SecureStoreSessionRepository(store: keychain.items, account: account)
         validateAuthentication = ValidateAuthentication(repository: repository, policy: policy, now: now)
         storePath = keychain.storePath
         self.now = now

@@ -11,6 +11,37 @@ public enum AttributeValue: Sendable, Hashable {
     /// A point in time, kept to the millisecond.
     case date(Date)
 
+    /// Whether two values are the same: strings byte for byte, as documented and as the blind indexes
+    /// compare them (Swift's own `==` on `String` would find a precomposed é equal to e with a
+    /// combining accent, and a query for one would match the other).
+    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        default: false
+        }
+    }
+
+    /// Hashes the value consistently with ``==(_:_:)``: strings by their bytes.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .string(let text):
+            hasher.combine(0)
+            for byte in text.utf8 { hasher.combine(byte) }
+        case .bytes(let bytes):
+            hasher.combine(1)
+            hasher.combine(bytes)
+        case .integer(let value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case .date(let date):
+            hasher.combine(3)
+            hasher.combine(date)
+        }
+    }
+
     /// The four kinds of attribute value.
     public enum Kind: Sendable, Hashable {
         /// Text.

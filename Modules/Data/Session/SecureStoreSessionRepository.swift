@@ -16,6 +16,52 @@ public struct SecureStoreSessionRepository: SessionRepository {
         static let claim = "refresh-claim"
     }
 
+    /// The service of the default account's items, which sessions stored before accounts existed use.
+    public static let defaultService = "hardtack.session"
+    /// The label of every session item, which is how ``accounts(in:)`` finds them.
+    static let label = "Hardtack session"
+
+    /// The service under which `account`'s items are kept: the default account keeps the service of
+    /// sessions stored before accounts existed; any other account's name follows it, exactly as given
+    /// (attribute values are encrypted at rest and found through blind indexes).
+    public static func service(for account: AccountName) -> String {
+        account.isDefault ? defaultService : defaultService + "/" + account.value
+    }
+
+    /// A repository over `store` for one account's session. Each account's session, claim and
+    /// refresh are its own: writing, refreshing or signing out one never touches another.
+    public init(
+        store: any SecureItemStore, account: AccountName,
+        claimantIsGone: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
+        self.init(store: store, service: Self.service(for: account), claimantIsGone: claimantIsGone)
+    }
+
+    /// Every account that has a session in `store` (in the handle's access groups), the default one
+    /// included when it has one; sorted by name.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
+    public static func accounts(in store: any SecureItemStore) throws(AuthenticationError) -> [AccountName] {
+        let records: [StoredItem]
+        do {
+            records = try store.find(
+                .genericPassword(account: Account.record, label: label), limit: .all, returning: .attributes)
+        } catch .itemNotFound {
+            return []
+        } catch {
+            throw error.isUnavailable ? .storeUnavailable(error.description) : .storageFailed(error.description)
+        }
+        var names: Set<AccountName> = []
+        for record in records {
+            guard let service = record.attributes?.string(.service) else { continue }
+            if service == defaultService {
+                names.insert(.default)
+            } else if service.hasPrefix(defaultService + "/"), let name = AccountName(String(service.dropFirst(defaultService.count + 1))) {
+                names.insert(name)
+            }
+        }
+        return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
+    }
+
     /// Creates a repository over `store`, keeping its items under `service`.
     /// - Parameter claimantIsGone: whether the owner of a refresh claim is known to have ended (a process
     ///   killed mid-refresh): its claim then holds nobody back. By default no owner is known to be gone,
@@ -104,7 +150,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     // MARK: Items
 
     private func item(_ account: String) -> ItemAttributes {
-        .genericPassword(service: service, account: account, label: "Hardtack session")
+        .genericPassword(service: service, account: account, label: Self.label)
     }
 
     /// Reads every item of the session with one query, so the pair is read as one snapshot.

@@ -1,0 +1,84 @@
+import Data
+import Domain
+import Foundation
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// Many accounts in one store: each account's session is its own, the default account is where
+/// sessions stored before accounts existed are, and names are stored exactly or refused.
+struct AccountSessionTests {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+
+    func openStore() throws -> SQLiteSecureItemStore {
+        try SQLiteSecureItemStore.open(
+            at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+    }
+
+    func session(_ name: String) throws -> Session {
+        Session(
+            accessToken: try AccessToken(
+                value: SecretBytes(utf8: "access-\(name)"), issuedAt: clock.date, expiresAt: clock.date + 300),
+            refreshToken: try RefreshToken(value: SecretBytes(utf8: "refresh-\(name)"), expiresAt: clock.date + 86_400),
+            user: User(id: name, name: name), method: .password)
+    }
+
+    static func isClaimed(_ claim: RefreshClaim) -> Bool {
+        if case .claimed = claim { true } else { false }
+    }
+
+    func account(_ name: String) throws -> AccountName { try #require(AccountName(name)) }
+
+    @Test func eachAccountsSessionIsItsOwn() throws {
+        let store = try openStore()
+        let work = SecureStoreSessionRepository(store: store, account: try account("work"))
+        let personal = SecureStoreSessionRepository(store: store, account: try account("personal"))
+        try work.replace(with: try session("w1"))
+        try personal.replace(with: try session("p1"))
+        let claim = try work.claimRefresh(replacing: try session("w1"), owner: "me", until: clock.date + 30, now: clock.date)
+        #expect(Self.isClaimed(claim))
+        // A claim on one account holds no other back.
+        #expect(
+            Self.isClaimed(
+                try personal.claimRefresh(
+                    replacing: try session("p1"), owner: "other", until: clock.date + 30, now: clock.date)))
+        #expect(try work.completeRefresh(replacing: try session("w1"), with: try session("w2"), owner: "me"))
+        #expect(try work.load()?.accessToken.value.revealedString() == "access-w2")
+        #expect(try personal.load()?.accessToken.value.revealedString() == "access-p1")
+        #expect(try work.delete())
+        #expect(try work.load() == nil)
+        #expect(try personal.load()?.refreshToken.value.revealedString() == "refresh-p1")
+        #expect(try SecureStoreSessionRepository.accounts(in: store) == [try account("personal")])
+    }
+
+    @Test func theDefaultAccountIsTheSessionStoredBeforeAccountsExisted() throws {
+        let store = try openStore()
+        // Written the way a store made before accounts keeps its session.
+        try SecureStoreSessionRepository(store: store, service: "hardtack.session").replace(with: try session("old"))
+        let named = SecureStoreSessionRepository(store: store, account: .default)
+        #expect(try named.load()?.accessToken.value.revealedString() == "access-old")
+        try SecureStoreSessionRepository(store: store, account: try account("alice@example.com")).replace(
+            with: try session("a"))
+        #expect(try SecureStoreSessionRepository.accounts(in: store) == [try account("alice@example.com"), .default])
+    }
+
+    @Test(arguments: ["Ålice", "A\u{030A}lice", "bob smith", "tenant/user 42", "ユーザー", String(repeating: "x", count: 256)])
+    func oddNamesAreStoredExactly(name: String) throws {
+        let store = try openStore()
+        let repository = SecureStoreSessionRepository(store: store, account: try account(name))
+        try repository.replace(with: try session("s"))
+        #expect(try SecureStoreSessionRepository.accounts(in: store).map(\.value) == [name])
+        // Two spellings that Swift finds equal are two accounts: the store compares bytes.
+        if Array(name.utf8) == Array("\u{C5}lice".utf8) {  // bytes, not Swift's canonical equality
+            let other = SecureStoreSessionRepository(store: store, account: try account("A\u{030A}lice"))
+            #expect(try other.load() == nil)
+        }
+    }
+
+    @Test(arguments: ["", "tab\there", "new\nline", "nul\u{0}", "del\u{7F}", String(repeating: "x", count: 257)])
+    func namesThatCannotBeStoredFaithfullyAreRefused(name: String) {
+        #expect(AccountName(name) == nil)
+        #expect(AccountName.problem(with: name) != nil)
+    }
+}
