@@ -16,6 +16,7 @@ struct Hardtack: Command {
         usage: "[COMMAND [OPTIONS]]     (no command runs the demo)",
         environment: [
             (ServerOptions.serverVariable, "The server for signin, me, refresh, signout."),
+            ("HARDTACK_STORE", "The store (a file, or a postgresql:// URI) when no --store is given."),
             ("HARDTACK_PASSPHRASE", "The store's passphrase when no key option is given."),
         ],
         subcommands: [

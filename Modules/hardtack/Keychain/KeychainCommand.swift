@@ -8,6 +8,7 @@ struct KeychainCommand: Command {
         usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",
         discussion: ["Keeps passwords in one encrypted file, with verbs shaped like macOS `security`."],
         environment: [
+            ("HARDTACK_STORE", "The store (a file, or a postgresql:// URI) when no --store is given."),
             ("HARDTACK_PASSPHRASE", "The passphrase, when no --passphrase-file is given."),
             (ChangePassphraseVerb.newPassphraseVariable, "The new passphrase for change-passphrase."),
             ("HARDTACK_ARGON2_COST", "`interactive` lowers the cost of a new passphrase. For tests only."),
