@@ -96,6 +96,28 @@ import Testing
         #expect(stop(server).status == 0)
     }
 
+    @Test func accountsListsTheSessionsWithoutATokenAndAnEmptyStoreHasNone() throws {
+        let none = try sandbox.run(["accounts", "--store", sandbox.store, "--json"])
+        #expect(none.status == 0)
+        #expect(none.stdout == "{\n  \"accounts\": []\n}\n")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store), "listing creates no store")
+        let (server, url) = try serve()
+        defer { _ = stop(server) }
+        let signIn = try app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland\n")
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        let listed = try sandbox.run(["accounts", "--store", sandbox.store])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.hasPrefix("default · Alice Liddell · password · signed in"))
+        let json = try sandbox.run(["accounts", "--store", sandbox.store, "--json"])
+        #expect(json.stdout.contains("\"account\": \"default\""))
+        #expect(json.stdout.contains("\"decision\": \"signed-in\""))
+        #expect(json.stdout.contains("\"user_id\": \"alice\""))
+        // Never a token: the listing holds none of the stored tokens' text.
+        for output in [listed.stdout, json.stdout] {
+            #expect(!output.contains("eyJ"), "a JWT shows in: \(output)")
+        }
+    }
+
     @Test func theHeaderContractWorksFromTheCommandLine() throws {
         let (server, url) = try serve(["--refresh-token-in-body", "--bare-authorization"])
         defer { _ = stop(server) }

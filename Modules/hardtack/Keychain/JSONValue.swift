@@ -9,6 +9,8 @@ enum JSONValue: Sendable {
     case array([JSONValue])
     /// An object, with its keys in order.
     case object([(String, JSONValue)])
+    /// `null`: a value that is not known.
+    case null
 
     /// The value as indented JSON text.
     func rendered(indent: Int = 0) -> String {
@@ -19,6 +21,8 @@ enum JSONValue: Sendable {
             return Self.quoted(text)
         case .integer(let number):
             return String(number)
+        case .null:
+            return "null"
         case .array(let elements):
             guard !elements.isEmpty else { return "[]" }
             let body = elements.map { inner + $0.rendered(indent: indent + 1) }.joined(separator: ",\n")

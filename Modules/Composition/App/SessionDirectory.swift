@@ -1,0 +1,31 @@
+public import Data
+public import Domain
+public import Foundation
+
+/// Every account's session in one store, opened once: the list `hardtack accounts` prints.
+public enum SessionDirectory {
+    /// The accounts with a session in the store `configuration` describes (in its access groups), each
+    /// with its user, sign-in method, launch decision and access-token expiry, sorted by name.
+    /// - Throws: ``SecureStoreError`` when the store cannot be opened; a store that cannot be read says
+    ///   so in each account's decision instead.
+    public static func overview(
+        store configuration: StoreConfiguration, policy: AuthenticationPolicy = AuthenticationPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(SecureStoreError) -> [AccountOverview] {
+        let keychain = try configuration.open()
+        let accounts: [AccountName]
+        do {
+            accounts = try SecureStoreSessionRepository.accounts(in: keychain.items)
+        } catch {
+            throw .integrityFailure("the sessions cannot be listed: \(error)")
+        }
+        return accounts.map { account in
+            let repository = SecureStoreSessionRepository(store: keychain.items, account: account)
+            let decision = ValidateAuthentication(repository: repository, policy: policy, now: now)()
+            let session = try? repository.load()
+            return AccountOverview(
+                account: account, user: session?.user, method: session?.method, decision: decision,
+                accessTokenExpiresAt: session?.accessToken.expiresAt)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CommandLineKit
+import Composition
+import Data
+import Domain
+import Foundation
+
+/// `hardtack accounts`: every account with a session in the store, never a token.
+struct AccountsCommand: HardtackCommand {
+    static let json = Flag("--json", help: "Print one JSON object instead of text.")
+
+    static let configuration = CommandConfiguration(
+        name: "accounts", abstract: "List every account with a session in the store: user, method, launch decision.",
+        discussion: [
+            "Reads only the store: no network, never a token. One line per account (the default account is the one "
+                + "commands use without --account). --json prints {\"accounts\": [{\"account\", \"user_id\", "
+                + "\"user_name\", \"method\", \"decision\", \"access_token_expires_at\"}]}, with null for what is "
+                + "not known; decision is signed-in, needs-refresh, signed-out or store-unavailable."
+        ],
+        exitStatuses: ExitStatus.appTable)
+    static let sections = [ArgumentSection("Options", [json]), StoreOptions.section("Store options")]
+
+    let json: Bool
+    let store: StoreOptions
+
+    init(from values: ParsedValues) throws(UsageError) {
+        json = values.isSet(Self.json)
+        store = try StoreOptions(from: values)
+    }
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let configuration = try store.configuration(context)
+        var overview: [AccountOverview] = []
+        if configuration.storeExists {
+            do throws(SecureStoreError) {
+                overview = try SessionDirectory.overview(store: configuration)
+            } catch {
+                throw .store(error)
+            }
+        }
+        if json {
+            Console.print(Self.document(overview))
+        } else if overview.isEmpty {
+            Console.print("no account has a session")
+        } else {
+            for entry in overview {
+                var line = Redaction.printable(entry.account.value)
+                if let user = entry.user { line += " · \(Redaction.user(user))" }
+                if let method = entry.method { line += " · \(Self.name(of: method))" }
+                line += " · " + Redaction.decision(entry.decision)
+                Console.print(line)
+            }
+        }
+    }
+
+    private static func name(of method: SignInMethod) -> String {
+        switch method {
+        case .password: "password"
+        case .identityProvider(let provider): "identity provider \(Redaction.printable(provider))"
+        case .legacyImport: "legacy import"
+        }
+    }
+
+    private static func decisionName(_ decision: LaunchDecision) -> String {
+        switch decision {
+        case .signedIn: "signed-in"
+        case .signedInNeedsRefresh: "needs-refresh"
+        case .signedOut: "signed-out"
+        case .storeUnavailable: "store-unavailable"
+        }
+    }
+
+    private static func document(_ overview: [AccountOverview]) -> String {
+        let formatter = ISO8601DateFormatter()
+        let entries: [JSONValue] = overview.map { entry in
+            .object([
+                ("account", .string(entry.account.value)),
+                ("user_id", entry.user.map { .string($0.id) } ?? .null),
+                ("user_name", entry.user.map { .string($0.name) } ?? .null),
+                ("method", entry.method.map { .string(name(of: $0)) } ?? .null),
+                ("decision", .string(decisionName(entry.decision))),
+                ("access_token_expires_at", entry.accessTokenExpiresAt.map { .string(formatter.string(from: $0)) } ?? .null),
+            ])
+        }
+        return JSONValue.object([("accounts", .array(entries))]).rendered()
+    }
+}
