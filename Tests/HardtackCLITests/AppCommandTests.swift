@@ -118,6 +118,40 @@ import Testing
         }
     }
 
+    @Test func accountsKeepTheirOwnSessionsAndSignOutAllSignsOutEvery() throws {
+        let (server, url) = try serve()
+        defer { _ = stop(server) }
+        for account in ["work", "personal"] {
+            let signIn = try app(
+                "signin", url, ["--account", account, "--username", "alice", "--password-stdin"], input: "wonderland\n")
+            #expect(signIn.status == 0, "\(signIn.stderr)")
+        }
+        let status = { (extra: [String]) throws -> Int32 in
+            try self.sandbox.run(["status", "--store", self.sandbox.store] + extra).status
+        }
+        #expect(try status(["--account", "work"]) == 0)
+        #expect(try status(["--account", "personal"]) == 0)
+        #expect(try status([]) == 3, "the default account has no session")
+        #expect(try status(["--account", "nobody"]) == 3, "an unknown account is simply signed out")
+        #expect(try status(["--account", "tab\there"]) == 2, "a name that cannot be stored exactly is refused")
+        #expect(try app("refresh", url, ["--account", "work"]).status == 0)
+        #expect(try app("me", url, ["--account", "personal"]).stdout.contains("Alice Liddell"))
+        let out = try app("signout", url, ["--account", "work"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(try status(["--account", "work"]) == 3)
+        #expect(try status(["--account", "personal"]) == 0, "signing one account out leaves the other")
+        #expect(try app("signin", url, ["--account", "work", "--username", "alice", "--password-stdin"], input: "wonderland\n")
+            .status == 0)
+        let all = try sandbox.run(["signout", "--all", "--store", sandbox.store])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.contains("personal:") && all.stdout.contains("work:"))
+        #expect(try status(["--account", "work"]) == 3)
+        #expect(try status(["--account", "personal"]) == 3)
+        let listed = try sandbox.run(["accounts", "--store", sandbox.store])
+        #expect(listed.stdout == "no account has a session\n")
+        #expect(try stats(url)["revocations"] == 3)
+    }
+
     @Test func theHeaderContractWorksFromTheCommandLine() throws {
         let (server, url) = try serve(["--refresh-token-in-body", "--bare-authorization"])
         defer { _ = stop(server) }

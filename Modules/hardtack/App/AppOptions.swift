@@ -6,19 +6,24 @@ import Domain
 /// The options of the commands that talk to the server: the server's and the store's, and a way to build
 /// the app from them once the command's own options are checked (so a usage error never creates a store).
 struct AppOptions: OptionGroup {
-    static let declarations: [any ArgumentDeclaring] = ServerOptions.declarations + StoreOptions.declarations
+    static let declarations: [any ArgumentDeclaring] =
+        AccountOption.declarations + ServerOptions.declarations + StoreOptions.declarations
 
-    /// The help sections: server options, then store options.
+    /// The help sections: the account, server options, then store options.
     static let sections = [
+        ArgumentSection("Account", AccountOption.declarations),
         ArgumentSection("Server options", ServerOptions.declarations), StoreOptions.section("Store options"),
     ]
 
+    /// Whose session.
+    let account: AccountOption
     /// The server options.
     let server: ServerOptions
     /// The store options.
     let store: StoreOptions
 
     init(from values: ParsedValues) throws(UsageError) {
+        account = try AccountOption(from: values)
         server = try ServerOptions(from: values)
         store = try StoreOptions(from: values)
     }
@@ -27,9 +32,17 @@ struct AppOptions: OptionGroup {
     /// - Parameter creatingStore: whether a missing store may be created (sign-in); otherwise a
     ///   missing store means "not signed in" and nothing is created.
     func app(_ context: CommandContext, creatingStore: Bool = false) throws(CommandFailure) -> AppContainer {
+        try app(context, account: account.name, creatingStore: creatingStore)
+    }
+
+    /// Builds the app for `account`'s session.
+    func app(_ context: CommandContext, account: AccountName, creatingStore: Bool = false) throws(CommandFailure)
+        -> AppContainer
+    {
         let storeConfiguration = try store.configuration(context)
         if creatingStore {
-            let configuration = try server.configuration(store: storeConfiguration, origin: nil, context)
+            var configuration = try server.configuration(store: storeConfiguration, origin: nil, context)
+            configuration.account = account
             do throws(SecureStoreError) {
                 return try AppContainer(configuration)
             } catch {
@@ -39,8 +52,9 @@ struct AppOptions: OptionGroup {
         guard storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
         let keychain = try StoreOptions.open(storeConfiguration)
         // A session that cannot be read has no origin to keep: the use case reports it (sign-out still deletes it).
-        let origin = (try? SecureStoreSessionRepository(store: keychain.items).load())??.origin
-        let configuration = try server.configuration(store: storeConfiguration, origin: origin, context)
+        let origin = (try? SecureStoreSessionRepository(store: keychain.items, account: account).load())??.origin
+        var configuration = try server.configuration(store: storeConfiguration, origin: origin, context)
+        configuration.account = account
         return AppContainer(configuration, keychain: keychain)
     }
 }

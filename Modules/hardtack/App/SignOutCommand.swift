@@ -1,25 +1,56 @@
 import CommandLineKit
 import Composition
+import Data
 import Domain
 
 /// `hardtack signout`: revoke at the server (best effort), then delete locally whatever happened.
 struct SignOutCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "signout", abstract: "Revoke the refresh token at the server, then delete the local session.",
-        discussion: ["The local session is deleted even when the server cannot be reached; the output says both."],
+        discussion: [
+            "The local session is deleted even when the server cannot be reached; the output says both. With --all, "
+                + "every account's session the store options can see, each at its own server."
+        ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [])] + AppOptions.sections
+    static let all = Flag("--all", help: "Sign out every account with a session in the store.")
+    static let sections = [ArgumentSection("Options", [all])] + AppOptions.sections
 
     /// The server and store.
     let options: AppOptions
+    /// `--all`.
+    let everyAccount: Bool
 
     init(from values: ParsedValues) throws(UsageError) {
         options = try AppOptions(from: values)
+        everyAccount = values.isSet(Self.all)
+        if everyAccount, try values.value(AccountOption.account) != nil {
+            throw UsageError("give --all or --account, not both", commandPath: values.commandPath)
+        }
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let app = try options.app(context)
+        guard everyAccount else { return try await signOut(options.account.name, context, naming: false) }
+        let configuration = try options.store.configuration(context)
+        guard configuration.storeExists else {
+            Console.print("no account has a session")
+            return
+        }
+        let keychain = try StoreOptions.open(configuration)
+        let accounts: [AccountName]
+        do throws(AuthenticationError) {
+            accounts = try SecureStoreSessionRepository.accounts(in: keychain.items)
+        } catch {
+            throw .auth(error)
+        }
+        if accounts.isEmpty { Console.print("no account has a session") }
+        for account in accounts { try await signOut(account, context, naming: true) }
+    }
+
+    /// Signs `account` out; with `naming`, each line says whose session it was.
+    private func signOut(_ account: AccountName, _ context: CommandContext, naming: Bool) async throws(CommandFailure) {
+        let app = try options.app(context, account: account)
         let result = try await authStep { () async throws(AuthenticationError) in try await app.signOut() }
+        if naming { Console.print("\(Redaction.printable(account.value)):") }
         switch result.revocation {
         case .revoked:
             Console.print("server: refresh token revoked")

@@ -13,12 +13,15 @@ struct StatusCommand: HardtackCommand {
                 + "user is not signed out: unlock or retry)."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", []), StoreOptions.section("Store options")]
+    static let sections = [ArgumentSection("Options", AccountOption.declarations), StoreOptions.section("Store options")]
 
+    /// Whose session.
+    let account: AccountOption
     /// The store.
     let store: StoreOptions
 
     init(from values: ParsedValues) throws(UsageError) {
+        account = try AccountOption(from: values)
         store = try StoreOptions(from: values)
     }
 
@@ -30,7 +33,7 @@ struct StatusCommand: HardtackCommand {
         }
         let local: LocalSession
         do throws(SecureStoreError) {
-            local = try LocalSession(store: store)
+            local = try LocalSession(store: store, account: account.name)
         } catch {
             throw .store(error)
         }
