@@ -27,8 +27,9 @@ final class PostgreSQLItemStorage: ItemStorage {
     private var itemStatements: Int64 = 0
     /// ``itemStatements`` at each open savepoint, innermost last.
     private var savepointStatements: [Int64] = []
-    /// Whether the core has a transaction open here (the connection cannot say once it is lost).
-    private var transactionOpen = false
+    /// Whether a transaction is open here (the connection cannot say once it is lost): a statement run
+    /// inside one is never sent again on a new connection. The opener sets it around its own.
+    var transactionOpen = false
 
     /// Storage over an open connection to a store whose tables exist.
     init(connection: PostgreSQLConnection, schema: String) {

@@ -79,6 +79,9 @@ enum PostgreSQLStoreOpener {
         _ storage: PostgreSQLItemStorage, _ body: () throws(SecureStoreError) -> Result
     ) throws(SecureStoreError) -> Result {
         let schema = storage.schema
+        // Every statement below belongs to this one transaction: none may be sent again alone.
+        storage.transactionOpen = true
+        defer { storage.transactionOpen = false }
         do {
             try translated { () throws(PostgreSQLError) in
                 try storage.connection.execute("BEGIN")
