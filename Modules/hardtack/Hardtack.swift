@@ -24,5 +24,7 @@ struct Hardtack: Command {
         ],
         defaultSubcommand: DemoCommand.self, version: version)
 
+    static let sections = [ArgumentSection("Options", [StoreOptions.verbose])]
+
     init(from values: ParsedValues) {}
 }

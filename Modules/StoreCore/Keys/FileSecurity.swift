@@ -26,10 +26,10 @@ package enum FileSecurity {
         try checkOwnedAndPrivate(directory, info, expectDirectory: true)
     }
 
-    /// Creates `path` as an empty 0600 file if it does not exist, then checks it and any `-wal`, `-shm`
-    /// companions.
-    package static func prepareStoreFile(_ path: String) throws(SecureStoreError) {
-        try createPrivateFile(path, contents: nil)
+    /// Creates `path` as an empty 0600 file if it does not exist (when `creating`), then checks it and
+    /// any `-wal`, `-shm` companions.
+    package static func prepareStoreFile(_ path: String, creating: Bool = true) throws(SecureStoreError) {
+        if creating { try createPrivateFile(path, contents: nil) }
         for suffix in ["", "-wal", "-shm"] {
             var info = stat()
             if lstat(path + suffix, &info) == 0 {

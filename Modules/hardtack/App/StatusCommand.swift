@@ -23,7 +23,7 @@ struct StatusCommand: HardtackCommand {
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let store = try store.configuration(context)
+        let store = try store.configuration(context, onlyReads: true)
         guard store.storeExists else {
             Console.print(Redaction.decision(.signedOut) + " (no store at \(store.displayLocation))")
             throw .finding(.signedOut, "not signed in")

@@ -35,7 +35,7 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let query = try Class.kind.attributes(values)
-        let handle = try store.openExisting(context)
+        let handle = try store.openExisting(context, onlyReads: true)
         do throws(SecureStoreError) {
             if secretOnly {
                 let items = try handle.items.find(query, limit: .one, returning: .data)

@@ -18,7 +18,7 @@ struct VerifyVerb: HardtackCommand {
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let handle = try store.openExisting(context)
+        let handle = try store.openExisting(context, onlyReads: true)
         let health: StoreHealth
         do throws(SecureStoreError) {
             health = try handle.verify()
