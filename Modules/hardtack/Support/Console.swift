@@ -32,11 +32,14 @@ enum Console {
         emit([0x0A], to: STDOUT_FILENO)
     }
 
+    /// Whether standard input is a terminal (a secret is then prompted for, with echo off).
+    static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
     /// Reads a secret: from a terminal, after `prompt` on standard error with echo turned off, one
-    /// line; otherwise all of standard input, as ``readSecretFromStandardInput()`` does.
+    /// line (`nil` when longer than 4,095 bytes); otherwise all of standard input, as
+    /// ``readSecretFromStandardInput()`` does.
     static func readSecret(prompt: String) -> SecretBytes? {
-        guard isatty(STDIN_FILENO) == 1 else { return readSecretFromStandardInput() }
-        emit(Array(prompt.utf8), to: STDERR_FILENO)
+        guard inputIsTerminal else { return readSecretFromStandardInput() }
         var saved = termios()
         let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
         if canHide {
@@ -44,6 +47,8 @@ enum Console {
             silent.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         }
+        // The prompt only once echo is off: whatever is typed after it is never shown.
+        emit(Array(prompt.utf8), to: STDERR_FILENO)
         defer {
             if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
             emit([0x0A], to: STDERR_FILENO)
@@ -51,14 +56,17 @@ enum Console {
         var line = [UInt8](repeating: 0, count: 4096)
         defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         var count = 0
-        while count < line.count {
+        while true {
             var byte: UInt8 = 0
             let got = read(STDIN_FILENO, &byte, 1)
             if got < 0 && errno == EINTR { continue }
             if got <= 0 || byte == 0x0A { break }
-            line[count] = byte
+            // Too long: read to the end of the line, keep nothing (never a silently shortened secret).
+            if count < line.count { line[count] = byte }
             count += 1
+            byte = 0
         }
+        guard count < line.count else { return nil }
         return SecretBytes(line[..<count])
     }
 
