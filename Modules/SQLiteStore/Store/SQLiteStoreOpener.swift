@@ -13,6 +13,8 @@ enum SQLiteStoreOpener {
     static func open(path: String, keySource: KeySource, groups: [String], options: StoreOptions)
         throws(SecureStoreError) -> (StoreEngine, SQLiteItemStorage)
     {
+        // A new store: refuse a key that cannot be used before anything is created.
+        if access(path, F_OK) != 0 { try KeyMaterial.checkBeforeCreating(keySource) }
         let path = try FileSecurity.resolveStorePath(path)
         let access = try SQLiteStoreAccess.choose(path: path, onlyReads: options.onlyReads)
         let writable = access == .readWrite
