@@ -20,7 +20,8 @@ struct Hardtack: Command {
         ],
         subcommands: [
             KeychainCommand.self, DemoCommand.self, SignInCommand.self, StatusCommand.self, MeCommand.self,
-            RefreshCommand.self, SignOutCommand.self, MigrateLegacyCommand.self, ServeCommand.self, HelpCommand.self,
+            RefreshCommand.self, SignOutCommand.self, MigrateLegacyCommand.self, ServeCommand.self, CompletionCommand.self,
+            HelpCommand.self,
         ],
         defaultSubcommand: DemoCommand.self, version: version)
 

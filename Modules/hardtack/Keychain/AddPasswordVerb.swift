@@ -22,9 +22,12 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
             options: options,
             discussion: [
                 "Without -U, adding an item whose unique key (access group, "
-                    + kind.requiredForAdd.compactMap { attribute in
+                    + kind.uniqueKey.compactMap { attribute in
                         kind.attributeOptions.first { $0.attribute == attribute }?.option.declaration.names[0]
                     }.joined(separator: ", ") + ") is taken fails with status 45.",
+                "An attribute of the unique key left out counts as empty, as with macOS `security`."
+                    + (kind == .internet ? " -r takes one of: " + PasswordKind.knownProtocols.joined(separator: ", ") + "."
+                        : ""),
                 "A secret given as `-w SECRET` is visible to other users of this machine (ps, /proc) and may land in "
                     + "your shell history; prefer `-w -` and pipe it in.",
             ])

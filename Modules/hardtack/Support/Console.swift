@@ -5,12 +5,23 @@
 #endif
 import CommandLineKit
 import Domain
+import Synchronization
 
 /// Standard input, output and error as bytes, unbuffered, so output order is the order of calls and a
 /// secret goes out without ever becoming a `String`.
 enum Console {
     /// The most `-w -` reads from standard input.
     static let maxInputBytes = 1 << 20
+
+    /// The `errno` of the first write to standard output that failed (a full disk, `/dev/full`), or 0.
+    private static let outputErrno = Mutex<Int32>(0)
+
+    /// Why standard output could not be written, if it could not: the output is then incomplete, and
+    /// the process must not exit 0.
+    static var outputFailure: String? {
+        let code = outputErrno.withLock { $0 }
+        return code == 0 ? nil : "cannot write to standard output: \(String(cString: strerror(code))); the output is incomplete"
+    }
 
     /// Standard output and standard error for the command framework: help and results, and
     /// `hardtack: `-prefixed errors.
@@ -98,7 +109,11 @@ enum Console {
         while left > 0 {
             let written = write(descriptor, base, left)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else {
+                let code = written < 0 ? errno : EIO
+                if descriptor == STDOUT_FILENO { outputErrno.withLock { if $0 == 0 { $0 = code } } }
+                return
+            }
             base += written
             left -= written
         }

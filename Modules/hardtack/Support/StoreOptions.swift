@@ -10,7 +10,7 @@ struct StoreOptions: OptionGroup {
         "--store", value: "PATH|URI",
         help: "The store: a file (default: $HARDTACK_STORE, else $XDG_DATA_HOME/hardtack/keychain.db, else "
             + "~/.local/share/hardtack/keychain.db), or a postgresql:// URI, which needs a key option. "
-            + "Created on first use.",
+            + "Commands that write create it on first use; commands that only read never do.",
         allowsEmpty: false)
     /// `--key-file PATH`.
     static let keyFile = Option<String>(
