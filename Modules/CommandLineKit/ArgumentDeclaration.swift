@@ -24,13 +24,17 @@ public struct ArgumentDeclaration: Sendable {
     public let isRepeatable: Bool
     /// Whether an empty value (`--store ""`) is accepted.
     public let allowsEmpty: Bool
+    /// Whether the option may end the command line with no value after it (macOS `security`'s `-w`,
+    /// which then prompts); ``ParsedValues/isGivenWithoutValue(_:)`` tells that case apart.
+    public let mayOmitValueAtEnd: Bool
 
     /// Creates a declaration.
     public init(
         kind: Kind, names: [String], valueName: String?, help: String, isRequired: Bool = false,
-        isRepeatable: Bool = false, allowsEmpty: Bool = true
+        isRepeatable: Bool = false, allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false
     ) {
         precondition(kind == .positional ? names.isEmpty && valueName != nil : !names.isEmpty)
+        self.mayOmitValueAtEnd = mayOmitValueAtEnd
         self.kind = kind
         self.names = names
         self.valueName = valueName
@@ -63,6 +67,6 @@ public struct ArgumentDeclaration: Sendable {
     public func required() -> ArgumentDeclaration {
         ArgumentDeclaration(
             kind: kind, names: names, valueName: valueName, help: help, isRequired: true, isRepeatable: isRepeatable,
-            allowsEmpty: allowsEmpty)
+            allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd)
     }
 }

@@ -65,10 +65,13 @@ struct ArgumentScanner {
                     values.add(inlineValue, for: declaration)
                 } else {
                     index += 1
-                    guard index < arguments.endIndex else {
+                    if index < arguments.endIndex {
+                        values.add(arguments[index], for: declaration)
+                    } else if declaration.mayOmitValueAtEnd {
+                        values.setWithoutValue(declaration)
+                    } else {
                         throw values.usageError("\(name) needs a value (\(declaration.synopsis))")
                     }
-                    values.add(arguments[index], for: declaration)
                 }
             }
             index += 1

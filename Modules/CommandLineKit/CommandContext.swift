@@ -5,11 +5,15 @@ public struct CommandContext: Sendable {
     public let commandPath: String
     /// The process environment.
     public let environment: [String: String]
+    /// Everything parsed off the command line, for an option read in one place for every command
+    /// (a program-wide `--verbose`, say), with the same typed declarations.
+    public let values: ParsedValues
 
     /// Creates a context.
-    public init(commandPath: String, environment: [String: String]) {
+    public init(commandPath: String, environment: [String: String], values: ParsedValues? = nil) {
         self.commandPath = commandPath
         self.environment = environment
+        self.values = values ?? ParsedValues(commandPath: commandPath)
     }
 
     /// A usage error found while running (an option that needs the environment, say), pointing at this

@@ -41,7 +41,7 @@ struct CommandParser {
                 } else {
                     try assign(positionals, of: command, to: &values)
                     try check(command, values)
-                    let context = CommandContext(commandPath: values.commandPath, environment: environment)
+                    let context = CommandContext(commandPath: values.commandPath, environment: environment, values: values)
                     return .run(try command.init(from: values), context)
                 }
             }

@@ -10,14 +10,17 @@ public struct Option<Value: Sendable>: ArgumentDeclaring {
 
     /// Declares an option whose text converts to `Value`.
     /// - Parameters:
+    ///   - mayOmitValueAtEnd: whether it may end the command line with no value (see
+    ///     ``ArgumentDeclaration/mayOmitValueAtEnd``).
     ///   - invalidValue: the problem for a value that `convert` refuses (default: `NAME takes VALUE`).
     public init(
         _ name: String, value valueName: String, help: String, isRequired: Bool = false, isRepeatable: Bool = false,
-        allowsEmpty: Bool = true, invalidValue: String? = nil, convert: @escaping @Sendable (String) -> Value?
+        allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false, invalidValue: String? = nil,
+        convert: @escaping @Sendable (String) -> Value?
     ) {
         declaration = ArgumentDeclaration(
             kind: .option, names: [name], valueName: valueName, help: help, isRequired: isRequired,
-            isRepeatable: isRepeatable, allowsEmpty: allowsEmpty)
+            isRepeatable: isRepeatable, allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd)
         self.invalidValue = invalidValue ?? "\(name) takes \(valueName)"
         self.convert = convert
     }
@@ -40,11 +43,11 @@ extension Option where Value == String {
     /// Declares an option whose value is the text as given.
     public init(
         _ name: String, value valueName: String, help: String, isRequired: Bool = false, isRepeatable: Bool = false,
-        allowsEmpty: Bool = true
+        allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false
     ) {
         self.init(
             name, value: valueName, help: help, isRequired: isRequired, isRepeatable: isRepeatable,
-            allowsEmpty: allowsEmpty, convert: { $0 })
+            allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd, convert: { $0 })
     }
 }
 

@@ -6,6 +6,7 @@ public struct ParsedValues: Sendable {
     public internal(set) var commandPath: String
     private var texts: [String: [String]] = [:]
     private var flags: Set<String> = []
+    private var withoutValue: Set<String> = []
 
     /// Creates an empty set of values for the command at `commandPath`.
     public init(commandPath: String) {
@@ -29,6 +30,11 @@ public struct ParsedValues: Sendable {
         flags.contains(flag.declaration.key)
     }
 
+    /// Whether the option ended the command line with no value (one declared to allow it).
+    public func isGivenWithoutValue<Value>(_ option: Option<Value>) -> Bool {
+        withoutValue.contains(option.declaration.key)
+    }
+
     /// The value of a positional, if given.
     /// - Throws: ``UsageError`` when its text does not convert.
     public func value<Value>(_ positional: Positional<Value>) throws(UsageError) -> Value? {
@@ -48,7 +54,7 @@ public struct ParsedValues: Sendable {
 
     /// Whether the declaration was given at all (a flag set, or a value recorded).
     func has(_ declaration: ArgumentDeclaration) -> Bool {
-        flags.contains(declaration.key) || texts[declaration.key] != nil
+        flags.contains(declaration.key) || texts[declaration.key] != nil || withoutValue.contains(declaration.key)
     }
 
     /// The texts recorded for a declaration.
@@ -59,6 +65,11 @@ public struct ParsedValues: Sendable {
     /// Records a value.
     mutating func add(_ text: String, for declaration: ArgumentDeclaration) {
         texts[declaration.key, default: []].append(text)
+    }
+
+    /// Records an option that ended the command line with no value.
+    mutating func setWithoutValue(_ declaration: ArgumentDeclaration) {
+        withoutValue.insert(declaration.key)
     }
 
     /// Records a flag.

@@ -22,9 +22,12 @@ struct Hardtack: Command {
         subcommands: [
             KeychainCommand.self, DemoCommand.self, SignInCommand.self, StatusCommand.self, MeCommand.self,
             RefreshCommand.self, SignOutCommand.self, AccountsCommand.self, MigrateLegacyCommand.self, ServeCommand.self,
+            CompletionCommand.self,
             HelpCommand.self,
         ],
         defaultSubcommand: DemoCommand.self, version: version)
+
+    static let sections = [ArgumentSection("Options", [StoreOptions.verbose])]
 
     init(from values: ParsedValues) {}
 }

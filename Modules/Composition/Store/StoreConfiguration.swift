@@ -27,6 +27,8 @@ public struct StoreConfiguration: Sendable {
     public var passphraseCost: PassphraseCost
     /// Told once per wait when the store has waited a second for another process's lock.
     public var onLongWait: (@Sendable () -> Void)?
+    /// The command only reads: a store on read-only media is then opened read-only instead of refused.
+    public var onlyReads = false
 
     /// Creates a configuration from explicit values.
     public init(
@@ -99,6 +101,7 @@ public struct StoreConfiguration: Sendable {
             durability: durability == .full ? .full : .normal,
             passphraseCost: passphraseCost == .moderate ? .moderate : .interactive)
         options.onLongWait = onLongWait
+        options.onlyReads = onlyReads
         if Self.isPostgreSQL(storePath) {
             let store = try PostgreSQLSecureItemStore.open(
                 uri: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)

@@ -55,9 +55,9 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// What to do next, by kind.
     public var advice: String {
         switch kind {
-        case .busy: "Another process is using the store; try again."
+        case .busy: "Try again when that process has finished."
         case .full: "Free some disk space and try again."
-        case .readOnly: "The store cannot be written here; use a writable location, or only read."
+        case .readOnly: "Reads work there, writes are impossible; to change the store, copy it to a writable place."
         case .permission: "Check that this user owns the store and may write to its directory."
         case .unavailable: "Check that the database server is running and reachable, then try again."
         case .connectionLost: "Try again; the store is consistent."

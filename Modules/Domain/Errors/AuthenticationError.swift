@@ -38,7 +38,7 @@ extension AuthenticationError: CustomStringConvertible {
         case .notSignedIn: "not signed in. Run `hardtack signin` first."
         case .sessionExpired: "the session has ended (the server rejected the refresh token). Sign in again."
         case .temporarilyUnavailable(let reason): "the server is unavailable: \(reason). The session is kept; try again later."
-        case .storeUnavailable(let reason): "the secure store cannot be read: \(reason)"
+        case .storeUnavailable(let reason): "the secure store cannot be used: \(reason)"
         case .storageFailed(let reason): "the secure store could not be written: \(reason)"
         case .refreshStorm(let count, let window):
             "refused to refresh: \(count) refresh attempts in \(window) s already. Something keeps refusing new tokens or failing; check the server, then try again later."

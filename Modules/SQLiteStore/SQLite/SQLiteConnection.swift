@@ -12,14 +12,20 @@ final class SQLiteConnection {
     /// The busy handler's state; it lives as long as the handle that calls back with it.
     private let busyWait = SQLiteBusyWait()
 
-    /// Opens (creating if needed) the database file at `path`, through the page-checksum VFS
-    /// (`SQLiteChecksumVFS`).
-    init(path: String) throws(SecureStoreError) {
+    /// Opens (creating if needed, unless read-only) the database file at `path`, always through the
+    /// page-checksum VFS (`SQLiteChecksumVFS`), read-only too.
+    init(path: String, access: SQLiteStoreAccess = .readWrite) throws(SecureStoreError) {
         var db: OpaquePointer?
         // No SQLite mutex: a connection is used by one thread at a time (its store's lock), so
         // SQLite's own locking on every call would only cost time.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &db, flags, SQLiteChecksumVFS.registeredName)
+        let mode =
+            switch access {
+            case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            case .readOnly: SQLITE_OPEN_READONLY
+            case .immutable: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            }
+        let flags = mode | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(access.fileName(path), &db, flags, SQLiteChecksumVFS.registeredName)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0

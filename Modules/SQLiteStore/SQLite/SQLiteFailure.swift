@@ -13,9 +13,9 @@ enum SQLiteFailure {
         let kind = kind(code: code, systemErrno: systemErrno)
         let what: String =
             switch kind {
-            case .busy: "another process held the store's lock for too long"
+            case .busy: "another process holds the store's lock"
             case .full: "the disk is full"
-            case .readOnly: "the store's file or directory is read-only"
+            case .readOnly: "the store's file or directory cannot be written"
             case .permission: "permission to the store's file or directory was denied"
             case .resources: "SQLite ran out of memory"
             default: message

@@ -13,10 +13,14 @@ enum SQLiteStoreOpener {
     static func open(path: String, keySource: KeySource, groups: [String], options: StoreOptions)
         throws(SecureStoreError) -> (StoreEngine, SQLiteItemStorage)
     {
+        // A new store: refuse a key that cannot be used before anything is created.
+        if access(path, F_OK) != 0 { try KeyMaterial.checkBeforeCreating(keySource) }
         let path = try FileSecurity.resolveStorePath(path)
         try refuseEmptiedStore(path)
-        try FileSecurity.prepareStoreFile(path)
-        let connection = try SQLiteConnection(path: path)
+        let access = try SQLiteStoreAccess.choose(path: path, onlyReads: options.onlyReads)
+        let writable = access == .readWrite
+        try FileSecurity.prepareStoreFile(path, creating: writable)
+        let connection = try SQLiteConnection(path: path, access: access)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds, onLongWait: options.onLongWait)
         // Read the header before changing anything in the file: a database that has tables but no
         // header is not a store to take over (its header was removed, or it is some other database).
@@ -26,6 +30,15 @@ enum SQLiteStoreOpener {
             // header are committed together, so read it again.
             stored = try SQLiteSchema.readHeaderRecord(connection)
             guard stored != nil else { throw missingHeader }
+        }
+        // Read-only (media that cannot be written): nothing is created, upgraded or switched; the
+        // checksum VFS, the rows digest and the items' authentication check every read as usual.
+        if !writable {
+            guard let stored else { throw missingHeader }
+            try connection.execute(
+                "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(SQLiteStoreOpener.cacheKibibytes)")
+            _ = try checkPageChecksums(connection)
+            return try unlock(stored, SQLiteItemStorage(connection: connection), keySource, groups, options)
         }
         // A new file gets room for a checksum on every page before its first page is written.
         if stored == nil { connection.reservePageChecksums() }
@@ -55,13 +68,34 @@ enum SQLiteStoreOpener {
         }
         if stored == nil { stored = try SQLiteSchema.readHeaderRecord(connection) }
         guard let stored else { throw missingHeader }
-        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
-        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
-        try engine.install(KeyHierarchy.unlock(engine, keySource: keySource))
+        let (engine, _) = try unlock(stored, storage, keySource, groups, options)
         // After the key: a wrong key leaves the file as it was.
         try addPageChecksums(connection)
         try engine.ensureRowsDigest()
         return (engine, storage)
+    }
+
+    /// Decodes the header and unlocks the store with `keySource`.
+    private static func unlock(
+        _ stored: HeaderRecord, _ storage: SQLiteItemStorage, _ keySource: KeySource, _ groups: [String],
+        _ options: StoreOptions
+    ) throws(SecureStoreError) -> (StoreEngine, SQLiteItemStorage) {
+        let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
+        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
+        try engine.install(KeyHierarchy.unlock(engine, keySource: keySource))
+        return (engine, storage)
+    }
+
+    /// Whether every page carries a checksum: `true` with 8 reserved bytes, `false` for an older store
+    /// that reserves none.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` for any other reserve (never written by Hardtack).
+    private static func checkPageChecksums(_ connection: SQLiteConnection) throws(SecureStoreError) -> Bool {
+        let reserved = connection.reservedBytes
+        if reserved == SQLiteChecksumVFS.reservedBytes { return true }
+        guard reserved == 0 else {
+            throw .integrityFailure("the database header is damaged (it reserves \(reserved) bytes per page)")
+        }
+        return false
     }
 
     /// Switches the connection to WAL mode. A new file's switch needs an exclusive lock, and SQLite
@@ -91,11 +125,7 @@ enum SQLiteStoreOpener {
     /// An upgrade that cannot run now (another process holds the lock past the busy timeout, the disk
     /// is full) is not an error: the store works as before, unchecked, and the next open tries again.
     private static func addPageChecksums(_ connection: SQLiteConnection) throws(SecureStoreError) {
-        let reserved = connection.reservedBytes
-        if reserved == SQLiteChecksumVFS.reservedBytes { return }
-        guard reserved == 0 else {
-            throw .integrityFailure("the database header is damaged (it reserves \(reserved) bytes per page)")
-        }
+        if try checkPageChecksums(connection) { return }
         connection.reservePageChecksums()
         do {
             try connection.execute("VACUUM")

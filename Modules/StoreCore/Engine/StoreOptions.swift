@@ -21,6 +21,9 @@ public struct StoreOptions: Sendable {
     public var onLongWait: (@Sendable () -> Void)?
     /// The clock for creation and modification dates.
     public var now: @Sendable () -> Date
+    /// The caller only reads: where the store's file or directory cannot be written (read-only media),
+    /// a SQLite store is opened read-only instead of failing; its writes then fail as read-only.
+    public var onlyReads = false
 
     /// Creates options; the defaults are durable and at least Argon2id MODERATE.
     public init(

@@ -8,7 +8,9 @@ package import Data
 /// Creates and checks the store's directory and files: the directory 0700, every file 0600 whatever
 /// the umask, owned by this user, and never reached through a symbolic link.
 package enum FileSecurity {
-    /// Creates `directory` (and missing parents) as 0700, or checks an existing one.
+    /// Creates `directory` (and missing parents) as 0700, or checks an existing one. A symbolic link
+    /// to a directory of this user's that only they can open (a store directory kept on another disk,
+    /// say) is followed; any other link is refused, naming where it leads.
     package static func prepareDirectory(_ directory: String) throws(SecureStoreError) {
         var info = stat()
         if lstat(directory, &info) != 0 {
@@ -23,13 +25,43 @@ package enum FileSecurity {
             _ = chmod(directory, 0o700)
             guard lstat(directory, &info) == 0 else { throw posixError("cannot inspect \(directory)") }
         }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            try checkLinkedDirectory(directory)
+            return
+        }
         try checkOwnedAndPrivate(directory, info, expectDirectory: true)
     }
 
-    /// Creates `path` as an empty 0600 file if it does not exist, then checks it and any `-wal`, `-shm`
-    /// companions.
-    package static func prepareStoreFile(_ path: String) throws(SecureStoreError) {
-        try createPrivateFile(path, contents: nil)
+    /// Checks an existing directory as ``prepareDirectory(_:)`` does, creating nothing; a missing one passes.
+    package static func checkDirectoryIfPresent(_ directory: String) throws(SecureStoreError) {
+        var info = stat()
+        guard lstat(directory, &info) == 0 else { return }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            try checkLinkedDirectory(directory)
+        } else {
+            try checkOwnedAndPrivate(directory, info, expectDirectory: true)
+        }
+    }
+
+    /// A directory reached through a symbolic link: what it leads to must be a directory this user owns
+    /// and only they can open.
+    private static func checkLinkedDirectory(_ link: String) throws(SecureStoreError) {
+        guard let real = realpath(link, nil) else {
+            throw .insecurePermissions(
+                path: link, fix: "it is a symbolic link that leads to no directory. Remove the link, or create the "
+                    + "directory it names with mode 700.")
+        }
+        defer { free(real) }
+        let target = String(cString: real)
+        var info = stat()
+        guard lstat(target, &info) == 0 else { throw posixError("cannot inspect \(target)") }
+        try checkOwnedAndPrivate(target, info, expectDirectory: true)
+    }
+
+    /// Creates `path` as an empty 0600 file if it does not exist (when `creating`), then checks it and
+    /// any `-wal`, `-shm` companions.
+    package static func prepareStoreFile(_ path: String, creating: Bool = true) throws(SecureStoreError) {
+        if creating { try createPrivateFile(path, contents: nil) }
         for suffix in ["", "-wal", "-shm"] {
             var info = stat()
             if lstat(path + suffix, &info) == 0 {
@@ -99,6 +131,15 @@ package enum FileSecurity {
             throw .insecurePermissions(
                 path: path, fix: "it is not a \(expectDirectory ? "directory" : "regular file").")
         }
+        if expectDirectory, info.st_uid != geteuid() || info.st_mode & 0o077 != 0, isShared(path, info) {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw .insecurePermissions(
+                path: path,
+                fix: "it is not a directory to make private (mode \(mode), owner \(info.st_uid)). "
+                    + "Keep the store in a directory of its own instead: a path whose directory does not exist yet, "
+                    + "such as \(path == "/" ? "" : path)/hardtack-\(geteuid())/keychain.db (hardtack creates it with "
+                    + "mode 700).")
+        }
         if info.st_uid != geteuid() {
             throw .insecurePermissions(
                 path: path,
@@ -112,6 +153,15 @@ package enum FileSecurity {
                 fix: "group or others can access it (mode \(String(info.st_mode & 0o777, radix: 8))). "
                     + "Run `chmod \(mode) \(path)` and try again.")
         }
+    }
+
+    /// Whether a directory is shared by design (never to be made private): sticky or writable by
+    /// others (`/tmp`), owned by someone else, the root or a top-level directory, or the home directory.
+    private static func isShared(_ path: String, _ info: stat) -> Bool {
+        let components = path.split(separator: "/").count
+        let home = getenv("HOME").map { String(cString: $0) }
+        return info.st_mode & S_ISVTX != 0 || info.st_mode & 0o002 != 0 || info.st_uid != geteuid()
+            || components <= 1 || path == home
     }
 
     /// Prepares the store's directory and returns the store path with that directory resolved to its

@@ -32,6 +32,20 @@ package enum KeyMaterial {
         }
     }
 
+    /// Checks, before a new store's file is made, what can be checked of `source` without creating
+    /// anything (an existing key file, credential or variable is read; a key file's directory is
+    /// inspected), so that a refusal leaves no stub store behind.
+    package static func checkBeforeCreating(_ source: KeySource) throws(SecureStoreError) {
+        switch source {
+        case .passphrase(let passphrase):
+            guard !passphrase.isEmpty else { throw .invalidKeyMaterial("the passphrase is empty") }
+        case .keyFile(let path) where access(path, F_OK) != 0:
+            try FileSecurity.checkDirectoryIfPresent(FileSecurity.parentDirectory(of: path))
+        default:
+            _ = try rawKey(from: source, creating: false)
+        }
+    }
+
     /// The 32 bytes a non-passphrase source holds.
     package static func rawKey(from source: KeySource, creating: Bool) throws(SecureStoreError) -> SecureKey {
         switch source {

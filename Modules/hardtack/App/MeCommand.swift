@@ -7,23 +7,28 @@ struct MeCommand: HardtackCommand {
     static let concurrent = Option<Int>(
         "--concurrent", value: "N", help: "Send N calls at once (1–1000) and report how many refreshes this process made.",
         range: 1...1000, invalidValue: "--concurrent takes a number from 1 to 1000")
+    static let json = Flag("--json", help: "Print one JSON object instead of text.")
 
     static let configuration = CommandConfiguration(
         name: "me", abstract: "Call GET /api/me with the access token; refresh first if it expired, once on a 401.",
         discussion: [
             "Concurrent calls share one refresh, and processes sharing the store refresh once between them: the "
-                + "line `refreshes by this process: N` shows this process's part."
+                + "line `refreshes by this process: N` shows this process's part.",
+            "JSON: {\"user\": {\"id\": TEXT, \"name\": TEXT}, \"calls\": N, \"refreshes\": N}; never a token.",
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [concurrent])] + AppOptions.sections
+    static let sections = [ArgumentSection("Options", [concurrent, json])] + AppOptions.sections
 
     /// How many calls to send at once.
     let count: Int
+    /// `--json`.
+    let json: Bool
     /// The server and store.
     let options: AppOptions
 
     init(from values: ParsedValues) throws(UsageError) {
         count = try values.value(Self.concurrent) ?? 1
+        json = values.isSet(Self.json)
         options = try AppOptions(from: values)
     }
 
@@ -37,9 +42,17 @@ struct MeCommand: HardtackCommand {
             }
         }
         let user = users[0]
+        let refreshes = await app.refreshSession.refreshCount
+        if json {
+            let document = JSONValue.object([
+                ("user", StatusCommand.userJSON(user)), ("calls", .count(users.count)), ("refreshes", .count(refreshes)),
+            ])
+            Console.print(document.rendered())
+            return
+        }
         Console.print("\(Redaction.user(user)) (\(Redaction.printable(user.id)))")
         if count > 1 { Console.print("calls: \(users.count), all succeeded") }
-        Console.print("refreshes by this process: \(await app.refreshSession.refreshCount)")
+        Console.print("refreshes by this process: \(refreshes)")
     }
 }
 

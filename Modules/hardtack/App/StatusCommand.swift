@@ -5,44 +5,81 @@ import Domain
 
 /// `hardtack status`: the launch-time decision, as an app makes it before showing anything.
 struct StatusCommand: HardtackCommand {
+    static let json = Flag("--json", help: "Print one JSON object instead of text.")
+
     static let configuration = CommandConfiguration(
         name: "status", abstract: "Decide, as an app does at launch, whether the user is signed in.",
         discussion: [
-            "Reads only the store: no network. Exits 0 when the app would show its main flow (signed in, also when "
-                + "only a refresh is needed), 3 when it would show sign-in, 75 when the store cannot be read (the "
-                + "user is not signed out: unlock or retry)."
+            "Reads only the store, and never creates one (no store means signed out): no network. Exits 0 when the "
+                + "app would show its main flow (signed in, also when only a refresh is needed), 3 when it would show "
+                + "sign-in, 75 when the store cannot be read (the user is not signed out: unlock or retry).",
+            "JSON: {\"decision\": \"signedIn\" | \"signedInNeedsRefresh\" | \"signedOut\" | \"storeUnavailable\", "
+                + "\"mainFlow\": BOOL, \"user\": {\"id\": TEXT, \"name\": TEXT} or null, \"accessTokenSecondsLeft\": N "
+                + "or null, \"reason\": TEXT or null, \"store\": PATH}; never a token.",
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", AccountOption.declarations), StoreOptions.section("Store options")]
+    static let sections = [
+        ArgumentSection("Options", AccountOption.declarations + [json]), StoreOptions.section("Store options"),
+    ]
 
     /// Whose session.
     let account: AccountOption
+    /// `--json`.
+    let json: Bool
     /// The store.
     let store: StoreOptions
 
     init(from values: ParsedValues) throws(UsageError) {
         account = try AccountOption(from: values)
+        json = values.isSet(Self.json)
         store = try StoreOptions(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let store = try store.configuration(context)
-        guard store.storeExists else {
-            Console.print(Redaction.decision(.signedOut) + " (no store at \(store.displayLocation))")
-            throw .finding(.signedOut, "not signed in")
+        let store = try store.configuration(context, onlyReads: true)
+        let decision: LaunchDecision
+        if store.storeExists {
+            let local: LocalSession
+            do throws(SecureStoreError) {
+                local = try LocalSession(store: store, account: account.name)
+            } catch {
+                throw .store(error)
+            }
+            decision = local.validateAuthentication()
+        } else {
+            decision = .signedOut
         }
-        let local: LocalSession
-        do throws(SecureStoreError) {
-            local = try LocalSession(store: store, account: account.name)
-        } catch {
-            throw .store(error)
+        if json {
+            Console.print(Self.document(decision, store: store.displayLocation).rendered())
+        } else {
+            Console.print(Redaction.decision(decision) + (store.storeExists ? "" : " (no store at \(store.displayLocation))"))
         }
-        let decision = local.validateAuthentication()
-        Console.print(Redaction.decision(decision))
         switch decision {
         case .signedIn, .signedInNeedsRefresh: return
         case .signedOut: throw .finding(.signedOut, "not signed in")
-        case .storeUnavailable(let reason): throw .finding(.storeUnavailable, "the store cannot be read: \(reason)")
+        case .storeUnavailable(let reason): throw .finding(.storeUnavailable, "the store cannot be used: \(reason)")
         }
+    }
+
+    /// The decision as JSON.
+    static func document(_ decision: LaunchDecision, store: String) -> JSONValue {
+        let (name, user, secondsLeft, reason): (String, User?, Double?, String?) =
+            switch decision {
+            case .signedIn(let user, let left): ("signedIn", user, left, nil)
+            case .signedInNeedsRefresh(let user): ("signedInNeedsRefresh", user, nil, nil)
+            case .signedOut: ("signedOut", nil, nil, nil)
+            case .storeUnavailable(let reason): ("storeUnavailable", nil, nil, reason)
+            }
+        return .object([
+            ("decision", .string(name)), ("mainFlow", .bool(decision.showsMainFlow)),
+            ("user", user.map(userJSON) ?? .null),
+            ("accessTokenSecondsLeft", secondsLeft.map { .integer(Int64($0.rounded(.down))) } ?? .null),
+            ("reason", reason.map(JSONValue.string) ?? .null), ("store", .string(store)),
+        ])
+    }
+
+    /// A user as JSON: its id and name as the server gave them, cleaned of control characters.
+    static func userJSON(_ user: User) -> JSONValue {
+        .object([("id", .string(Redaction.printable(user.id))), ("name", .string(Redaction.printable(user.name)))])
     }
 }

@@ -7,8 +7,10 @@ import Domain
 struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
     static var secret: Option<String> {
         Option(
-            "-w", value: "SECRET", help: "The secret. `-w -` reads it from standard input (all of it, less one trailing "
-                + "newline).", isRequired: true)
+            "-w", value: "SECRET",
+            help: "The secret. `-w -` reads it from standard input (all of it, less one trailing newline; at a "
+                + "terminal it prompts, with echo off); `-w` last on the line with no value prompts too.",
+            isRequired: true, mayOmitValueAtEnd: true)
     }
     static var update: Flag { Flag("-U", help: "Update the item when it exists (an atomic add-or-update).") }
     static var options: [any ArgumentDeclaring] { Class.kind.addOptions + [secret, update] }
@@ -20,9 +22,12 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
             options: options,
             discussion: [
                 "Without -U, adding an item whose unique key (access group, "
-                    + kind.requiredForAdd.compactMap { attribute in
+                    + kind.uniqueKey.compactMap { attribute in
                         kind.attributeOptions.first { $0.attribute == attribute }?.option.declaration.names[0]
                     }.joined(separator: ", ") + ") is taken fails with status 45.",
+                "An attribute of the unique key left out counts as empty, as with macOS `security`."
+                    + (kind == .internet ? " -r takes one of: " + PasswordKind.knownProtocols.joined(separator: ", ") + "."
+                        : ""),
                 "A secret given as `-w SECRET` is visible to other users of this machine (ps, /proc) and may land in "
                     + "your shell history; prefer `-w -` and pipe it in.",
             ])
@@ -31,8 +36,8 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
 
     /// The attributes given.
     let values: [AttributeName: AttributeValue]
-    /// `-w`: the secret, or `-` for standard input.
-    let secret: String
+    /// `-w`: the secret, or `nil` for standard input or a prompt (`-w -`, or `-w` last with no value).
+    let secret: String?
     /// `-U`: add or update.
     let update: Bool
     /// The store.
@@ -40,7 +45,8 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
 
     init(from values: ParsedValues) throws(UsageError) {
         self.values = try Class.kind.values(Class.kind.attributeOptions, from: values)
-        secret = try values.value(Self.secret) ?? ""
+        let given = try values.value(Self.secret)
+        secret = values.isGivenWithoutValue(Self.secret) || given == "-" ? nil : given ?? ""
         update = values.isSet(Self.update)
         store = try StoreOptions(from: values)
     }
@@ -60,9 +66,20 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
         }
     }
 
-    /// The secret from `-w`: the value itself, or standard input for `-`.
-    private func readSecret(_ value: String) throws(CommandFailure) -> SecretBytes {
-        guard value == "-" else { return SecretBytes(utf8: value) }
+    /// The secret from `-w`: the value itself; else, at a terminal, typed twice at a prompt with echo
+    /// off; else all of standard input.
+    private func readSecret(_ value: String?) throws(CommandFailure) -> SecretBytes {
+        if let value { return SecretBytes(utf8: value) }
+        if Console.inputIsTerminal {
+            guard let first = Console.readSecret(prompt: "Secret for the new \(Class.kind.itemClass.name): ") else {
+                throw .finding(.failure, "the secret is too long to type (at most 4,095 bytes); pipe it in with -w -")
+            }
+            guard !first.isEmpty else { throw .finding(.failure, "no secret was typed; nothing was added") }
+            guard let again = Console.readSecret(prompt: "Type it again: "), again == first else {
+                throw .finding(.failure, "the two secrets typed differ; nothing was added")
+            }
+            return first
+        }
         guard let data = Console.readSecretFromStandardInput() else {
             throw .finding(
                 .failure, "could not read the secret from standard input (at most \(Console.maxInputBytes) bytes)")

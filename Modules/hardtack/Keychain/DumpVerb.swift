@@ -27,7 +27,7 @@ struct DumpVerb: HardtackCommand {
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let configuration = try store.configuration(context)
+        let configuration = try store.configuration(context, onlyReads: true)
         var items: [StoredItem] = []
         // No store yet: nothing to show, and nothing is created.
         if configuration.storeExists {

@@ -6,7 +6,8 @@ import Data
 /// `-w` only its secret.
 struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
     static var secretOnly: Flag { Flag("-w", help: "Print only the secret and a newline, not the attributes.") }
-    static var options: [any ArgumentDeclaring] { Class.kind.selectorOptions.map(\.option) + [secretOnly] }
+    static var json: Flag { Flag("--json", help: "Print the attributes as one JSON object instead of text (not with -w).") }
+    static var options: [any ArgumentDeclaring] { Class.kind.selectorOptions.map(\.option) + [secretOnly, json] }
 
     static var configuration: CommandConfiguration {
         let kind = Class.kind
@@ -15,7 +16,9 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
             options: options,
             discussion: [
                 "Every option given must match; none matches any \(kind.itemClass.name). Without -w the secret is "
-                    + "never printed. No match exits with status 44."
+                    + "never printed. No match exits with status 44.",
+                "JSON: {\"class\": …, \"attributes\": {…}} as one item of `dump --json`: bytes are base64 strings, "
+                    + "integers are numbers, dates ISO 8601 strings in UTC.",
             ])
     }
     static var sections: [ArgumentSection] { KeychainVerbs.sections(options) }
@@ -24,18 +27,22 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
     let values: [AttributeName: AttributeValue]
     /// `-w`: print only the secret.
     let secretOnly: Bool
+    /// `--json`: the attributes as JSON.
+    let json: Bool
     /// The store.
     let store: StoreOptions
 
     init(from values: ParsedValues) throws(UsageError) {
         self.values = try Class.kind.values(Class.kind.selectorOptions, from: values)
         secretOnly = values.isSet(Self.secretOnly)
+        json = values.isSet(Self.json)
+        if secretOnly && json { throw values.usageError("-w prints only the secret; --json prints only attributes: give one") }
         store = try StoreOptions(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let query = try Class.kind.attributes(values)
-        let handle = try store.openExisting(context)
+        let handle = try store.openExisting(context, onlyReads: true)
         do throws(SecureStoreError) {
             if secretOnly {
                 let items = try handle.items.find(query, limit: .one, returning: .data)
@@ -44,7 +51,10 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
             } else {
                 let items = try handle.items.find(query, limit: .one, returning: .attributes)
                 guard let item = items.first else { throw SecureStoreError.itemNotFound }
-                Console.print(AttributeText.lines(item.itemClass, item.attributes).joined(separator: "\n"))
+                Console.print(
+                    json
+                        ? AttributeText.json(item.itemClass, item.attributes).rendered()
+                        : AttributeText.lines(item.itemClass, item.attributes).joined(separator: "\n"))
             }
         } catch {
             throw .store(error)

@@ -5,12 +5,14 @@ enum JSONValue: Sendable {
     case string(String)
     /// An integer.
     case integer(Int64)
+    /// `true` or `false`.
+    case bool(Bool)
+    /// `null`.
+    case null
     /// An array.
     case array([JSONValue])
     /// An object, with its keys in order.
     case object([(String, JSONValue)])
-    /// `null`: a value that is not known.
-    case null
 
     /// The value as indented JSON text.
     func rendered(indent: Int = 0) -> String {
@@ -21,6 +23,8 @@ enum JSONValue: Sendable {
             return Self.quoted(text)
         case .integer(let number):
             return String(number)
+        case .bool(let value):
+            return value ? "true" : "false"
         case .null:
             return "null"
         case .array(let elements):
@@ -34,6 +38,9 @@ enum JSONValue: Sendable {
             return "{\n\(body)\n\(outer)}"
         }
     }
+
+    /// An integer member from a count.
+    static func count(_ number: Int) -> JSONValue { .integer(Int64(number)) }
 
     /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
     static func quoted(_ text: String) -> String {

@@ -46,8 +46,7 @@ enum PasswordKind: Sendable {
         case .internet:
             return [
                 (Self.text("-s", "SERVER", "The server's host name or address."), .server), (account, .account),
-                (Self.text("-r", "PROTOCOL", "The protocol: https, http, ftp, ssh, smtp, imap, ldap or another name."),
-                 .protocol),
+                (Self.protocolOption, .protocol),
                 (Self.port, .port),
                 (Self.text("-p", "PATH", "The path on the server, such as /login."), .path),
                 (label, .label), (comment, .comment),
@@ -60,13 +59,28 @@ enum PasswordKind: Sendable {
         attributeOptions.filter { $0.attribute != .comment }
     }
 
-    /// The attributes `add` requires: the whole unique key.
-    var requiredForAdd: [AttributeName] {
+    /// The attributes that make an item's unique key (with its access group); one left out counts as empty.
+    var uniqueKey: [AttributeName] {
         switch self {
         case .generic: [.service, .account]
         case .internet: [.server, .account, .protocol, .port, .path]
         }
     }
+
+    /// The attributes `add` requires: the service or server (macOS `security` makes the rest optional).
+    var requiredForAdd: [AttributeName] {
+        switch self {
+        case .generic: [.service, .account]
+        case .internet: [.server]
+        }
+    }
+
+    /// The protocols `-r` takes, as Keychain Services names them (`kSecAttrProtocol…`), in lowercase.
+    static let knownProtocols = [
+        "afp", "appletalk", "daap", "eppc", "ftp", "ftpaccount", "ftpproxy", "ftps", "http", "httpproxy", "https",
+        "httpsproxy", "imap", "imaps", "ipp", "irc", "ircs", "ldap", "ldaps", "nntp", "nntps", "pop3", "pop3s", "rtsp",
+        "rtspproxy", "smb", "smtp", "socks", "ssh", "telnet", "telnets",
+    ]
 
     /// The attribute options as `add` declares them: the unique key required.
     var addOptions: [Option<AttributeValue>] {
@@ -102,6 +116,15 @@ enum PasswordKind: Sendable {
         convert: { text in
             guard text.allSatisfy(\.isASCII), let port = Int64(text), (0...65_535).contains(port) else { return nil }
             return .integer(port)
+        })
+
+    /// `-r PROTOCOL`: one of ``knownProtocols``, in any case, kept in lowercase.
+    private static let protocolOption = Option<AttributeValue>(
+        "-r", value: "PROTOCOL", help: "The protocol, in any case: https, http, ftp, ssh, smtp, imap, ldap and the other Keychain names.",
+        invalidValue: "the protocol (-r) must be one of: " + knownProtocols.joined(separator: ", "),
+        convert: { text in
+            let name = text.lowercased()
+            return knownProtocols.contains(name) ? .string(name) : nil
         })
 
     /// An option whose text is the attribute's string value.

@@ -2,41 +2,76 @@ import CommandLineKit
 import Composition
 import Data
 
-/// `verify`: decrypt and check every item and run SQLite's structural check.
+/// `verify`: decrypt and check every item and run the database's structural check; the counts are
+/// printed whatever is found.
 struct VerifyVerb: HardtackCommand {
+    static let json = Flag("--json", help: "Print one JSON object instead of text.")
+
     static let configuration = KeychainVerbs.configuration(
         name: "verify", abstract: "Check every item and the database file; exit 65 if anything is damaged.",
-        options: [],
-        discussion: ["Prints counts only: sound items, damaged items, and SQLite's check (\"ok\" when sound)."])
-    static let sections = KeychainVerbs.sections([])
+        options: [json],
+        discussion: [
+            "Prints counts, never a secret or an attribute: sound items, damaged items, and the database's own check "
+                + "(\"ok\" when sound), also when the store is damaged (then it exits 65). When the store cannot be "
+                + "read far enough to count its items, sound is 0 and damaged is 1 (the store itself), and the "
+                + "problem is said.",
+            "JSON: {\"store\": PATH, \"sound\": N, \"damaged\": N, \"databaseCheck\": TEXT, \"complete\": BOOL, "
+                + "\"problem\": TEXT or null}; complete is false when the items could not be counted.",
+        ])
+    static let sections = KeychainVerbs.sections([json])
 
+    /// `--json`.
+    let json: Bool
     /// The store.
     let store: StoreOptions
 
     init(from values: ParsedValues) throws(UsageError) {
+        json = values.isSet(Self.json)
         store = try StoreOptions(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let handle = try store.openExisting(context)
+        let location = try store.configuration(context).displayLocation
         let health: StoreHealth
-        do throws(SecureStoreError) {
-            health = try handle.verify()
-        } catch {
-            throw .store(error)
+        var problem: String?
+        do throws(CommandFailure) {
+            let handle = try store.openExisting(context, onlyReads: true)
+            do throws(SecureStoreError) {
+                health = try handle.verify()
+            } catch {
+                throw .store(error)
+            }
+        } catch .store(.integrityFailure(let what)) {
+            // Damage that stops the count: still a report, with the store itself as the damaged part.
+            problem = SecureStoreError.integrityFailure(what).description
+            health = StoreHealth(soundItems: 0, damagedItems: 1, databaseCheck: "not run")
         }
-        Console.print(
-            """
-            store: \(handle.storePath)
-            sound items: \(health.soundItems)
-            damaged items: \(health.damagedItems)
-            database check: \(health.databaseCheck)
-            """)
-        guard health.isSound else {
+        report(health, location: location, problem: problem)
+        guard health.isSound, problem == nil else {
             throw .finding(
                 .damaged,
-                "the store is damaged (\(health.damagedItems) damaged items; database check: "
+                problem
+                    ?? "the store is damaged (\(health.damagedItems) damaged items; database check: "
                     + "\(health.databaseCheck)). Restore it from a backup; sound items can still be read.")
+        }
+    }
+
+    private func report(_ health: StoreHealth, location: String, problem: String?) {
+        if json {
+            let document = JSONValue.object([
+                ("store", .string(location)), ("sound", .count(health.soundItems)),
+                ("damaged", .count(health.damagedItems)), ("databaseCheck", .string(health.databaseCheck)),
+                ("complete", .bool(problem == nil)), ("problem", problem.map(JSONValue.string) ?? .null),
+            ])
+            Console.print(document.rendered())
+        } else {
+            Console.print(
+                """
+                store: \(location)
+                sound items: \(health.soundItems)
+                damaged items: \(health.damagedItems)\(problem == nil ? "" : " (the store itself: its items could not be counted)")
+                database check: \(health.databaseCheck)
+                """)
         }
     }
 }

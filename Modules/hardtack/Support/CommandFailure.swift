@@ -23,13 +23,16 @@ enum CommandFailure: Error {
         }
     }
 
-    /// The message for standard error, without the `hardtack: ` prefix.
-    var message: String {
+    /// The message for standard error, without the `hardtack: ` prefix; with `verbose`, a storage
+    /// failure adds the backend's own words (result code, statement, errno), never a value.
+    func message(verbose: Bool) -> String {
         switch self {
-        case .usage(let message): message
-        case .store(let error): error.description
-        case .auth(let error): error.description
-        case .finding(_, let message): message
+        case .usage(let message): return message
+        case .store(let error):
+            guard verbose, case .storage(let failure) = error, let detail = failure.detail else { return error.description }
+            return error.description + " [\(failure.backend): \(detail)]"
+        case .auth(let error): return error.description
+        case .finding(_, let message): return message
         }
     }
 }

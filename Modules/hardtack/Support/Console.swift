@@ -5,12 +5,23 @@
 #endif
 import CommandLineKit
 import Domain
+import Synchronization
 
 /// Standard input, output and error as bytes, unbuffered, so output order is the order of calls and a
 /// secret goes out without ever becoming a `String`.
 enum Console {
     /// The most `-w -` reads from standard input.
     static let maxInputBytes = 1 << 20
+
+    /// The `errno` of the first write to standard output that failed (a full disk, `/dev/full`), or 0.
+    private static let outputErrno = Mutex<Int32>(0)
+
+    /// Why standard output could not be written, if it could not: the output is then incomplete, and
+    /// the process must not exit 0.
+    static var outputFailure: String? {
+        let code = outputErrno.withLock { $0 }
+        return code == 0 ? nil : "cannot write to standard output: \(String(cString: strerror(code))); the output is incomplete"
+    }
 
     /// Standard output and standard error for the command framework: help and results, and
     /// `hardtack: `-prefixed errors.
@@ -32,11 +43,14 @@ enum Console {
         emit([0x0A], to: STDOUT_FILENO)
     }
 
+    /// Whether standard input is a terminal (a secret is then prompted for, with echo off).
+    static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
     /// Reads a secret: from a terminal, after `prompt` on standard error with echo turned off, one
-    /// line; otherwise all of standard input, as ``readSecretFromStandardInput()`` does.
+    /// line (`nil` when longer than 4,095 bytes); otherwise all of standard input, as
+    /// ``readSecretFromStandardInput()`` does.
     static func readSecret(prompt: String) -> SecretBytes? {
-        guard isatty(STDIN_FILENO) == 1 else { return readSecretFromStandardInput() }
-        emit(Array(prompt.utf8), to: STDERR_FILENO)
+        guard inputIsTerminal else { return readSecretFromStandardInput() }
         var saved = termios()
         let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
         if canHide {
@@ -44,6 +58,8 @@ enum Console {
             silent.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         }
+        // The prompt only once echo is off: whatever is typed after it is never shown.
+        emit(Array(prompt.utf8), to: STDERR_FILENO)
         defer {
             if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
             emit([0x0A], to: STDERR_FILENO)
@@ -51,14 +67,17 @@ enum Console {
         var line = [UInt8](repeating: 0, count: 4096)
         defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         var count = 0
-        while count < line.count {
+        while true {
             var byte: UInt8 = 0
             let got = read(STDIN_FILENO, &byte, 1)
             if got < 0 && errno == EINTR { continue }
             if got <= 0 || byte == 0x0A { break }
-            line[count] = byte
+            // Too long: read to the end of the line, keep nothing (never a silently shortened secret).
+            if count < line.count { line[count] = byte }
             count += 1
+            byte = 0
         }
+        guard count < line.count else { return nil }
         return SecretBytes(line[..<count])
     }
 
@@ -90,7 +109,11 @@ enum Console {
         while left > 0 {
             let written = write(descriptor, base, left)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else {
+                let code = written < 0 ? errno : EIO
+                if descriptor == STDOUT_FILENO { outputErrno.withLock { if $0 == 0 { $0 = code } } }
+                return
+            }
             base += written
             left -= written
         }

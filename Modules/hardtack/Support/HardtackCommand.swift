@@ -14,7 +14,8 @@ extension HardtackCommand {
         do throws(CommandFailure) {
             try await execute(context)
         } catch {
-            throw CommandError(status: error.status.rawValue, message: error.message)
+            let verbose = context.values.isSet(StoreOptions.verbose)
+            throw CommandError(status: error.status.rawValue, message: error.message(verbose: verbose))
         }
     }
 }

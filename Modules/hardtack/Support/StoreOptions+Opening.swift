@@ -20,8 +20,9 @@ extension StoreOptions {
 
     /// Opens the store only if it exists: verbs that read or remove never create one.
     /// - Throws: ``CommandFailure/finding(_:_:)`` with exit 44 when there is no store.
-    func openExisting(_ context: CommandContext) throws(CommandFailure) -> KeychainHandle {
-        let configuration = try configuration(context)
+    /// With `onlyReads`, a store on read-only media is opened read-only.
+    func openExisting(_ context: CommandContext, onlyReads: Bool = false) throws(CommandFailure) -> KeychainHandle {
+        let configuration = try configuration(context, onlyReads: onlyReads)
         guard configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }

@@ -10,7 +10,7 @@ struct StoreOptions: OptionGroup {
         "--store", value: "PATH|URI",
         help: "The store: a file (default: $HARDTACK_STORE, else $XDG_DATA_HOME/hardtack/keychain.db, else "
             + "~/.local/share/hardtack/keychain.db), or a postgresql:// URI, which needs a key option. "
-            + "Created on first use.",
+            + "Commands that write create it on first use; commands that only read never do.",
         allowsEmpty: false)
     /// `--key-file PATH`.
     static let keyFile = Option<String>(
@@ -34,7 +34,13 @@ struct StoreOptions: OptionGroup {
         help: "Work in this access group; repeat for more; new items go to the first (default: default).",
         isRepeatable: true, allowsEmpty: false)
 
-    static let declarations: [any ArgumentDeclaring] = [store, keyFile, passphraseFile, keyVariable, credential, accessGroup]
+    /// `--verbose`: on every command (before or after its name), read once for every failure.
+    static let verbose = Flag(
+        "--verbose", help: "When the store fails, add the backend's own words (result code, statement, errno).")
+
+    static let declarations: [any ArgumentDeclaring] = [
+        store, keyFile, passphraseFile, keyVariable, credential, accessGroup, verbose,
+    ]
 
     /// How the key is chosen, for help.
     static let keyPrecedence =
@@ -62,9 +68,10 @@ struct StoreOptions: OptionGroup {
     }
 
     /// The store configuration these options and the environment describe.
+    /// With `onlyReads`, a store on read-only media is opened read-only rather than refused.
     /// - Throws: ``CommandFailure/usage(_:)`` for an unknown `HARDTACK_ARGON2_COST`;
     ///   ``CommandFailure/store(_:)`` when a passphrase file cannot be read.
-    func configuration(_ context: CommandContext) throws(CommandFailure) -> StoreConfiguration {
+    func configuration(_ context: CommandContext, onlyReads: Bool = false) throws(CommandFailure) -> StoreConfiguration {
         guard let cost = PassphraseCost.from(environment: context.environment) else {
             throw context.usage("\(PassphraseCost.environmentVariable) may only be 'interactive' (for tests) or unset")
         }
@@ -81,6 +88,7 @@ struct StoreOptions: OptionGroup {
                 storePath: storePath, key: key, accessGroups: accessGroups, passphraseCost: cost,
                 environment: context.environment)
             configuration.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
+            configuration.onlyReads = onlyReads
             return configuration
         } catch {
             throw .store(error)

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// Runs `hardtack` with a pseudo-terminal as its standard input, output and error, like a person at a
+/// terminal: waits for each prompt before typing the answer, and keeps everything the terminal showed
+/// (so an echoed secret would be in ``transcript``).
+final class PseudoTerminal {
+    /// Everything the terminal showed.
+    private(set) var transcript = ""
+    private let master: Int32
+    private let process = Process()
+
+    /// Starts `hardtack ARGUMENTS` on a new pseudo-terminal.
+    init(_ sandbox: CLISandbox, _ arguments: [String]) throws {
+        let executable = try #require(HardtackExecutable.path)
+        // posix_openpt and friends need _XOPEN_SOURCE, which Swift's Glibc module does not set: the same
+        // through /dev/ptmx and its two ioctls (unlock, number).
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        // TIOCSPTLCK and TIOCGPTN (macros Swift does not import), as Linux numbers them on x86-64 and arm64.
+        #expect(master >= 0 && ioctl(master, 0x4004_5431, &unlock) == 0)
+        #expect(ioctl(master, 0x8004_5430, &number) == 0)
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        try #require(slave >= 0)
+        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.directory.file("home"), "LANG": "C"]
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try handle.close()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        close(master)
+    }
+
+    /// Waits (at most 10 s) until the terminal has shown `text`.
+    func waitFor(_ text: String) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !transcript.contains(text) {
+            guard Date() < deadline, readSome(timeoutMilliseconds: 100) || process.isRunning else { return false }
+        }
+        return true
+    }
+
+    /// Types `text` and Return.
+    func type(_ text: String) {
+        let bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Waits for the program to end, reads what it still showed, and returns its exit status.
+    func finish() -> Int32 {
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { _ = readSome(timeoutMilliseconds: 50) }
+        while readSome(timeoutMilliseconds: 50) {}
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Reads what is there within the timeout; `false` when nothing came (or the terminal closed).
+    private func readSome(timeoutMilliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+        guard count > 0 else { return false }
+        transcript += String(decoding: buffer[..<count], as: UTF8.self)
+        return true
+    }
+}
