@@ -156,12 +156,13 @@ package enum FileSecurity {
     }
 
     /// Whether a directory is shared by design (never to be made private): sticky or writable by
-    /// others (`/tmp`), owned by someone else, the root or a top-level directory, or the home directory.
+    /// others (`/tmp`), the root or a top-level directory, or the home directory. A private directory of
+    /// another user is not shared but someone else's: the message then says whose, and a store is never
+    /// suggested inside it (its owner could replace anything there).
     private static func isShared(_ path: String, _ info: stat) -> Bool {
         let components = path.split(separator: "/").count
         let home = getenv("HOME").map { String(cString: $0) }
-        return info.st_mode & S_ISVTX != 0 || info.st_mode & 0o002 != 0 || info.st_uid != geteuid()
-            || components <= 1 || path == home
+        return info.st_mode & S_ISVTX != 0 || info.st_mode & 0o002 != 0 || components <= 1 || path == home
     }
 
     /// Prepares the store's directory and returns the store path with that directory resolved to its
