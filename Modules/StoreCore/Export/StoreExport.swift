@@ -78,13 +78,35 @@ public enum StoreExport {
     ///   ``SecureStoreError/integrityFailure(_:)`` for a file that is not an export, or was cut short,
     ///   reordered or changed, and ``SecureStoreError/storage(_:)`` when it cannot be read.
     public static func read(from path: String, key: ExportKey) throws(SecureStoreError) -> [ExportedItem] {
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw .storage(.posix("cannot read the export file \(path)", errno: errno == 0 ? ENOENT : errno))
-        }
-        let bytes = [UInt8](contents)
+        let bytes = try readFile(path)
         return try bytes.withUnsafeBytes { raw in
             Result { () throws(SecureStoreError) in try parse(raw, key: key) }
         }.get()
+    }
+
+    /// The largest export file read (a store's worth of items is far smaller).
+    static let maximumFileBytes = 1 << 30
+
+    /// The bytes of the file at `path`, read with the system's calls (Foundation's whole-file read
+    /// leaked its buffer for an empty file under LeakSanitizer).
+    private static func readFile(_ path: String) throws(SecureStoreError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .storage(.posix("cannot read the export file \(path)", errno: errno)) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { readFromDescriptor(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .storage(.posix("cannot read the export file \(path)", errno: errno))
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+            guard bytes.count <= maximumFileBytes else {
+                throw .integrityFailure("the file is larger than any export (over 1 GiB)")
+            }
+        }
     }
 
     /// `bytes` sealed as the stream's next message.
@@ -166,4 +188,9 @@ public enum StoreExport {
         }
         return ExportedItem(attributes: attributes, data: data)
     }
+}
+
+/// `read(2)`, outside ``StoreExport``, whose own `read(from:key:)` would shadow it.
+private func readFromDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
