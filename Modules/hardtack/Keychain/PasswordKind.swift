@@ -67,11 +67,13 @@ enum PasswordKind: Sendable {
         }
     }
 
-    /// The attributes `add` requires: the service or server (macOS `security` makes the rest optional).
+    /// The attributes `add` requires. macOS `security` requires none of an internet password's (a part
+    /// of the unique key left out counts as empty); a generic password here keeps its service and
+    /// account required, the two that name it.
     var requiredForAdd: [AttributeName] {
         switch self {
         case .generic: [.service, .account]
-        case .internet: [.server]
+        case .internet: []
         }
     }
 
