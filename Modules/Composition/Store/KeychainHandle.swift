@@ -1,6 +1,7 @@
 public import Data
 import PostgreSQLStore
 import SQLiteStore
+import StoreCore
 
 /// An open, unlocked store: its items through the ``SecureItemStore`` port, plus the maintenance
 /// operations that every backend's store offers.
@@ -43,8 +44,20 @@ public struct KeychainHandle: Sendable {
             case .sqlite(let store): try store.verify()
             case .postgreSQL(let store): try store.verify()
             }
+        let damaged = report.damaged.map { item in
+            let problem =
+                switch item.damage {
+                case .attributes: "its attributes do not decrypt"
+                case .indexes: "its index cells disagree with its attributes"
+                case .data: "its secret does not decrypt"
+                }
+            return StoreHealth.Damaged(
+                rowID: item.rowID, itemClass: item.itemClass, problem: problem,
+                name: item.name.isEmpty ? nil : try? ItemAttributes(item.itemClass, item.name))
+        }
         return StoreHealth(
-            soundItems: report.soundItems, damagedItems: report.damagedItems, databaseCheck: report.databaseCheck)
+            soundItems: report.soundItems, damagedItems: report.damagedItems, databaseCheck: report.databaseCheck,
+            damaged: damaged)
     }
 
     /// Protects the store with a new passphrase or key from now on, in one transaction; the old one

@@ -9,25 +9,49 @@ extension StoreEngine {
         var sound = 0
         let (rows, unreadable) = try storage.rows(.all, columns: [.attributes, .data])
         var damaged = unreadable
+        var items: [DamagedItem] = []
         for row in rows {
-            do {
-                let attributes = try openAttributes(row, keys: keys)
-                let group = try keys.groupIndex(attributes.accessGroup ?? "")
-                guard group == row.group,
-                    try keys.uniqueIndex(attributes, group: group) == row.unique,
-                    try keys.primaryIndex(row.itemClass, value: attributes[row.itemClass.primaryAttribute], group: group)
-                        == row.primary
-                else { throw SecureStoreError.integrityFailure("indexes disagree") }
-                _ = try openData(row, keys: keys)
-                sound += 1
-            } catch {
+            guard let attributes = try? openAttributes(row, keys: keys) else {
                 damaged += 1
+                items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .attributes))
+                continue
             }
+            let name = Self.naming(attributes)
+            let indexesAgree: Bool
+            do {
+                let group = try keys.groupIndex(attributes.accessGroup ?? "")
+                indexesAgree =
+                    try group == row.group && keys.uniqueIndex(attributes, group: group) == row.unique
+                    && keys.primaryIndex(row.itemClass, value: attributes[row.itemClass.primaryAttribute], group: group)
+                        == row.primary
+            } catch {
+                indexesAgree = false
+            }
+            guard indexesAgree else {
+                damaged += 1
+                items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .indexes, name: name))
+                continue
+            }
+            guard (try? openData(row, keys: keys)) != nil else {
+                damaged += 1
+                items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .data, name: name))
+                continue
+            }
+            sound += 1
         }
         var check = try storage.structuralCheck()
         if check == "ok", try !rowsMatchDigest(keys: keys) {
             check = "item rows do not match their digest (a row was removed or its indexes changed)"
         }
-        return VerifyReport(soundItems: sound, damagedItems: damaged, databaseCheck: check)
+        return VerifyReport(soundItems: sound, damagedItems: damaged, databaseCheck: check, damaged: items)
+    }
+
+    /// The attributes that name an item in a report: its primary attribute, account and label.
+    private static func naming(_ attributes: ItemAttributes) -> [AttributeName: AttributeValue] {
+        var name: [AttributeName: AttributeValue] = [:]
+        for attribute in [attributes.itemClass.primaryAttribute, .account, .label] {
+            if let value = attributes[attribute] { name[attribute] = value }
+        }
+        return name
     }
 }

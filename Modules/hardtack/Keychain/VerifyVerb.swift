@@ -1,6 +1,7 @@
 import CommandLineKit
 import Composition
 import Data
+import Foundation
 
 /// `verify`: decrypt and check every item and run the database's structural check; the counts are
 /// printed whatever is found.
@@ -11,12 +12,15 @@ struct VerifyVerb: HardtackCommand {
         name: "verify", abstract: "Check every item and the database file; exit 65 if anything is damaged.",
         options: [json],
         discussion: [
-            "Prints counts, never a secret or an attribute: sound items, damaged items, and the database's own check "
+            "Prints counts, never a secret: sound items, damaged items, and the database's own check "
                 + "(\"ok\" when sound), also when the store is damaged (then it exits 65). When the store cannot be "
                 + "read far enough to count its items, sound is 0 and damaged is 1 (the store itself), and the "
                 + "problem is said.",
+            "Each damaged item whose row can still be read is named on a line of its own: its row, its class and, "
+                + "when they still decrypt, its service or server, account and label, with what is wrong.",
             "JSON: {\"store\": PATH, \"sound\": N, \"damaged\": N, \"databaseCheck\": TEXT, \"complete\": BOOL, "
-                + "\"problem\": TEXT or null}; complete is false when the items could not be counted.",
+                + "\"problem\": TEXT or null, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
+                + "complete is false when the items could not be counted.",
         ])
     static let sections = KeychainVerbs.sections([json])
 
@@ -62,6 +66,17 @@ struct VerifyVerb: HardtackCommand {
                 ("store", .string(location)), ("sound", .count(health.soundItems)),
                 ("damaged", .count(health.damagedItems)), ("databaseCheck", .string(health.databaseCheck)),
                 ("complete", .bool(problem == nil)), ("problem", problem.map(JSONValue.string) ?? .null),
+                (
+                    "damagedItems",
+                    .array(
+                        health.damaged.map { item in
+                            .object([
+                                ("row", .integer(item.rowID)), ("class", .string(AttributeText.classKey(item.itemClass))),
+                                ("problem", .string(item.problem)),
+                                ("attributes", item.name.map { Self.attributes(item.itemClass, $0) } ?? .null),
+                            ])
+                        })
+                ),
             ])
             Console.print(document.rendered())
         } else {
@@ -72,6 +87,22 @@ struct VerifyVerb: HardtackCommand {
                 damaged items: \(health.damagedItems)\(problem == nil ? "" : " (the store itself: its items could not be counted)")
                 database check: \(health.databaseCheck)
                 """)
+            for item in health.damaged {
+                // Its naming attributes, as `service "api", account "alice"`.
+                let named = (item.name?.values ?? [:]).sorted { $0.key.key > $1.key.key }.compactMap { name, value in
+                    if case .string(let text) = value { "\(name.key) \(JSONValue.quoted(text))" } else { nil }
+                }
+                let name = named.isEmpty ? "" : " (" + named.joined(separator: ", ") + ")"
+                Console.print("damaged: row \(item.rowID), \(AttributeText.classKey(item.itemClass))\(name): \(item.problem)")
+            }
         }
+    }
+
+    /// The naming attributes of a damaged item, as the dump shows attributes.
+    private static func attributes(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> JSONValue {
+        guard case .object(let members) = AttributeText.json(itemClass, attributes),
+            let inner = members.first(where: { $0.0 == "attributes" })?.1
+        else { return .null }
+        return inner
     }
 }

@@ -1,0 +1,34 @@
+public import Data
+
+/// One damaged item as ``StoreEngine/verify()`` found it, named by what can still be known of it:
+/// its row, its class when the class cell is sound, and the attributes that name it when they still
+/// decrypt. Never its secret.
+public struct DamagedItem: Sendable, Hashable {
+    /// What is wrong with the item.
+    public enum Damage: String, Sendable, Hashable {
+        /// Its attributes do not decrypt (changed, moved from another row, or the indexes they are
+        /// bound to were changed).
+        case attributes
+        /// Its attributes decrypt but its index cells disagree with them.
+        case indexes
+        /// Its attributes are sound but its secret does not decrypt.
+        case data
+    }
+
+    /// The row that holds it.
+    public let rowID: Int64
+    /// Its class.
+    public let itemClass: ItemClass
+    /// What is wrong.
+    public let damage: Damage
+    /// The attributes that name it (service or server, account, label), when they still decrypt.
+    public let name: [AttributeName: AttributeValue]
+
+    /// A damaged item.
+    package init(rowID: Int64, itemClass: ItemClass, damage: Damage, name: [AttributeName: AttributeValue] = [:]) {
+        self.rowID = rowID
+        self.itemClass = itemClass
+        self.damage = damage
+        self.name = name
+    }
+}
