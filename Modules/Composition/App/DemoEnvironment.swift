@@ -29,6 +29,9 @@ public final class DemoEnvironment: Sendable {
     /// - Throws: ``SecureStoreError`` when the temporary directory cannot be made.
     public init(storePath: String?, contract: ServerContract = .oauth) throws(SecureStoreError) {
         if let storePath {
+            guard !StoreConfiguration.isPostgreSQL(storePath) else {
+                throw .invalidKeyMaterial("the demo runs on a store file, not on a PostgreSQL server")
+            }
             self.storePath = storePath
             isTemporary = false
         } else {

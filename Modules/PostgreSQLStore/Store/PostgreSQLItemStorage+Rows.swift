@@ -111,6 +111,11 @@ extension PostgreSQLItemStorage {
     /// Rows carry a version (the `ver` column).
     var rowVersions: Bool { true }
 
+    /// One past the store's change counter as the write transaction read it under its lock: the counter
+    /// only grows (every statement that changes `items` moves it), so every later write's version is
+    /// greater than every version written before.
+    func newRowVersion() -> Int64 { (writeStartVersion ?? 0) + 1 }
+
     func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
         try change("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
     }

@@ -189,8 +189,9 @@ final class PostgreSQLItemStorage: ItemStorage {
         do {
             try connection.execute(sql)
         } catch {
-            // A COMMIT whose answer was lost may or may not have taken effect.
-            if error.isConnectionLost || error.isTimeout {
+            // A COMMIT whose answer was lost may or may not have taken effect; one the server refused
+            // (a statement error, a cancel) certainly did not.
+            if error.isConnectionLost || error.kind == .timedOutConnectionClosed {
                 throw .storage(
                     StorageFailure(
                         backend: "PostgreSQL", kind: .connectionLost,
@@ -257,6 +258,9 @@ final class PostgreSQLItemStorage: ItemStorage {
         itemStatements += 1
         return result
     }
+
+    /// The change counter the open write transaction read under its lock.
+    var writeStartVersion: Int64? { writing ? snapshot?.version : nil }
 
     // MARK: The digest row inside a transaction
 

@@ -67,16 +67,15 @@ public final class PostgreSQLSecureItemStore: SecureItemStore {
         (try? PostgreSQLLocation(uri).redacted) ?? "postgresql://(a URI that is not valid)"
     }
 
-    /// Whether the server at `uri` holds a store in `schema`.
+    /// Whether the server at `uri` holds a store in `schema` (a damaged one included).
     /// - Throws: ``SecureStoreError/storage(_:)`` when the server cannot be asked.
     public static func exists(uri: String, schema: String = "hardtack") throws(SecureStoreError) -> Bool {
         guard PostgreSQLSchema.isPlainIdentifier(schema) else { return false }
         do {
             let connection = try PostgreSQLConnection(to: try PostgreSQLLocation(uri))
             defer { connection.close() }
-            let tables = try connection.query(PostgreSQLSchema.metaExists(schema))
-            guard try tables.bool(0, 0) else { return false }
-            return try connection.query("SELECT 1 FROM \(schema).meta WHERE id = 1").rowCount == 1
+            // The tables alone say a store was made here (without its header row, it is damaged).
+            return try connection.query(PostgreSQLSchema.metaExists(schema)).bool(0, 0)
         } catch {
             throw PostgreSQLFailure.storeError(error)
         }

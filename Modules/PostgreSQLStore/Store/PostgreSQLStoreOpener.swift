@@ -34,16 +34,16 @@ enum PostgreSQLStoreOpener {
         let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
         let created = try inCreationTransaction(storage) { () throws(SecureStoreError) -> HeaderRecord? in
             if let theirs = try storage.readHeaderRecord() { return theirs }
-            // Only an empty schema becomes a new store: a fresh master key would orphan existing items.
-            guard try storage.newestRowID() == 0 else {
-                throw .integrityFailure(
-                    "the store header is missing (its row was deleted, or the schema is not a Hardtack store)")
-            }
+            // Only an empty schema becomes a new store: a fresh master key would orphan existing items,
+            // and a digest left behind means a store was here.
+            let digests = try storage.run("SELECT count(*) FROM \(schema).rows_digest")
+            guard try storage.newestRowID() == 0, try translated({ () throws(PostgreSQLError) in try digests.int64(0, 0) }) == 0
+            else { throw missingHeader }
             try storage.run(
                 "INSERT INTO \(schema).meta (id, schema_version, header, checksum, wrapped_key) VALUES (1, $1, $2, $3, $4)",
                 [.int32(PostgreSQLSchema.currentVersion), .bytes(record.header), .bytes(record.checksum), .bytes(record.wrappedKey)])
             try storage.run(
-                "INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET value = $1",
+                "INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1)",
                 [.bytes(RowsDigest.empty.encoded)])
             return nil
         }
@@ -68,7 +68,9 @@ enum PostgreSQLStoreOpener {
         let exists = try storage.run(PostgreSQLSchema.metaExists(schema))
         guard try translated({ () throws(PostgreSQLError) in try exists.bool(0, 0) }) else { return nil }
         let version = try storage.run("SELECT schema_version FROM \(schema).meta WHERE id = 1")
-        guard version.rowCount == 1 else { return nil }
+        // The tables and the header row are created in one transaction: tables without it are damage
+        // (a deleted header), never a store to make anew.
+        guard version.rowCount == 1 else { throw missingHeader }
         try checkVersion(try translated { () throws(PostgreSQLError) in try version.int32(0, 0) })
         return try storage.readHeaderRecord()
     }
@@ -130,12 +132,15 @@ enum PostgreSQLStoreOpener {
         _ stored: HeaderRecord?, storage: PostgreSQLItemStorage, keySource: KeySource, groups: [String],
         options: StoreOptions
     ) throws(SecureStoreError) -> StoreEngine {
-        guard let stored else {
-            throw .integrityFailure("the store header is missing (its row was deleted, or the schema is not a Hardtack store)")
-        }
+        guard let stored else { throw missingHeader }
         let (header, keys) = try KeyHierarchy.unlock(stored, keySource: keySource)
         let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
         try engine.install(keys)
         return engine
     }
+
+    /// Tables without their header row: a store whose header was deleted, or not a Hardtack store.
+    static let missingHeader = SecureStoreError.integrityFailure(
+        "the store header is missing (its row was deleted, or the schema is not a Hardtack store); no new store is "
+            + "made over it")
 }

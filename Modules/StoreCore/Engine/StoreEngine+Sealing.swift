@@ -35,7 +35,7 @@ extension StoreEngine {
         throws(SecureStoreError) -> ItemRow
     {
         var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
-        row.version = storage.rowVersions ? 1 : nil
+        row.version = storage.rowVersions ? storage.newRowVersion() : nil
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&row, full, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         try sealData(&row, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
@@ -60,7 +60,7 @@ extension StoreEngine {
             let groupPosition = try resolveGroupForWrite(merged.accessGroup)
             newRow = try indexedRow(id: row.id, merged, group: groupIndexes[groupPosition], keys: keys)
         }
-        newRow.version = row.version.map { $0 + 1 }
+        newRow.version = row.version.map { _ in storage.newRowVersion() }
         let indexesMoved = !newRow.hasSameIndexes(as: row)
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&newRow, merged, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
@@ -100,7 +100,8 @@ extension StoreEngine {
         guard encoded.first == itemClass.rawValue,
             AttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
         else { return nil }
-        var newRow = ItemRow(id: row.id, itemClass: itemClass, cells: row.cells, version: row.version.map { $0 + 1 })
+        var newRow = ItemRow(
+            id: row.id, itemClass: itemClass, cells: row.cells, version: row.version.map { _ in storage.newRowVersion() })
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&newRow, encoded: encoded, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])

@@ -5,6 +5,15 @@ extension StoreEngine {
     /// Decrypts and checks every item in the store (every group), counting sound and damaged ones, and
     /// runs the backend's structural check and the rows-digest check.
     package func verify() throws(SecureStoreError) -> VerifyReport {
+        var report: VerifyReport?
+        // One snapshot: a write committed by another connection between reading the rows and the
+        // digest must not read as damage.
+        try readSnapshot { () throws(SecureStoreError) in report = try verifyInSnapshot() }
+        guard let report else { throw .storage(.store("the check did not run", kind: .other)) }
+        return report
+    }
+
+    private func verifyInSnapshot() throws(SecureStoreError) -> VerifyReport {
         let keys = try unlockedKeys()
         var sound = 0
         let (rows, unreadable) = try storage.rows(.all, columns: [.attributes, .data])

@@ -84,6 +84,10 @@ package protocol ItemStorage: AnyObject {
     /// Whether rows carry a version (``ItemRow/version``), kept in a column of their own, written by
     /// every insert and update, and returned by every read.
     var rowVersions: Bool { get }
+    /// The version to give a row added or changed in the open write transaction (``rowVersions``):
+    /// greater than any version any row of the store had before, so that an older copy of a row, even
+    /// of one deleted and added again under the same id, never carries a current version.
+    func newRowVersion() -> Int64
     /// Replaces the two ciphertexts of row `id` and sets its version (``rowVersions``).
     func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8])
         throws(SecureStoreError)
@@ -101,6 +105,9 @@ package protocol ItemStorage: AnyObject {
 extension ItemStorage {
     /// Rows carry no version.
     package var rowVersions: Bool { false }
+
+    /// Unused where rows carry no version.
+    package func newRowVersion() -> Int64 { 1 }
 
     /// Replaces the ciphertexts; there is no version to set.
     package func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8])

@@ -33,6 +33,13 @@ struct DemoCommand: HardtackCommand {
     init(from values: ParsedValues) throws(UsageError) {
         storePath = try values.value(Self.store)
         contract = try values.value(Self.style) ?? .oauth
+        // The demo keeps its key in a file beside its store: a server URI has no "beside", and its text
+        // (with a password) must never become a file name or be printed.
+        if let storePath, StoreConfiguration.isPostgreSQL(storePath) {
+            throw UsageError(
+                "the demo runs on a store file; give a file path (a PostgreSQL store works with the other commands)",
+                commandPath: values.commandPath)
+        }
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
