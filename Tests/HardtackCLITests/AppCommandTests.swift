@@ -110,8 +110,8 @@ import Testing
         #expect(listed.stdout.hasPrefix("default · Alice Liddell · password · signed in"))
         let json = try sandbox.run(["accounts", "--store", sandbox.store, "--json"])
         #expect(json.stdout.contains("\"account\": \"default\""))
-        #expect(json.stdout.contains("\"decision\": \"signed-in\""))
-        #expect(json.stdout.contains("\"user_id\": \"alice\""))
+        #expect(json.stdout.contains("\"decision\": \"signedIn\""))
+        #expect(json.stdout.contains("\"id\": \"alice\""))
         // Never a token: the listing holds none of the stored tokens' text.
         for output in [listed.stdout, json.stdout] {
             #expect(!output.contains("eyJ"), "a JWT shows in: \(output)")

@@ -60,6 +60,8 @@ import Testing
         #expect(add.status == 0, "\(add.stderr)")
         let find = try sandbox.keychain(["find-internet-password", "-s", "example.com", "-r", "https", "--json"])
         #expect(find.stdout.contains(#""protocol": "https""#), "\(find.stdout)")
+        // macOS's four-character code stands for the same protocol.
+        #expect(try sandbox.keychain(["find-internet-password", "-s", "example.com", "-r", "htps", "-w"]).stdout == "x\n")
         let unknown = try sandbox.keychain(["add-internet-password", "-s", "example.org", "-r", "gopher", "-w", "x"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("must be one of") && unknown.stderr.contains("https"))

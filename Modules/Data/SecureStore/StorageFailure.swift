@@ -68,6 +68,9 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    /// One line: what failed and what to do.
-    public var description: String { "\(message) (\(backend)). \(advice)" }
+    /// One line: what failed and what to do (the backend and its own words are in ``verboseDetail``).
+    public var description: String { "\(message). \(advice)" }
+
+    /// The backend and its own words, for `--verbose`.
+    public var verboseDetail: String { backend + (detail.map { ": " + $0 } ?? "") }
 }

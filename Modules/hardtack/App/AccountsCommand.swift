@@ -12,9 +12,10 @@ struct AccountsCommand: HardtackCommand {
         name: "accounts", abstract: "List every account with a session in the store: user, method, launch decision.",
         discussion: [
             "Reads only the store: no network, never a token. One line per account (the default account is the one "
-                + "commands use without --account). --json prints {\"accounts\": [{\"account\", \"user_id\", "
-                + "\"user_name\", \"method\", \"decision\", \"access_token_expires_at\"}]}, with null for what is "
-                + "not known; decision is signed-in, needs-refresh, signed-out or store-unavailable."
+                + "commands use without --account). --json prints {\"accounts\": [{\"account\", \"user\" ({\"id\", "
+                + "\"name\"}), \"method\", \"decision\", \"accessTokenExpiresAt\"}]}, with null for what is not known; "
+                + "decision is named as status --json names it (signedIn, signedInNeedsRefresh, signedOut, "
+                + "storeUnavailable)."
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections = [ArgumentSection("Options", [json]), StoreOptions.section("Store options")]
@@ -61,11 +62,12 @@ struct AccountsCommand: HardtackCommand {
     }
 
     private static func decisionName(_ decision: LaunchDecision) -> String {
+        // The names `status --json` uses.
         switch decision {
-        case .signedIn: "signed-in"
-        case .signedInNeedsRefresh: "needs-refresh"
-        case .signedOut: "signed-out"
-        case .storeUnavailable: "store-unavailable"
+        case .signedIn: "signedIn"
+        case .signedInNeedsRefresh: "signedInNeedsRefresh"
+        case .signedOut: "signedOut"
+        case .storeUnavailable: "storeUnavailable"
         }
     }
 
@@ -74,11 +76,10 @@ struct AccountsCommand: HardtackCommand {
         let entries: [JSONValue] = overview.map { entry in
             .object([
                 ("account", .string(entry.account.value)),
-                ("user_id", entry.user.map { .string($0.id) } ?? .null),
-                ("user_name", entry.user.map { .string($0.name) } ?? .null),
+                ("user", entry.user.map(StatusCommand.userJSON) ?? .null),
                 ("method", entry.method.map { .string(name(of: $0)) } ?? .null),
                 ("decision", .string(decisionName(entry.decision))),
-                ("access_token_expires_at", entry.accessTokenExpiresAt.map { .string(formatter.string(from: $0)) } ?? .null),
+                ("accessTokenExpiresAt", entry.accessTokenExpiresAt.map { .string(formatter.string(from: $0)) } ?? .null),
             ])
         }
         return JSONValue.object([("accounts", .array(entries))]).rendered()

@@ -52,6 +52,11 @@ struct SignInCommand: HardtackCommand {
         do throws(CommandFailure) {
             app = try options.app(context, creatingStore: true)
             session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        } catch .auth(.temporarilyUnavailable(let reason)) {
+            // A sign-in keeps nothing: the generic wording ("the session is kept") would claim one.
+            cleanup.removeWhatWasCreated()
+            throw .finding(
+                .serverUnavailable, "the server is unavailable: \(reason). Nothing was stored; sign in again later")
         } catch {
             cleanup.removeWhatWasCreated()
             throw error

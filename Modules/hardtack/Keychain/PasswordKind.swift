@@ -84,6 +84,16 @@ enum PasswordKind: Sendable {
         "rtspproxy", "smb", "smtp", "socks", "ssh", "telnet", "telnets",
     ]
 
+    /// macOS `security`'s four-character protocol codes (`kSecAttrProtocol…` values), lowercase and
+    /// without their padding, for the names they stand for.
+    static let macOSProtocolCodes: [String: String] = [
+        "htps": "https", "htpx": "httpproxy", "htsx": "httpsproxy", "ftpa": "ftpaccount", "ftpx": "ftpproxy",
+        "imps": "imaps", "ircs": "ircs", "ldps": "ldaps", "ntps": "nntps", "pops": "pop3s", "rtsx": "rtspproxy",
+        "sox": "socks", "teln": "telnet", "tels": "telnets", "atlk": "appletalk", "eppc": "eppc", "http": "http",
+        "ftp": "ftp", "ssh": "ssh", "smb": "smb", "smtp": "smtp", "imap": "imap", "ldap": "ldap", "nntp": "nntp",
+        "pop3": "pop3", "rtsp": "rtsp", "ipp": "ipp", "irc": "irc", "afp": "afp", "daap": "daap",
+    ]
+
     /// The attribute options as `add` declares them: the unique key required.
     var addOptions: [Option<AttributeValue>] {
         attributeOptions.map { requiredForAdd.contains($0.attribute) ? $0.option.required() : $0.option }
@@ -126,7 +136,9 @@ enum PasswordKind: Sendable {
         invalidValue: "the protocol (-r) must be one of: " + knownProtocols.joined(separator: ", "),
         convert: { text in
             let name = text.lowercased()
-            return knownProtocols.contains(name) ? .string(name) : nil
+            if knownProtocols.contains(name) { return .string(name) }
+            // macOS `security` takes the four-character codes (`htps`, `ftp `…) too.
+            return macOSProtocolCodes[name].map { .string($0) }
         })
 
     /// An option whose text is the attribute's string value.
