@@ -72,6 +72,11 @@ import Testing
         #expect(try sandbox.run(arguments, input: "wonderland").status == 0)
         #expect(try sandbox.serverStats(url)["revocations"] == 1)
         #expect(try sandbox.run(["me", "--store", sandbox.store]).status == 0)
+        // Signed in again under the other contract at the same server: the replaced OAuth session is
+        // revoked in its own contract, not left live.
+        #expect(try sandbox.run(arguments + ["--style", "header"], input: "wonderland").status == 0)
+        #expect(try sandbox.serverStats(url)["revocations"] == 2)
+        #expect(try sandbox.run(["me", "--store", sandbox.store]).status == 0)
     }
 
     @Test func aFailedSignInOrAMissingLegacyFileCreatesNoStore() throws {

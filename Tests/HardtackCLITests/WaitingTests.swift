@@ -29,4 +29,29 @@ import Testing
         #expect(said.contains("waiting for the server at 127.0.0.1 to answer"), "stderr: \(said)")
         #expect(said.components(separatedBy: "waiting for").count == 2, "said once: \(said)")
     }
+
+    @Test func waitingForAnotherProcessesLockIsSaidOnceAndThenTheWriteGoesThrough() throws {
+        try sandbox.addGeneric(service: "s", account: "first", secret: "x")
+        // Another process takes the store's write lock for 3 s: Python's sqlite3 module (Python ships
+        // on every machine the project runs its tests on), as any SQLite client could.
+        let holder = try sandbox.launch(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                    + "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(3); c.execute('COMMIT')",
+                sandbox.store,
+            ])
+        for _ in 0..<100 where !String(decoding: FileBytes.read(holder.outPath), as: UTF8.self).contains("held") {
+            usleep(50_000)
+        }
+        let started = Date()
+        let add = try sandbox.keychain(["add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
+        let waited = Date().timeIntervalSince(started)
+        _ = holder.wait()
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(waited > 1.5, "the add did not wait for the lock (\(waited) s)")
+        #expect(add.stderr.contains("waiting for another process to release the store's lock"), "stderr: \(add.stderr)")
+        #expect(add.stderr.components(separatedBy: "waiting for").count == 2, "said once: \(add.stderr)")
+    }
 }

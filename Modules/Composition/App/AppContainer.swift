@@ -84,7 +84,18 @@ public struct AppContainer: Sendable {
         self.keychain = keychain
         self.repository = repository
         self.gateway = gateway
-        signIn = SignIn(gateway: gateway, repository: repository, origin: configuration.origin)
+        // A replaced session signed in under another contract or client (at the same server) is revoked
+        // in its own.
+        let now = configuration.now
+        signIn = SignIn(
+            gateway: gateway, repository: repository, origin: configuration.origin,
+            gatewayForOrigin: { origin in
+                switch ServerContract(rawValue: origin.contract) {
+                case .oauth: OAuthAuthenticationGateway(http: http, clientID: origin.clientID, now: now)
+                case .header: HeaderAuthenticationGateway(http: http, clientID: origin.clientID, now: now)
+                case nil: nil
+                }
+            })
         validateAuthentication = ValidateAuthentication(
             repository: repository, policy: configuration.policy, now: configuration.now)
         refreshSession = refresher

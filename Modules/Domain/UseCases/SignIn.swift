@@ -4,12 +4,19 @@ public struct SignIn: Sendable {
     private let gateway: any AuthenticationGateway
     private let repository: any SessionRepository
     private let origin: SessionOrigin?
+    private let gatewayForOrigin: @Sendable (SessionOrigin) -> (any AuthenticationGateway)?
 
     /// Creates the use case; `origin`, if given, is stored with every session it signs in.
-    public init(gateway: any AuthenticationGateway, repository: any SessionRepository, origin: SessionOrigin? = nil) {
+    /// `gatewayForOrigin` gives a gateway that speaks a replaced session's own contract and client (at
+    /// the same server), so that its refresh token can be revoked when the new sign-in used another.
+    public init(
+        gateway: any AuthenticationGateway, repository: any SessionRepository, origin: SessionOrigin? = nil,
+        gatewayForOrigin: @escaping @Sendable (SessionOrigin) -> (any AuthenticationGateway)? = { _ in nil }
+    ) {
         self.gateway = gateway
         self.repository = repository
         self.origin = origin
+        self.gatewayForOrigin = gatewayForOrigin
     }
 
     /// Signs in with `credentials` and returns the stored session.
@@ -26,9 +33,16 @@ public struct SignIn: Sendable {
         if let origin { session.origin = origin }
         try repository.replace(with: session)
         // The replaced session's refresh token would stay live at the server: revoke it (best effort, as
-        // sign-out does), but only where it came from; it is never sent to another server.
-        if let old = previous ?? nil, old.origin == session.origin, !old.refreshToken.isSameToken(as: session.refreshToken) {
-            try? await gateway.revoke(old.refreshToken)
+        // sign-out does), but only where it came from, in its own contract; it is never sent to another
+        // server.
+        if let old = previous ?? nil, !old.refreshToken.isSameToken(as: session.refreshToken) {
+            if old.origin == session.origin {
+                try? await gateway.revoke(old.refreshToken)
+            } else if let oldOrigin = old.origin, oldOrigin.server == session.origin?.server,
+                let oldGateway = gatewayForOrigin(oldOrigin)
+            {
+                try? await oldGateway.revoke(old.refreshToken)
+            }
         }
         return session
     }
