@@ -34,7 +34,7 @@ public struct HeaderAuthenticationGateway: AuthenticationGateway {
         guard let refreshToken = tokens.refreshToken else {
             throw .invalidResponse("no refresh token in the Authorization-refresh header or the body")
         }
-        guard let userID = body.userId, !userID.isEmpty else { throw .invalidResponse("no userId in the reply") }
+        guard let userID = body.userId?.text, !userID.isEmpty else { throw .invalidResponse("no userId in the reply") }
         return Session(
             accessToken: tokens.accessToken, refreshToken: refreshToken,
             user: User(id: userID, name: body.nickname ?? ""), method: credentials.method)

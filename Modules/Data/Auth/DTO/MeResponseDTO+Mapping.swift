@@ -1,9 +1,12 @@
 import Domain
 
 extension MeResponseDTO {
-    /// The user, or an error when `sub` is missing or empty.
+    /// The user, or an error when no identifier is given or it is empty. `sub` wins over `id`, which
+    /// wins over `userId`.
     func user() throws(AuthenticationError) -> User {
-        guard let sub, !sub.isEmpty else { throw .invalidResponse("/api/me returned no `sub`") }
-        return User(id: sub, name: name ?? "")
+        guard let identifier = (sub ?? id ?? userId)?.text, !identifier.isEmpty else {
+            throw .invalidResponse("/api/me returned no `sub`, `id` or `userId`")
+        }
+        return User(id: identifier, name: name ?? nickname ?? "")
     }
 }
