@@ -2,6 +2,7 @@ import Data
 import Domain
 import Foundation
 import SQLiteStore
+import StoreCore
 import TestSupport
 import Testing
 
@@ -80,5 +81,22 @@ struct AccountSessionTests {
     func namesThatCannotBeStoredFaithfullyAreRefused(name: String) {
         #expect(AccountName(name) == nil)
         #expect(AccountName.problem(with: name) != nil)
+    }
+
+    @Test func aTenantsAccountsAreInvisibleToAnotherTenantsHandle() throws {
+        let path = directory.file("backend.db")
+        let key = KeySource.keyFile(path: directory.file("backend.key"))
+        // A backend maps each tenant to an access group and each user to an account.
+        let tenantA = try SQLiteSecureItemStore.open(at: path, keySource: key, accessGroups: ["tenant-a"])
+        let tenantB = try SQLiteSecureItemStore.open(at: path, keySource: key, accessGroups: ["tenant-b"])
+        let user = try account("user-42")
+        try SecureStoreSessionRepository(store: tenantA, account: user).replace(with: try session("a"))
+        #expect(try SecureStoreSessionRepository(store: tenantB, account: user).load() == nil)
+        #expect(try SecureStoreSessionRepository.accounts(in: tenantB).isEmpty)
+        try SecureStoreSessionRepository(store: tenantB, account: user).replace(with: try session("b"))
+        #expect(
+            try SecureStoreSessionRepository(store: tenantA, account: user).load()?.accessToken.value.revealedString()
+                == "access-a")
+        #expect(try SecureStoreSessionRepository.accounts(in: tenantA) == [user])
     }
 }
