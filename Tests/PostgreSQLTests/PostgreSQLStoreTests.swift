@@ -202,6 +202,28 @@ import Testing
         }
     }
 
+    @Test func aCounterSetBackAfterADeleteIsStillSeenByAnOpenHandle() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(.genericPassword(service: "api", account: "alice"), data: secret("a"))
+        try store.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
+        // The open handle checks the rows once (a "not found" needs them whole).
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try store.find(.genericPassword(service: "api", account: "carol"), limit: .one, returning: .data)
+        }
+        let sql = try test.sql()
+        let before = try sql.query("SELECT version FROM \(test.schema).rows_digest").int64(0, 0)
+        try sql.execute("DELETE FROM \(test.schema).items WHERE id = (SELECT min(id) FROM \(test.schema).items)")
+        // Someone allowed to update the digest row sets its counter back, hiding the delete.
+        _ = try sql.query("UPDATE \(test.schema).rows_digest SET version = $1", [.int64(before)])
+        do {
+            _ = try store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
+            Issue.record("a deleted row read as found")
+        } catch {
+            #expect(error.isIntegrityFailure, "the delete must read as damage, not \(error)")
+        }
+    }
+
     @Test func aDeletedHeaderIsDamageAndNoStoreIsMadeOverIt() throws {
         let test = TestStore()
         try test.open().add(.genericPassword(service: "api", account: "alice"), data: secret("a"))

@@ -14,10 +14,21 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// The digest row's change counter as it stood when this handle last reported a change, and the
     /// value reported then: the counter the core sees moves only when another connection changed the
     /// rows, as SQLite's `data_version` does.
-    private var knownVersion: Int64?
+    ///
+    /// The counter is kept with the digest row's `xmin` (the transaction that last wrote the row, which
+    /// SQL cannot set): someone who sets the counter back after deleting a row still moves `xmin`.
+    private var knownVersion: RowState?
     private var reportedCounter: Int64 = 0
     /// The digest row as the open transaction read it when it began (under its lock, for a write).
-    private var snapshot: (version: Int64, value: [UInt8])?
+    private var snapshot: (version: Int64, value: [UInt8], xmin: String)?
+    /// The open write transaction's own transaction id (32 bits, as `xmin` shows it).
+    private var ownTransaction: String?
+
+    /// The digest row's counter and the transaction that last wrote it.
+    private struct RowState: Equatable {
+        let version: Int64
+        let xmin: String
+    }
     /// Whether the open transaction is a write.
     private var writing = false
     /// The rows digest the open write transaction will store when it commits.
@@ -114,7 +125,11 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// which serializes writers as `BEGIN IMMEDIATE` does in SQLite).
     private func begin(_ begin: String, locking: Bool) throws(SecureStoreError) {
         try reconnectIfIdleAndLost()
-        let sql = "\(begin); SELECT version, value FROM \(schema).rows_digest WHERE id = 1\(locking ? " FOR UPDATE" : "")"
+        // A write also learns its own transaction id: the digest row it writes will carry it as `xmin`.
+        let own = locking ? "(pg_current_xact_id()::text::bigint % 4294967296)::text" : "NULL::text"
+        let sql =
+            "\(begin); SELECT version, value, xmin::text, \(own) FROM \(schema).rows_digest WHERE id = 1"
+            + (locking ? " FOR UPDATE" : "")
         var result: PostgreSQLResult
         do {
             result = try connection.simpleQuery(sql)
@@ -133,13 +148,14 @@ final class PostgreSQLItemStorage: ItemStorage {
         pendingDigest = nil
         do throws(SecureStoreError) {
             guard result.rowCount == 1 else { throw SecureStoreError.integrityFailure("the rows digest is missing") }
-            let (versionText, valueText) = try read { () throws(PostgreSQLError) in
-                (try result.serverText(0, 0), try result.serverText(0, 1))
+            let (versionText, valueText, xmin) = try read { () throws(PostgreSQLError) in
+                (try result.serverText(0, 0), try result.serverText(0, 1), try result.serverText(0, 2))
             }
             guard let version = Int64(versionText), let value = Self.bytea(valueText) else {
                 throw SecureStoreError.integrityFailure("the rows digest is malformed")
             }
-            snapshot = (version, value)
+            snapshot = (version, value, xmin)
+            ownTransaction = locking ? try read { () throws(PostgreSQLError) in try result.serverText(0, 3) } : nil
         } catch {
             rollback()
             throw error
@@ -178,8 +194,10 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// Commits, storing the rows digest in the same round trip (it is a keyed hash of index cells,
     /// not a secret, so it may travel as a literal).
     func commit() throws(SecureStoreError) {
-        let start = snapshot?.version
+        let start = snapshot.map { RowState(version: $0.version, xmin: $0.xmin) }
         let statements = itemStatements
+        let own = ownTransaction
+        let digestWritten = writing && pendingDigest != nil
         var sql = "COMMIT"
         if writing, let pendingDigest {
             let hex = pendingDigest.map { String(format: "%02x", $0) }.joined()
@@ -202,11 +220,18 @@ final class PostgreSQLItemStorage: ItemStorage {
             throw PostgreSQLFailure.storeError(error)
         }
         // Only this handle changed the rows since the core last looked: the counter it sees stays.
-        if writing, let start, start == knownVersion { knownVersion = start + statements }
+        if writing, let start, start == knownVersion {
+            // Only this handle wrote the row since: its counter moved by this transaction's statements,
+            // and its `xmin` is this transaction's id if it wrote the row at all.
+            let wroteRow = statements > 0 || digestWritten
+            knownVersion = RowState(
+                version: start.version + statements, xmin: wroteRow ? (own ?? start.xmin) : start.xmin)
+        }
     }
 
     private func endTransaction() {
         snapshot = nil
+        ownTransaction = nil
         writing = false
         pendingDigest = nil
         itemStatements = 0
@@ -236,16 +261,18 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func changeCounter() throws(SecureStoreError) -> Int64 {
-        let version: Int64
+        let state: RowState
         if let snapshot {
-            version = snapshot.version
+            state = RowState(version: snapshot.version, xmin: snapshot.xmin)
         } else {
-            let result = try run("SELECT version FROM \(schema).rows_digest WHERE id = 1")
+            let result = try run("SELECT version, xmin::text FROM \(schema).rows_digest WHERE id = 1")
             guard result.rowCount == 1 else { throw .integrityFailure("the rows digest is missing") }
-            version = try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+            state = try read { () throws(PostgreSQLError) in
+                RowState(version: try result.int64(0, 0), xmin: try result.string(0, 1))
+            }
         }
-        if version != knownVersion {
-            knownVersion = version
+        if state != knownVersion {
+            knownVersion = state
             reportedCounter &+= 1
         }
         return reportedCounter
