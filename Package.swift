@@ -26,6 +26,10 @@ let package = Package(
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
         .systemLibrary(
             name: "CLibPQ", path: "Modules/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        // OpenSSL's libcrypto, for the RSA and P-256 signatures of ID tokens (libsodium has neither).
+        .systemLibrary(
+            name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
 
         // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
         .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
@@ -46,6 +50,11 @@ let package = Package(
         .target(name: "Locking", path: "Modules/Locking", swiftSettings: swiftSettings),
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
+            swiftSettings: swiftSettings),
+        // JWS signatures (RS256, ES256), random bytes and SHA-256 over libcrypto: the adapter behind Data's
+        // JWSSignatureVerifier port, and the embedded server's signing keys.
+        .target(
+            name: "OpenSSLCrypto", dependencies: ["Data", "COpenSSL"], path: "Modules/OpenSSLCrypto",
             swiftSettings: swiftSettings),
         .target(
             name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
@@ -114,6 +123,9 @@ let package = Package(
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",
             swiftSettings: swiftSettings),
