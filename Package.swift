@@ -99,7 +99,8 @@ let package = Package(
             name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "SQLiteStore", "StoreCore", "TestSupport"],
+            name: "DataTests",
+            dependencies: ["Data", "Domain", "Infrastructure", "SQLiteStore", "StoreCore", "TestSupport", "OpenSSLCrypto"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
         // A raw SQLite connection to a store file, shared by the tamper tests and the torture bench:
         // the attacker (or the disk) that edits rows behind the store's back.
