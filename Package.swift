@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // OpenSSL's libcrypto, for the RSA and P-256 signatures of ID tokens (libsodium has neither).
+        .systemLibrary(
+            name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
 
         // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
         .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
@@ -60,6 +64,11 @@ let package = Package(
         // HTTP over libcurl's easy interface: on Linux, where URLSession spins while it waits.
         .target(
             name: "CurlHTTP", dependencies: ["Data", "Locking", "CCurl"], path: "Modules/CurlHTTP",
+            swiftSettings: swiftSettings),
+        // JWS signatures (RS256, ES256), random bytes and SHA-256 over libcrypto: the adapter behind Data's
+        // JWSSignatureVerifier port, and the embedded server's signing keys.
+        .target(
+            name: "OpenSSLCrypto", dependencies: ["Data", "COpenSSL"], path: "Modules/OpenSSLCrypto",
             swiftSettings: swiftSettings),
         .target(
             name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
@@ -104,7 +113,8 @@ let package = Package(
             name: "DomainTests", dependencies: ["Domain", "TestSupport"], path: "Tests/DomainTests",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "DataTests", dependencies: ["Data", "Domain", "Infrastructure", "SQLiteStore", "StoreCore", "TestSupport"],
+            name: "DataTests",
+            dependencies: ["Data", "Domain", "Infrastructure", "SQLiteStore", "StoreCore", "TestSupport", "OpenSSLCrypto"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
         // A raw SQLite connection to a store file, shared by the tamper tests and the torture bench:
         // the attacker (or the disk) that edits rows behind the store's back.
@@ -142,6 +152,9 @@ let package = Package(
         .testTarget(
             name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",
             swiftSettings: swiftSettings),

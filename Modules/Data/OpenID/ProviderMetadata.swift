@@ -1,0 +1,22 @@
+/// What discovery learnt about an issuer: its exact identifier and endpoints, each already checked to
+/// be `https` (or `http` to a loopback host).
+public struct ProviderMetadata: Sendable, Equatable {
+    /// The issuer identifier, equal to the one asked for.
+    public let issuer: String
+    /// Where the browser is sent (authorization code flow).
+    public let authorizationEndpoint: EndpointURL?
+    /// Where codes, device codes and refresh tokens are exchanged.
+    public let tokenEndpoint: EndpointURL
+    /// The issuer's key set.
+    public let jwksURI: EndpointURL?
+    /// The OpenID Connect userinfo endpoint.
+    public let userinfoEndpoint: EndpointURL?
+    /// RFC 7009 revocation.
+    public let revocationEndpoint: EndpointURL?
+    /// RFC 8628 device authorization.
+    public let deviceAuthorizationEndpoint: EndpointURL?
+    /// PKCE methods the server says it supports (empty when it does not say).
+    public let codeChallengeMethods: [String]
+    /// Whether the server says it sends `iss` with authorization responses (RFC 9207).
+    public let sendsIssuerInAuthorizationResponse: Bool
+}
