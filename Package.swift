@@ -54,8 +54,11 @@ let package = Package(
         // JWS signatures (RS256, ES256), random bytes and SHA-256 over libcrypto: the adapter behind Data's
         // JWSSignatureVerifier port, and the embedded server's signing keys.
         .target(
-            name: "OpenSSLCrypto", dependencies: ["Data", "COpenSSL"], path: "Modules/OpenSSLCrypto",
+            name: "OpenSSLCrypto", dependencies: ["Data", "Domain", "COpenSSL"], path: "Modules/OpenSSLCrypto",
             swiftSettings: swiftSettings),
+        // The browser side of a native app's sign-in (RFC 8252): the one-shot loopback redirect listener
+        // and the BROWSER / xdg-open launcher. Production code, apart from the development servers.
+        .target(name: "BrowserRedirect", path: "Modules/BrowserRedirect", swiftSettings: swiftSettings),
         .target(
             name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
             swiftSettings: swiftSettings),
@@ -126,6 +129,9 @@ let package = Package(
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BrowserRedirectTests", dependencies: ["BrowserRedirect"], path: "Tests/BrowserRedirectTests",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",
