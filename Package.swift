@@ -63,12 +63,12 @@ let package = Package(
             name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
             swiftSettings: swiftSettings),
         .target(
-            name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium"],
+            name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium", "OpenSSLCrypto"],
             path: "Modules/DevelopmentServers", swiftSettings: swiftSettings),
         .target(
             name: "Composition",
             dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "DevelopmentServers"],
+                "URLSessionHTTP", "DevelopmentServers", "BrowserRedirect", "OpenSSLCrypto"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
@@ -118,7 +118,8 @@ let package = Package(
             ],
             path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
         .testTarget(
-            name: "NetworkTests", dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
+            name: "NetworkTests",
+            dependencies: ["URLSessionHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport", "OpenSSLCrypto"],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
         .testTarget(

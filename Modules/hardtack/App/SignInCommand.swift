@@ -22,7 +22,8 @@ struct SignInCommand: HardtackCommand {
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections =
-        [ArgumentSection("Options", [username, passwordStdin, provider, tokenStdin])] + AppOptions.sections
+        [ArgumentSection("Options", [flow, issuer, scope, timeout, username, passwordStdin, provider, tokenStdin])]
+        + AppOptions.sections
 
     /// `--username`, if given.
     let username: String?
@@ -34,6 +35,11 @@ struct SignInCommand: HardtackCommand {
     let readsIdentityToken: Bool
     /// The server and store.
     let options: AppOptions
+    /// `--flow`, `--issuer`, `--scope` and `--timeout`, if given.
+    let flowOption: String?
+    let issuerOption: String?
+    let scopeOption: String?
+    let timeoutOption: Int?
 
     init(from values: ParsedValues) throws(UsageError) {
         username = try values.value(Self.username)
@@ -41,9 +47,23 @@ struct SignInCommand: HardtackCommand {
         provider = try values.value(Self.provider)
         readsIdentityToken = values.isSet(Self.tokenStdin)
         options = try AppOptions(from: values)
+        flowOption = try values.value(Self.flow)
+        issuerOption = try values.value(Self.issuer)
+        scopeOption = try values.value(Self.scope)
+        timeoutOption = try values.value(Self.timeout)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
+        switch chosenFlow {
+        case "code": return try await executeCodeFlow(context)
+        case "password":
+            if options.server.contract == .oauth {
+                Console.error(
+                    "warning: the password grant must not be used (RFC 9700 §2.4); prefer --flow code or --flow device")
+            }
+        case "device": throw context.usage("--flow device is not available yet")
+        default: throw context.usage("--flow takes code, device or password")
+        }
         let credentials = try credentials(context)
         let app = try options.app(context, creatingStore: true)
         let session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
