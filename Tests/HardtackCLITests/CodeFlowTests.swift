@@ -11,9 +11,9 @@ import Testing
     let sandbox = CLISandbox()
 
     /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
-    func serve() throws -> (RunningProcess, String) {
+    func serve(_ extra: [String] = []) throws -> (RunningProcess, String) {
         let executable = try #require(HardtackExecutable.path)
-        let server = try sandbox.launch(executable, ["serve", "--port", "0"])
+        let server = try sandbox.launch(executable, ["serve", "--port", "0"] + extra)
         for _ in 0..<500 {
             let out = String(decoding: FileBytes.read(server.outPath), as: UTF8.self)
             if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {

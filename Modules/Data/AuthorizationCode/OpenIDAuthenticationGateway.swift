@@ -6,9 +6,9 @@ public import Foundation
 /// one comes (and required when a `nonce` was sent), the user taken from it or from userinfo;
 /// refresh and revocation at the issuer's own endpoints.
 public struct OpenIDAuthenticationGateway: AuthenticationGateway {
-    private let metadata: ProviderMetadata
-    private let clientID: String
-    private let token: AuthServerExchange
+    let metadata: ProviderMetadata
+    let clientID: String
+    let token: AuthServerExchange
     private let clients: HTTPClientForOrigin
     private let idTokens: IDTokenVerifier?
     private let clockSkew: TimeInterval
@@ -51,13 +51,20 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         fields.append(("client_id", clientID))
         let response = try await token.postForm(metadata.tokenEndpoint.path, fields)
         guard response.status == 200 else { throw token.signInFailure(response) }
+        return try await session(from: response, nonce: nonce, method: credentials.method)
+    }
+
+    /// The session a successful token reply gives: tokens checked, the ID token validated, the user.
+    func session(from response: HTTPResponse, nonce: SecretBytes?, method: SignInMethod)
+        async throws(AuthenticationError) -> Session
+    {
         let receivedAt = now()
         let tokens = try ResponseBody.decode(OAuthTokenResponseDTO.self, from: response)
             .tokens(receivedAt: receivedAt, requireRefreshToken: true)
         guard let refreshToken = tokens.refreshToken else { throw .invalidResponse("no refresh_token in the reply") }
         let idToken = try ResponseBody.decode(IDTokenFieldDTO.self, from: response).idToken
         let user = try await user(idToken: idToken, nonce: nonce, accessToken: tokens.accessToken, at: receivedAt)
-        return Session(accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: credentials.method)
+        return Session(accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: method)
     }
 
     /// The user: from the validated ID token, else from userinfo, else unknown.

@@ -38,6 +38,8 @@ extension EmbeddedAuthServer {
             case .success(let tokens): return tokenReply(tokens)
             case .failure(let refusal): return AuthReply.error(400, "invalid_grant", refusal.reason)
             }
+        case "urn:ietf:params:oauth:grant-type:device_code":
+            return exchangeDeviceCode(form, clientID: clientID)
         case "authorization_code":
             return exchangeAuthorizationCode(form, clientID: clientID, issuer: issuer(of: request))
         default:

@@ -28,8 +28,11 @@ extension EmbeddedAuthServer {
             [
                 "issuer": issuer, "authorization_endpoint": issuer + "/oauth/authorize",
                 "token_endpoint": issuer + "/oauth/token", "jwks_uri": issuer + "/oauth/jwks",
+                "device_authorization_endpoint": issuer + "/oauth/device_authorization",
                 "userinfo_endpoint": issuer + "/api/me", "revocation_endpoint": issuer + "/oauth/revoke",
-                "response_types_supported": ["code"], "grant_types_supported": ["authorization_code", "refresh_token"],
+                "response_types_supported": ["code"], "grant_types_supported": [
+                    "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
+                ],
                 "code_challenge_methods_supported": ["S256"], "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["RS256", "ES256"],
                 "token_endpoint_auth_methods_supported": ["none"],

@@ -37,6 +37,10 @@ public actor EmbeddedAuthServer {
     var authorizationCodes: [String: PendingAuthorizationCode] = [:]
     /// The keys that sign ID tokens (made on first use).
     var idTokenSigner = IDTokenSigner()
+    /// Device authorizations issued and not yet exchanged, by device code.
+    var deviceCodes: [String: PendingDeviceCode] = [:]
+    /// Seconds between device-code polls (RFC 8628 §3.2 `interval`).
+    var devicePollingInterval: TimeInterval = 5
 
     /// Creates a server with a fresh random signing key.
     public init(options: AuthServerOptions = AuthServerOptions(), clock: ServerClock = ServerClock()) {
@@ -98,6 +102,8 @@ public actor EmbeddedAuthServer {
         case "/.well-known/openid-configuration": return only("GET") { discoveryDocument(request) }
         case "/oauth/jwks": return only("GET") { jsonWebKeySet() }
         case "/oauth/authorize": return authorizationEndpoint(request)
+        case "/oauth/device_authorization": return only("POST") { deviceAuthorizationEndpoint(request) }
+        case "/oauth/device": return deviceVerificationPage(request)
         default:
             let prefix = "/auth/signin/"
             if path.hasPrefix(prefix) {

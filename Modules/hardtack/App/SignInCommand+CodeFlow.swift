@@ -3,7 +3,7 @@ import Composition
 import Domain
 import Foundation
 
-/// `hardtack signin --flow code`: the authorization code flow with PKCE through the browser.
+/// `hardtack signin --flow code` (PKCE through the browser) and `--flow device` (RFC 8628).
 extension SignInCommand {
     static let flow = Option<String>(
         "--flow", value: "code|device|password",
@@ -20,21 +20,30 @@ extension SignInCommand {
     /// The flow asked for, or implied: password when a username or provider is given, else code.
     var chosenFlow: String { flowOption ?? (username != nil || provider != nil ? "password" : "code") }
 
-    /// Runs the code flow; the URL and progress go to standard error, the result to standard output.
-    func executeCodeFlow(_ context: CommandContext) async throws(CommandFailure) {
+    /// Runs the code or device flow; URLs, codes and progress go to standard error, the result to
+    /// standard output.
+    func executeBrowserFlow(_ context: CommandContext, device: Bool) async throws(CommandFailure) {
         guard username == nil, provider == nil, !readsPassword, !readsIdentityToken else {
-            throw context.usage("--flow code takes no --username, --password-stdin or --provider")
+            throw context.usage("--flow \(chosenFlow) takes no --username, --password-stdin or --provider")
         }
         guard let text = issuerOption, let url = URL(string: text), url.scheme != nil, url.host != nil else {
-            throw context.usage("the code flow needs --issuer URL (or use --username NAME --password-stdin)")
+            throw context.usage("the \(chosenFlow) flow needs --issuer URL (or use --username NAME --password-stdin)")
         }
-        let flow = CodeFlowSignIn(
-            issuer: url, clientID: options.server.clientID, scope: scopeOption ?? "openid profile",
-            timeout: timeoutOption ?? 300, environment: context.environment, store: try options.store.configuration(context))
+        let store = try options.store.configuration(context)
+        let scope = scopeOption ?? "openid profile"
         let session: Session
         let keychain: KeychainHandle
         do throws(SignInFailure) {
-            (session, keychain) = try await flow.run { line in Console.error(line) }
+            if device {
+                (session, keychain) = try await DeviceFlowSignIn(
+                    issuer: url, clientID: options.server.clientID, scope: scope, store: store
+                ).run { line in Console.error(line) }
+            } else {
+                (session, keychain) = try await CodeFlowSignIn(
+                    issuer: url, clientID: options.server.clientID, scope: scope, timeout: timeoutOption ?? 300,
+                    environment: context.environment, store: store
+                ).run { line in Console.error(line) }
+            }
         } catch {
             switch error {
             case .auth(let failure): throw .auth(failure)

@@ -55,13 +55,13 @@ struct SignInCommand: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         switch chosenFlow {
-        case "code": return try await executeCodeFlow(context)
+        case "code": return try await executeBrowserFlow(context, device: false)
+        case "device": return try await executeBrowserFlow(context, device: true)
         case "password":
             if options.server.contract == .oauth {
                 Console.error(
                     "warning: the password grant must not be used (RFC 9700 §2.4); prefer --flow code or --flow device")
             }
-        case "device": throw context.usage("--flow device is not available yet")
         default: throw context.usage("--flow takes code, device or password")
         }
         let credentials = try credentials(context)
