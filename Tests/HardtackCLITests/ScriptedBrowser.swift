@@ -2,7 +2,7 @@ import Foundation
 
 /// A `BROWSER` program for the code flow's end-to-end tests: it is started with the authorization URL
 /// as its one argument, fetches the login form, posts it (approving as alice/wonderland, or denying,
-/// per `SCRIPTED_BROWSER_MODE`), and follows the server's redirect to the loopback listener, as a user
+/// per `SCRIPTED_BROWSER_MODE`; on oidc-provider-mock's form, as subject `alice`), and follows the server's redirect to the loopback listener, as a user
 /// in a browser would. It writes the landing page it was shown to `SCRIPTED_BROWSER_PAGE`.
 enum ScriptedBrowser {
     static let source = #"""
@@ -17,6 +17,18 @@ enum ScriptedBrowser {
         url = sys.argv[1]
         origin = "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(url))
         form = urllib.request.urlopen(url, timeout=20).read().decode()
+        if 'name="sub"' in form:
+            # oidc-provider-mock's form: a subject to sign in as, posted back to the same URL.
+            try:
+                fields = {"action": "deny"} if mode == "deny" else {"sub": "alice"}
+                opener.open(url, data=urllib.parse.urlencode(fields).encode(), timeout=20)
+                sys.exit("no redirect")
+            except urllib.error.HTTPError as redirect:
+                location = redirect.headers["Location"]
+            page = urllib.request.urlopen(location, timeout=20).read().decode()
+            with open(os.environ["SCRIPTED_BROWSER_PAGE"], "w") as out:
+                out.write(location.split("?")[0] + "\n" + page)
+            sys.exit(0)
         fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form))
         fields = {k: v.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&") for k, v in fields.items()}
         fields.update({"username": "alice", "password": "wonderland", "decision": "deny" if mode == "deny" else "approve"})

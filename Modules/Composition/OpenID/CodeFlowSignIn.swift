@@ -24,14 +24,18 @@ public struct CodeFlowSignIn: Sendable {
     public var environment: [String: String]
     /// The store the session goes into.
     public var store: StoreConfiguration
+    /// A client secret, for servers that require one even from a native app.
+    public var clientSecret: SecretBytes?
     /// The clock the ID token is checked against.
     public var now: @Sendable () -> Date
 
     /// Creates the flow.
     public init(
         issuer: URL, clientID: String, scope: String = "openid profile", timeout: Int = 300,
-        environment: [String: String], store: StoreConfiguration, now: @escaping @Sendable () -> Date = { Date() }
+        environment: [String: String], store: StoreConfiguration, clientSecret: SecretBytes? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.clientSecret = clientSecret
         self.issuer = issuer
         self.clientID = clientID
         self.scope = scope
@@ -83,7 +87,8 @@ public struct CodeFlowSignIn: Sendable {
                 for: request, issuer: issuerText, issuerSendsIss: sendsIss)
             grant = request.grant(code: code)
             gateway = OpenIDAuthenticationGateway(
-                metadata: metadata, clientID: clientID, clients: clients, signatures: OpenSSLSignatureVerifier(),
+                metadata: metadata, clientID: clientID, clientSecret: clientSecret, clients: clients,
+                signatures: OpenSSLSignatureVerifier(),
                 clockSkew: AuthenticationPolicy().clockSkew, now: now)
         } catch {
             throw .auth(error)

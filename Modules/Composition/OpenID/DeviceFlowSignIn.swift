@@ -17,14 +17,17 @@ public struct DeviceFlowSignIn: Sendable {
     public var scope: String
     /// The store the session goes into.
     public var store: StoreConfiguration
+    /// A client secret, for servers that require one.
+    public var clientSecret: SecretBytes?
     /// The clock.
     public var now: @Sendable () -> Date
 
     /// Creates the flow.
     public init(
         issuer: URL, clientID: String, scope: String = "openid profile", store: StoreConfiguration,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clientSecret: SecretBytes? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.clientSecret = clientSecret
         self.issuer = issuer
         self.clientID = clientID
         self.scope = scope
@@ -41,7 +44,8 @@ public struct DeviceFlowSignIn: Sendable {
         do throws(AuthenticationError) {
             let metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: issuer)
             let gateway = OpenIDAuthenticationGateway(
-                metadata: metadata, clientID: clientID, clients: clients, signatures: OpenSSLSignatureVerifier(),
+                metadata: metadata, clientID: clientID, clientSecret: clientSecret, clients: clients,
+                signatures: OpenSSLSignatureVerifier(),
                 clockSkew: AuthenticationPolicy().clockSkew, now: now)
             let flow = DeviceAuthorizationFlow(
                 metadata: metadata, clientID: clientID, clients: clients, gateway: gateway,

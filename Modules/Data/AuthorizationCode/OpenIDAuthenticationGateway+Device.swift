@@ -9,8 +9,8 @@ extension OpenIDAuthenticationGateway {
             metadata.tokenEndpoint.path,
             [
                 ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
-                ("device_code", deviceCode.revealedString() ?? ""), ("client_id", clientID),
-            ])
+                ("device_code", deviceCode.revealedString() ?? ""),
+            ] + clientFields)
         if response.status == 200 { return .session(try await session(from: response, nonce: nil, method: .deviceCode)) }
         switch ResponseBody.oauthError(in: response)?.code {
         case "authorization_pending": return .pending

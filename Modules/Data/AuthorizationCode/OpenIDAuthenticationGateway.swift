@@ -8,19 +8,23 @@ public import Foundation
 public struct OpenIDAuthenticationGateway: AuthenticationGateway {
     let metadata: ProviderMetadata
     let clientID: String
+    private let clientSecret: SecretBytes?
     let token: AuthServerExchange
     private let clients: HTTPClientForOrigin
     private let idTokens: IDTokenVerifier?
     private let clockSkew: TimeInterval
     private let now: @Sendable () -> Date
 
-    /// Creates a gateway for the issuer `metadata` describes, as client `clientID`.
+    /// Creates a gateway for the issuer `metadata` describes, as client `clientID`; `clientSecret`, for
+    /// servers that require one even from native apps, is sent in token requests (`client_secret_post`).
     public init(
-        metadata: ProviderMetadata, clientID: String, clients: @escaping HTTPClientForOrigin,
-        signatures: any JWSSignatureVerifier, clockSkew: TimeInterval = 30, now: @escaping @Sendable () -> Date
+        metadata: ProviderMetadata, clientID: String, clientSecret: SecretBytes? = nil,
+        clients: @escaping HTTPClientForOrigin, signatures: any JWSSignatureVerifier, clockSkew: TimeInterval = 30,
+        now: @escaping @Sendable () -> Date
     ) {
         self.metadata = metadata
         self.clientID = clientID
+        self.clientSecret = clientSecret
         self.clients = clients
         token = AuthServerExchange(http: clients(metadata.tokenEndpoint.origin), clientID: clientID)
         idTokens = metadata.jwksURI.map { IDTokenVerifier(jwksURI: $0, clients: clients, verifier: signatures) }
@@ -48,7 +52,7 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
             ]
             nonce = nil
         }
-        fields.append(("client_id", clientID))
+        fields += clientFields
         let response = try await token.postForm(metadata.tokenEndpoint.path, fields)
         guard response.status == 200 else { throw token.signInFailure(response) }
         return try await session(from: response, nonce: nonce, method: credentials.method)
@@ -91,13 +95,17 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         return user
     }
 
+    /// `client_id`, and `client_secret` when there is one.
+    var clientFields: [(String, String)] {
+        [("client_id", clientID)] + (clientSecret.map { [("client_secret", $0.revealedString() ?? "")] } ?? [])
+    }
+
     public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
         let response = try await token.postForm(
             metadata.tokenEndpoint.path,
             [
                 ("grant_type", "refresh_token"), ("refresh_token", session.refreshToken.value.revealedString() ?? ""),
-                ("client_id", clientID),
-            ])
+            ] + clientFields)
         guard response.status == 200 else { throw token.refreshFailure(response, bareUnauthorizedEndsSession: false) }
         return try ResponseBody.decode(OAuthTokenResponseDTO.self, from: response)
             .tokens(receivedAt: now(), requireRefreshToken: false)

@@ -13,6 +13,9 @@ extension SignInCommand {
         "--issuer", value: "URL", help: "The OpenID Connect / OAuth issuer to discover (code and device flows).")
     static let scope = Option<String>(
         "--scope", value: "SCOPES", help: "The scope to ask for (default: \"openid profile\").", allowsEmpty: false)
+    static let clientSecretStdin = Flag(
+        "--client-secret-stdin",
+        help: "Code and device flows: read a client secret from standard input, for servers that require one.")
     static let timeout = Option<Int>(
         "--timeout", value: "SECONDS", help: "How long to wait for the browser (default: 300).", range: 1...3600,
         invalidValue: "--timeout takes a whole number of seconds from 1 to 3600")
@@ -29,6 +32,13 @@ extension SignInCommand {
         guard let text = issuerOption, let url = URL(string: text), url.scheme != nil, url.host != nil else {
             throw context.usage("the \(chosenFlow) flow needs --issuer URL (or use --username NAME --password-stdin)")
         }
+        var secret: SecretBytes?
+        if readsClientSecret {
+            guard let read = Console.readSecret(prompt: "Client secret: "), !read.isEmpty else {
+                throw context.usage("no client secret on standard input")
+            }
+            secret = read
+        }
         let store = try options.store.configuration(context)
         let scope = scopeOption ?? "openid profile"
         let session: Session
@@ -36,12 +46,12 @@ extension SignInCommand {
         do throws(SignInFailure) {
             if device {
                 (session, keychain) = try await DeviceFlowSignIn(
-                    issuer: url, clientID: options.server.clientID, scope: scope, store: store
+                    issuer: url, clientID: options.server.clientID, scope: scope, store: store, clientSecret: secret
                 ).run { line in Console.error(line) }
             } else {
                 (session, keychain) = try await CodeFlowSignIn(
                     issuer: url, clientID: options.server.clientID, scope: scope, timeout: timeoutOption ?? 300,
-                    environment: context.environment, store: store
+                    environment: context.environment, store: store, clientSecret: secret
                 ).run { line in Console.error(line) }
             }
         } catch {

@@ -22,7 +22,7 @@ struct SignInCommand: HardtackCommand {
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections =
-        [ArgumentSection("Options", [flow, issuer, scope, timeout, username, passwordStdin, provider, tokenStdin])]
+        [ArgumentSection("Options", [flow, issuer, scope, timeout, clientSecretStdin, username, passwordStdin, provider, tokenStdin])]
         + AppOptions.sections
 
     /// `--username`, if given.
@@ -40,6 +40,7 @@ struct SignInCommand: HardtackCommand {
     let issuerOption: String?
     let scopeOption: String?
     let timeoutOption: Int?
+    let readsClientSecret: Bool
 
     init(from values: ParsedValues) throws(UsageError) {
         username = try values.value(Self.username)
@@ -51,6 +52,7 @@ struct SignInCommand: HardtackCommand {
         issuerOption = try values.value(Self.issuer)
         scopeOption = try values.value(Self.scope)
         timeoutOption = try values.value(Self.timeout)
+        readsClientSecret = values.isSet(Self.clientSecretStdin)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
