@@ -68,18 +68,21 @@ let package = Package(
         // JWS signatures (RS256, ES256), random bytes and SHA-256 over libcrypto: the adapter behind Data's
         // JWSSignatureVerifier port, and the embedded server's signing keys.
         .target(
-            name: "OpenSSLCrypto", dependencies: ["Data", "COpenSSL"], path: "Modules/OpenSSLCrypto",
+            name: "OpenSSLCrypto", dependencies: ["Data", "Domain", "COpenSSL"], path: "Modules/OpenSSLCrypto",
             swiftSettings: swiftSettings),
+        // The browser side of a native app's sign-in (RFC 8252): the one-shot loopback redirect listener
+        // and the BROWSER / xdg-open launcher. Production code, apart from the development servers.
+        .target(name: "BrowserRedirect", path: "Modules/BrowserRedirect", swiftSettings: swiftSettings),
         .target(
             name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
             swiftSettings: swiftSettings),
         .target(
-            name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium"],
+            name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium", "OpenSSLCrypto"],
             path: "Modules/DevelopmentServers", swiftSettings: swiftSettings),
         .target(
             name: "Composition",
             dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers"],
+                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "BrowserRedirect", "OpenSSLCrypto"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
@@ -142,7 +145,9 @@ let package = Package(
             path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkTests",
-            dependencies: ["URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport"],
+            dependencies: [
+                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport", "OpenSSLCrypto",
+            ],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
         .testTarget(
@@ -154,6 +159,9 @@ let package = Package(
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BrowserRedirectTests", dependencies: ["BrowserRedirect"], path: "Tests/BrowserRedirectTests",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",

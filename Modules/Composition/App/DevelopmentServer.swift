@@ -7,6 +7,7 @@ import DevelopmentServers
 /// requests, state in memory.
 public final class DevelopmentServer: Sendable {
     private let server: LoopbackHTTPServer
+    private let auth: EmbeddedAuthServer
 
     /// The bound port.
     public var port: UInt16 { server.port }
@@ -27,11 +28,17 @@ public final class DevelopmentServer: Sendable {
                 accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
                 authorizationStyle: bareAuthorization ? .bare : .bearer),
             clock: .live())
+        self.auth = auth
         do {
             server = try LoopbackHTTPServer(port: port) { request in await auth.handle(request) }
         } catch {
             throw DevelopmentServerError(message: error.description)
         }
+    }
+
+    /// Sets the device flow's polling interval (5 s by default).
+    public func setDevicePollingInterval(_ seconds: TimeInterval) async {
+        await auth.setDevicePollingInterval(seconds)
     }
 
     /// Stops listening and waits for requests in progress, on a thread of its own so that their

@@ -74,10 +74,10 @@ struct AuthServerExchange: Sendable {
         }
     }
 
-    /// Revokes a refresh token with `POST /oauth/revoke` (RFC 7009).
-    func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
+    /// Revokes a refresh token with `POST /oauth/revoke`, or at `path` (RFC 7009).
+    func revoke(_ refreshToken: RefreshToken, path: String = "/oauth/revoke") async throws(AuthenticationError) {
         let response = try await postForm(
-            "/oauth/revoke",
+            path,
             [
                 ("token", refreshToken.value.revealedString() ?? ""), ("token_type_hint", "refresh_token"),
                 ("client_id", clientID),

@@ -27,6 +27,8 @@ public struct HeaderAuthenticationGateway: AuthenticationGateway {
             }
             response = try await exchange.postJSON(
                 "/auth/signin/\(provider)", IdentitySignInRequestDTO(identityToken: token.revealedString() ?? ""))
+        case .grant:
+            throw .unsupported("the header contract signs in with a password or an identity token only")
         }
         guard response.status == 200 else { throw exchange.signInFailure(response) }
         let body = try ResponseBody.decode(HeaderSignInBodyDTO.self, from: response)

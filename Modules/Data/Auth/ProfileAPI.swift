@@ -3,10 +3,12 @@ public import Domain
 /// `GET /api/me`, the authorized call every contract offers: who the access token belongs to.
 public struct ProfileAPI: Sendable {
     private let http: any HTTPClient
+    private let path: String
 
-    /// Creates the API over `http`.
-    public init(http: any HTTPClient) {
+    /// Creates the API over `http`, at `path` (`/api/me`, or an issuer's userinfo endpoint).
+    public init(http: any HTTPClient, path: String = "/api/me") {
         self.http = http
+        self.path = path
     }
 
     /// The current user, or `.unauthorized` on a 401.
@@ -18,7 +20,7 @@ public struct ProfileAPI: Sendable {
         headers["Accept"] = "application/json"
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(method: "GET", path: "/api/me", headers: headers))
+            response = try await http.send(HTTPRequest(method: "GET", path: path, headers: headers))
         } catch .responseTooLarge(let limit) {
             throw .invalidResponse("the reply body is larger than \(limit) bytes")
         } catch {

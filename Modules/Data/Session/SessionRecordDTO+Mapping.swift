@@ -9,6 +9,8 @@ extension SessionRecordDTO {
             case .password: ("password", nil)
             case .identityProvider(let name): ("identityProvider", name)
             case .legacyImport: ("legacyImport", nil)
+            case .authorizationCode: ("authorizationCode", nil)
+            case .deviceCode: ("deviceCode", nil)
             }
         self.init(
             version: 1, userID: session.user?.id, userName: session.user?.name, method: method, provider: provider,
@@ -27,6 +29,8 @@ extension SessionRecordDTO {
         case ("password", _): signInMethod = .password
         case ("identityProvider", let provider?): signInMethod = .identityProvider(provider)
         case ("legacyImport", _): signInMethod = .legacyImport
+        case ("authorizationCode", _): signInMethod = .authorizationCode
+        case ("deviceCode", _): signInMethod = .deviceCode
         default: throw .storeUnavailable("the stored session record is of an unknown kind; upgrade hardtack")
         }
         guard version == 1 else {

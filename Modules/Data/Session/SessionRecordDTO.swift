@@ -7,7 +7,7 @@ struct SessionRecordDTO: Codable, Equatable {
     var userID: String?
     /// `name` or `nickname`.
     var userName: String?
-    /// `password`, `identityProvider` or `legacyImport`.
+    /// `password`, `identityProvider`, `legacyImport`, `authorizationCode` or `deviceCode`.
     var method: String
     /// The provider for `identityProvider`.
     var provider: String?

@@ -38,9 +38,13 @@ extension EmbeddedAuthServer {
             case .success(let tokens): return tokenReply(tokens)
             case .failure(let refusal): return AuthReply.error(400, "invalid_grant", refusal.reason)
             }
+        case "urn:ietf:params:oauth:grant-type:device_code":
+            return exchangeDeviceCode(form, clientID: clientID)
+        case "authorization_code":
+            return exchangeAuthorizationCode(form, clientID: clientID, issuer: issuer(of: request))
         default:
             return AuthReply.error(
-                400, "unsupported_grant_type", "only password and refresh_token grants are supported")
+                400, "unsupported_grant_type", "only password, refresh_token and authorization_code grants are supported")
         }
     }
 
@@ -61,7 +65,7 @@ extension EmbeddedAuthServer {
     }
 
     /// The RFC 6749 §5.1 success reply.
-    private func tokenReply(_ tokens: IssuedTokens) -> HTTPResponse {
+    func tokenReply(_ tokens: IssuedTokens) -> HTTPResponse {
         AuthReply.json(
             200,
             [

@@ -33,6 +33,14 @@ public actor EmbeddedAuthServer {
     var refreshTokens: [[UInt8]: RefreshTokenRecord] = [:]
     /// Families revoked by reuse detection or by `/oauth/revoke`.
     var revokedFamilies: Set<String> = []
+    /// Authorization codes issued and not yet exchanged, by code.
+    var authorizationCodes: [String: PendingAuthorizationCode] = [:]
+    /// The keys that sign ID tokens (made on first use).
+    var idTokenSigner = IDTokenSigner()
+    /// Device authorizations issued and not yet exchanged, by device code.
+    var deviceCodes: [String: PendingDeviceCode] = [:]
+    /// Seconds between device-code polls (RFC 8628 §3.2 `interval`).
+    var devicePollingInterval: TimeInterval = 5
 
     /// Creates a server with a fresh random signing key.
     public init(options: AuthServerOptions = AuthServerOptions(), clock: ServerClock = ServerClock()) {
@@ -91,6 +99,11 @@ public actor EmbeddedAuthServer {
         case "/auth/refresh": return only("POST") { headerRefresh(request) }
         case "/api/me": return only("GET") { me(request) }
         case "/debug/stats": return only("GET") { stats() }
+        case "/.well-known/openid-configuration": return only("GET") { discoveryDocument(request) }
+        case "/oauth/jwks": return only("GET") { jsonWebKeySet() }
+        case "/oauth/authorize": return authorizationEndpoint(request)
+        case "/oauth/device_authorization": return only("POST") { deviceAuthorizationEndpoint(request) }
+        case "/oauth/device": return deviceVerificationPage(request)
         default:
             let prefix = "/auth/signin/"
             if path.hasPrefix(prefix) {

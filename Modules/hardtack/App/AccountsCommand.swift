@@ -56,6 +56,8 @@ struct AccountsCommand: HardtackCommand {
     private static func name(of method: SignInMethod) -> String {
         switch method {
         case .password: "password"
+        case .authorizationCode: "authorization code"
+        case .deviceCode: "device code"
         case .identityProvider(let provider): "identity provider \(Redaction.printable(provider))"
         case .legacyImport: "legacy import"
         }

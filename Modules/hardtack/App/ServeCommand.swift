@@ -16,6 +16,9 @@ struct ServeCommand: HardtackCommand {
     static let lifetime = Option<Int>(
         "--access-token-lifetime", value: "SECONDS", help: "How long access tokens live (default: 300).",
         range: 1...86_400, invalidValue: "--access-token-lifetime takes a whole number from 1 to 86400")
+    static let deviceInterval = Option<Int>(
+        "--device-interval", value: "SECONDS", help: "Device flow: seconds between polls the server asks for (default: 5).",
+        range: 1...60, invalidValue: "--device-interval takes a whole number from 1 to 60")
     static let refreshInBody = Flag(
         "--refresh-token-in-body", help: "Header style: send the refresh token as `refreshToken` in the JSON body.")
     static let bare = Flag(
@@ -32,12 +35,14 @@ struct ServeCommand: HardtackCommand {
             "It prints `listening on http://127.0.0.1:PORT` once ready and runs until SIGINT or SIGTERM.",
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [port, lifetime, refreshInBody, bare])]
+    static let sections = [ArgumentSection("Options", [port, lifetime, deviceInterval, refreshInBody, bare])]
 
     /// The port on the loopback interface.
     let portNumber: Int
     /// How long access tokens live, in seconds.
     let seconds: Int
+    /// Device flow: seconds between polls.
+    let pollingInterval: Int
     /// Header style: the refresh token in the body.
     let refreshTokenInBody: Bool
     /// Header style: no `Bearer ` prefix.
@@ -46,6 +51,7 @@ struct ServeCommand: HardtackCommand {
     init(from values: ParsedValues) throws(UsageError) {
         portNumber = try values.value(Self.port) ?? 8080
         seconds = try values.value(Self.lifetime) ?? 300
+        pollingInterval = try values.value(Self.deviceInterval) ?? 5
         refreshTokenInBody = values.isSet(Self.refreshInBody)
         bareAuthorization = values.isSet(Self.bare)
     }
@@ -59,6 +65,7 @@ struct ServeCommand: HardtackCommand {
         } catch {
             throw .finding(.failure, "\(error). Choose another --port.")
         }
+        await server.setDevicePollingInterval(TimeInterval(pollingInterval))
         Console.print("listening on \(server.baseURL.absoluteString)")
         await Self.waitForTermination()
         await server.stop()

@@ -22,7 +22,8 @@ struct SignInCommand: HardtackCommand {
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections =
-        [ArgumentSection("Options", [username, passwordStdin, provider, tokenStdin])] + AppOptions.sections
+        [ArgumentSection("Options", [flow, issuer, scope, timeout, clientSecretStdin, username, passwordStdin, provider, tokenStdin])]
+        + AppOptions.sections
 
     /// `--username`, if given.
     let username: String?
@@ -34,6 +35,12 @@ struct SignInCommand: HardtackCommand {
     let readsIdentityToken: Bool
     /// The server and store.
     let options: AppOptions
+    /// `--flow`, `--issuer`, `--scope` and `--timeout`, if given.
+    let flowOption: String?
+    let issuerOption: String?
+    let scopeOption: String?
+    let timeoutOption: Int?
+    let readsClientSecret: Bool
 
     init(from values: ParsedValues) throws(UsageError) {
         username = try values.value(Self.username)
@@ -41,9 +48,24 @@ struct SignInCommand: HardtackCommand {
         provider = try values.value(Self.provider)
         readsIdentityToken = values.isSet(Self.tokenStdin)
         options = try AppOptions(from: values)
+        flowOption = try values.value(Self.flow)
+        issuerOption = try values.value(Self.issuer)
+        scopeOption = try values.value(Self.scope)
+        timeoutOption = try values.value(Self.timeout)
+        readsClientSecret = values.isSet(Self.clientSecretStdin)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
+        switch chosenFlow {
+        case "code": return try await executeBrowserFlow(context, device: false)
+        case "device": return try await executeBrowserFlow(context, device: true)
+        case "password":
+            if options.server.contract == .oauth {
+                Console.error(
+                    "warning: the password grant must not be used (RFC 9700 §2.4); prefer --flow code or --flow device")
+            }
+        default: throw context.usage("--flow takes code, device or password")
+        }
         let credentials = try credentials(context)
         // A sign-in that fails (a server that is down, a wrong password) leaves no new store behind.
         let cleanup = NewStoreCleanup(try options.store.configuration(context))

@@ -1,0 +1,117 @@
+import BrowserRedirect
+import Data
+public import Domain
+public import Foundation
+import Infrastructure
+import OpenSSLCrypto
+import URLSessionHTTP
+
+/// The authorization code flow with PKCE through the system browser and a loopback redirect
+/// (RFC 8252): discovery, a one-shot listener on 127.0.0.1, the browser opened on the authorization
+/// URL (which is also announced, for a user on another machine), a bounded wait for the redirect,
+/// its checks, the code exchange, the ID token's checks, and only then the store opened and the
+/// session saved. Every failure leaves the store as it was.
+public struct CodeFlowSignIn: Sendable {
+    /// The issuer to discover.
+    public var issuer: URL
+    /// This client's id at the issuer.
+    public var clientID: String
+    /// The scope asked for; `openid` brings an ID token and a nonce.
+    public var scope: String
+    /// Seconds to wait for the browser.
+    public var timeout: Int
+    /// Where `BROWSER` and `PATH` are read.
+    public var environment: [String: String]
+    /// The store the session goes into.
+    public var store: StoreConfiguration
+    /// A client secret, for servers that require one even from a native app.
+    public var clientSecret: SecretBytes?
+    /// The clock the ID token is checked against.
+    public var now: @Sendable () -> Date
+
+    /// Creates the flow.
+    public init(
+        issuer: URL, clientID: String, scope: String = "openid profile", timeout: Int = 300,
+        environment: [String: String], store: StoreConfiguration, clientSecret: SecretBytes? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.clientSecret = clientSecret
+        self.issuer = issuer
+        self.clientID = clientID
+        self.scope = scope
+        self.timeout = timeout
+        self.environment = environment
+        self.store = store
+        self.now = now
+    }
+
+    /// Signs in; `announce` receives the lines for standard error (the URL to open, what happens).
+    /// - Returns: the stored session and the store it is in.
+    /// - Throws: ``SignInFailure``.
+    public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, KeychainHandle) {
+        let clients: HTTPClientForOrigin = { URLSessionHTTPClient(baseURL: $0, timeout: AppContainer.requestTimeout) }
+        let grant: AuthorizationGrant
+        let gateway: OpenIDAuthenticationGateway
+        do throws(AuthenticationError) {
+            let metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: issuer)
+            let listener: LoopbackRedirectListener
+            do {
+                listener = try LoopbackRedirectListener()
+            } catch {
+                throw .unsupported(error.description)
+            }
+            defer { listener.close() }
+            let request = try AuthorizationRequest(
+                metadata: metadata, clientID: clientID, redirectURI: listener.redirectURI, scope: scope,
+                crypto: OpenSSLSignInCrypto())
+            announce("Open this URL in a browser to sign in (waiting up to \(timeout) s):")
+            announce(request.url.absoluteString)
+            if let program = BrowserOpener(environment: environment).open(request.url) {
+                announce("(opened with \(program))")
+            }
+            let issuerText = metadata.issuer
+            let sendsIss = metadata.sendsIssuerInAuthorizationResponse
+            let query: String
+            do {
+                query = try await listener.receive(timeout: timeout) { query in
+                    let accepted = (try? AuthorizationRedirect(query: query).code(
+                        for: request, issuer: issuerText, issuerSendsIss: sendsIss)) != nil
+                    return accepted
+                        ? "Sign-in complete. You may close this window and return to the terminal."
+                        : "The sign-in did not complete. The terminal says why; you may close this window."
+                }
+            } catch {
+                throw .unsupported(error.description)
+            }
+            let code = try AuthorizationRedirect(query: query).code(
+                for: request, issuer: issuerText, issuerSendsIss: sendsIss)
+            grant = request.grant(code: code)
+            gateway = OpenIDAuthenticationGateway(
+                metadata: metadata, clientID: clientID, clientSecret: clientSecret, clients: clients,
+                signatures: OpenSSLSignatureVerifier(),
+                clockSkew: AuthenticationPolicy().clockSkew, now: now)
+        } catch {
+            throw .auth(error)
+        }
+        // The code is exchanged before the store is opened or created, so a failed exchange leaves no store.
+        let session: Session
+        do throws(AuthenticationError) {
+            session = try await gateway.signIn(.grant(grant))
+        } catch {
+            throw .auth(error)
+        }
+        let keychain: KeychainHandle
+        do throws(SecureStoreError) {
+            keychain = try store.open()
+        } catch {
+            throw .store(error)
+        }
+        let repository = SecureStoreSessionRepository(store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
+        do throws(AuthenticationError) {
+            try repository.replace(with: session)
+        } catch {
+            throw .auth(error)
+        }
+        return (session, keychain)
+    }
+}

@@ -1,0 +1,69 @@
+import CommandLineKit
+import Composition
+import Domain
+import Foundation
+
+/// `hardtack signin --flow code` (PKCE through the browser) and `--flow device` (RFC 8628).
+extension SignInCommand {
+    static let flow = Option<String>(
+        "--flow", value: "code|device|password",
+        help: "How to sign in: code (the browser and a loopback redirect; the default without --username), device, "
+            + "or password (implied by --username).")
+    static let issuer = Option<String>(
+        "--issuer", value: "URL", help: "The OpenID Connect / OAuth issuer to discover (code and device flows).")
+    static let scope = Option<String>(
+        "--scope", value: "SCOPES", help: "The scope to ask for (default: \"openid profile\").", allowsEmpty: false)
+    static let clientSecretStdin = Flag(
+        "--client-secret-stdin",
+        help: "Code and device flows: read a client secret from standard input, for servers that require one.")
+    static let timeout = Option<Int>(
+        "--timeout", value: "SECONDS", help: "How long to wait for the browser (default: 300).", range: 1...3600,
+        invalidValue: "--timeout takes a whole number of seconds from 1 to 3600")
+
+    /// The flow asked for, or implied: password when a username or provider is given, else code.
+    var chosenFlow: String { flowOption ?? (username != nil || provider != nil ? "password" : "code") }
+
+    /// Runs the code or device flow; URLs, codes and progress go to standard error, the result to
+    /// standard output.
+    func executeBrowserFlow(_ context: CommandContext, device: Bool) async throws(CommandFailure) {
+        guard username == nil, provider == nil, !readsPassword, !readsIdentityToken else {
+            throw context.usage("--flow \(chosenFlow) takes no --username, --password-stdin or --provider")
+        }
+        guard let text = issuerOption, let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw context.usage("the \(chosenFlow) flow needs --issuer URL (or use --username NAME --password-stdin)")
+        }
+        var secret: SecretBytes?
+        if readsClientSecret {
+            guard let read = Console.readSecret(prompt: "Client secret: "), !read.isEmpty else {
+                throw context.usage("no client secret on standard input")
+            }
+            secret = read
+        }
+        let store = try options.store.configuration(context)
+        let scope = scopeOption ?? "openid profile"
+        let session: Session
+        let keychain: KeychainHandle
+        do throws(SignInFailure) {
+            if device {
+                (session, keychain) = try await DeviceFlowSignIn(
+                    issuer: url, clientID: options.server.clientID ?? AppConfiguration.defaultClientID, scope: scope, store: store, clientSecret: secret
+                ).run { line in Console.error(line) }
+            } else {
+                (session, keychain) = try await CodeFlowSignIn(
+                    issuer: url, clientID: options.server.clientID ?? AppConfiguration.defaultClientID, scope: scope, timeout: timeoutOption ?? 300,
+                    environment: context.environment, store: store, clientSecret: secret
+                ).run { line in Console.error(line) }
+            }
+        } catch {
+            switch error {
+            case .auth(let failure): throw .auth(failure)
+            case .store(let failure): throw .store(failure)
+            }
+        }
+        Console.print(
+            "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")
+        Console.print("access token:  \(Redaction.token(session.accessToken.value))")
+        Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
+        Console.print("stored in \(keychain.storePath)")
+    }
+}

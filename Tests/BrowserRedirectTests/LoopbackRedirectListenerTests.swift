@@ -1,0 +1,66 @@
+import BrowserRedirect
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one-shot redirect listener: 127.0.0.1 on an ephemeral port, other paths answered 404, the
+/// redirect's query returned after the page is served, a bounded wait.
+@Suite struct LoopbackRedirectListenerTests {
+    func get(_ url: String) async throws -> (Int, String) {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: url)!)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func theRedirectsQueryIsReturnedAndOtherPathsAre404() async throws {
+        let listener = try LoopbackRedirectListener()
+        #expect(listener.port > 0 && listener.redirectURI == "http://127.0.0.1:\(listener.port)/callback")
+        async let query = listener.receive(timeout: 20) { _ in "Sign-in complete <ok>." }
+        let (status404, _) = try await get("http://127.0.0.1:\(listener.port)/favicon.ico")
+        #expect(status404 == 404)
+        let (status, page) = try await get("http://127.0.0.1:\(listener.port)/callback?code=c%201&state=s")
+        #expect(status == 200)
+        #expect(page.contains("Sign-in complete &lt;ok&gt;.") && !page.contains("c%201"))
+        #expect(try await query == "code=c%201&state=s")
+    }
+
+    @Test func theWaitIsBounded() async throws {
+        let listener = try LoopbackRedirectListener()
+        let start = ContinuousClock.now
+        await #expect(throws: RedirectListenerError.timedOut(seconds: 1)) {
+            try await listener.receive(timeout: 1) { _ in "" }
+        }
+        // Generous: under a loaded machine the waiting task may be resumed late, but it is resumed.
+        #expect(ContinuousClock.now - start < .seconds(60))
+    }
+
+    @Test func cancellingEndsTheWait() async throws {
+        let listener = try LoopbackRedirectListener()
+        let task = Task { try await listener.receive(timeout: 60) { _ in "" } }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        await #expect(throws: RedirectListenerError.cancelled) { try await task.value }
+    }
+
+    @Test func theBrowserProgramGetsTheURLAsItsOneArgument() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("browser")
+        let output = directory.appendingPathComponent("args")
+        try "#!/bin/sh\nprintf '%s|' \"$@\" > '\(output.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+        let opened = BrowserOpener(environment: ["BROWSER": script.path, "PATH": "/nonexistent"])
+            .open(URL(string: "https://id.example.com/authorize?a=1&b=2")!)
+        #expect(opened == "browser")
+        var text = ""
+        for _ in 0..<100 where text.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        }
+        #expect(text == "https://id.example.com/authorize?a=1&b=2|")
+        #expect(BrowserOpener(environment: ["PATH": "/nonexistent"]).open(URL(string: "https://x.example")!) == nil)
+    }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import TestSupport
+import Testing
+
+/// `hardtack signin --flow code` end to end against `hardtack serve`: discovery, the loopback redirect,
+/// a scripted browser standing in for the user, PKCE, the ID token, and the session it stores.
+@Suite struct CodeFlowTests {
+    let sandbox = CLISandbox()
+
+    /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
+    func serve(_ extra: [String] = []) throws -> (RunningProcess, String) {
+        let executable = try #require(HardtackExecutable.path)
+        let server = try sandbox.launch(executable, ["serve", "--port", "0"] + extra)
+        for _ in 0..<500 {
+            let out = String(decoding: FileBytes.read(server.outPath), as: UTF8.self)
+            if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                return (server, String(line.dropFirst("listening on ".count)))
+            }
+            usleep(20_000)
+        }
+        server.process.terminate()
+        Issue.record("hardtack serve did not start")
+        throw CancellationError()
+    }
+
+    func app(_ command: String, _ url: String) throws -> CLIResult {
+        try sandbox.run([command, "--server", url, "--store", sandbox.store])
+    }
+
+    func stop(_ server: RunningProcess) {
+        server.process.terminate()
+        _ = server.wait()
+    }
+
+    func signIn(_ url: String, mode: String) throws -> (CLIResult, String) {
+        let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
+        let page = sandbox.directory.file("page.html")
+        let result = try sandbox.run(
+            ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store, "--timeout", "60"],
+            environment: ["BROWSER": browser, "SCRIPTED_BROWSER_MODE": mode, "SCRIPTED_BROWSER_PAGE": page])
+        let shown = (try? String(contentsOfFile: page, encoding: .utf8)) ?? ""
+        return (result, shown)
+    }
+
+    @Test func aBrowserSignInStoresASessionThatWorks() throws {
+        let (server, url) = try serve()
+        defer { stop(server) }
+        let (result, page) = try signIn(url, mode: "approve")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("signed in as Alice Liddell (alice)"))
+        #expect(result.stderr.contains("\(url)/oauth/authorize?response_type=code"))
+        #expect(result.stderr.contains("code_challenge_method=S256"))
+        #expect(page.hasPrefix("http://127.0.0.1:") && page.contains("Sign-in complete"))
+        #expect(!page.contains("code=") && !page.contains("eyJ"))
+        #expect(!result.stdout.contains("eyJ") && !result.stderr.contains("eyJ"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        let me = try app("me", url)
+        #expect(me.status == 0 && me.stdout.contains("alice"), "\(me.stderr)")
+        #expect(try app("refresh", url).status == 0)
+    }
+
+    @Test func aDenialIsARefusalAndStoresNothing() throws {
+        let (server, url) = try serve()
+        defer { stop(server) }
+        let (result, page) = try signIn(url, mode: "deny")
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(page.contains("did not complete"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+
+    @Test func aForgedStateIsRefusedAndStoresNothing() throws {
+        let (server, url) = try serve()
+        defer { stop(server) }
+        let (result, _) = try signIn(url, mode: "tamper-state")
+        #expect(result.status == 76, "\(result.stderr)")
+        #expect(result.stderr.contains("`state` does not match"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+
+    @Test func theWaitForTheBrowserIsBounded() throws {
+        let (server, url) = try serve()
+        defer { stop(server) }
+        let result = try sandbox.run(
+            ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store, "--timeout", "1"],
+            environment: ["BROWSER": "/bin/true"])
+        #expect(result.status != 0 && result.stderr.contains("within 1 s"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `hardtack signin --flow device` end to end against `hardtack serve`: the user code on stderr, the
+/// approval (or refusal) given on the server's verification page by "another device", the polling,
+/// and the session it stores (or nothing).
+@Suite struct DeviceFlowCLITests {
+    let flows = CodeFlowTests()
+    var sandbox: CLISandbox { flows.sandbox }
+
+    /// Starts the sign-in, waits for its user code, decides on the verification page, and waits for the end.
+    func signIn(_ url: String, decision: String) async throws -> CLIResult {
+        let executable = try #require(HardtackExecutable.path)
+        let running = try sandbox.launch(
+            executable, ["signin", "--flow", "device", "--issuer", url, "--store", sandbox.store])
+        var userCode: String?
+        for _ in 0..<500 where userCode == nil {
+            let err = String(decoding: FileBytes.read(running.errPath), as: UTF8.self)
+            if let range = err.range(of: "enter the code ") {
+                userCode = String(err[range.upperBound...].prefix(9))
+            } else {
+                usleep(20_000)
+            }
+        }
+        let code = try #require(userCode)
+        var request = URLRequest(url: try #require(URL(string: url + "/oauth/device")))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("user_code=\(code)&username=alice&password=wonderland&decision=\(decision)".utf8)
+        let (page, _) = try await URLSession.shared.data(for: request)
+        #expect(String(decoding: page, as: UTF8.self).contains(decision == "approve" ? "Approved" : "Refused"))
+        return running.wait()
+    }
+
+    @Test func anApprovedDeviceSignInStoresASession() async throws {
+        let (server, url) = try flows.serve(["--device-interval", "1"])
+        defer { flows.stop(server) }
+        let result = try await signIn(url, decision: "approve")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("signed in as Alice Liddell (alice)"))
+        #expect(result.stderr.contains("\(url)/oauth/device"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        #expect(try flows.app("me", url).status == 0)
+    }
+
+    @Test func aRefusedDeviceSignInIsExit4AndStoresNothing() async throws {
+        let (server, url) = try flows.serve(["--device-interval", "1"])
+        defer { flows.stop(server) }
+        let result = try await signIn(url, decision: "deny")
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The issuer `Tools/oauth-server run` names, if any.
+let realProviderIssuer = ProcessInfo.processInfo.environment["HARDTACK_TEST_OIDC"].flatMap { $0.isEmpty ? nil : $0 }
+
+/// The code flow against a real OpenID Connect provider from PyPI (oidc-provider-mock, built on Authlib),
+/// which `Tools/oauth-server run` starts and names in `HARDTACK_TEST_OIDC` (Tools/test does). Skipped
+/// when it is not running.
+@Suite(.enabled(if: realProviderIssuer != nil, "HARDTACK_TEST_OIDC is not set (run with Tools/test)"))
+struct RealProviderTests {
+    static let issuer = realProviderIssuer
+    let sandbox = CLISandbox()
+
+    func signIn(mode: String, issuer: String? = nil) throws -> (CLIResult, String) {
+        let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
+        let page = sandbox.directory.file("page.html")
+        let result = try sandbox.run(
+            [
+                "signin", "--flow", "code", "--issuer", issuer ?? Self.issuer ?? "", "--client-id", "hardtack-cli",
+                "--client-secret-stdin", "--store", sandbox.store, "--timeout", "60",
+            ],
+            input: "any-secret\n",
+            environment: ["BROWSER": browser, "SCRIPTED_BROWSER_MODE": mode, "SCRIPTED_BROWSER_PAGE": page])
+        return (result, (try? String(contentsOfFile: page, encoding: .utf8)) ?? "")
+    }
+
+    @Test func theCodeFlowSignsInWithAVerifiedIDToken() throws {
+        let (result, page) = try signIn(mode: "approve")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("signed in as Alice Liddell (alice)"))
+        #expect(page.contains("Sign-in complete"))
+        #expect(!result.stderr.contains("any-secret") && !result.stdout.contains("eyJ"))
+        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+    }
+
+    /// This provider's denial redirect drops `state` (RFC 6749 §4.1.2.1 requires it back), so the
+    /// client cannot tie it to its request and refuses it as it would a forged one: never exit 0, nothing
+    /// stored.
+    @Test func aDenialWithoutStateIsRefusedAndStoresNothing() throws {
+        let (result, _) = try signIn(mode: "deny")
+        #expect(result.status == 76, "\(result.stderr)")
+        #expect(result.stderr.contains("`state`"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+
+    @Test func anIssuerSpelledDifferentlyIsRefused() throws {
+        let (result, _) = try signIn(mode: "approve", issuer: (Self.issuer ?? "") + "/")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("another issuer") || result.stderr.contains("discovery"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+}
