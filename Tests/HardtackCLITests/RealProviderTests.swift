@@ -6,14 +6,15 @@ import Testing
 let realProviderIssuer = ProcessInfo.processInfo.environment["HARDTACK_TEST_OIDC"].flatMap { $0.isEmpty ? nil : $0 }
 
 /// The code flow against a real OpenID Connect provider from PyPI (oidc-provider-mock, built on Authlib),
-/// which `Tools/oauth-server run` starts and names in `HARDTACK_TEST_OIDC` (Tools/test does). Skipped
-/// when it is not running.
-@Suite(.enabled(if: realProviderIssuer != nil, "HARDTACK_TEST_OIDC is not set (run with Tools/test)"))
+/// which `Tools/oauth-server run` starts and names in `HARDTACK_TEST_OIDC` (Tools/test does). Without
+/// it the tests fail and say so, as the PostgreSQL tests do, rather than skip.
 struct RealProviderTests {
     static let issuer = realProviderIssuer
     let sandbox = CLISandbox()
 
     func signIn(mode: String, issuer: String? = nil) throws -> (CLIResult, String) {
+        _ = try #require(
+            Self.issuer, "HARDTACK_TEST_OIDC is not set: run the tests with Tools/test (it starts a real OpenID Connect provider)")
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
         let page = sandbox.directory.file("page.html")
         let result = try sandbox.run(
