@@ -46,11 +46,15 @@ public struct AppContainer: Sendable {
         let keychain = try configuration.store.open()
         let repository = SecureStoreSessionRepository(
             store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
-        let gateway: any AuthenticationGateway =
+        let contractGateway: any AuthenticationGateway =
             switch configuration.contract {
             case .oauth: OAuthAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
             case .header: HeaderAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
             }
+        // A session signed in through discovery is refreshed, revoked and asked about at its issuer's
+        // own endpoints, whatever --server says.
+        let issuerRoute = IssuerRoute(stored: try? repository.load(), now: configuration.now)
+        let gateway = issuerRoute?.gateway ?? contractGateway
         let refresher = RefreshSession(
             gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),
             ownerID: Self.processOwnerID(), now: configuration.now)
@@ -64,7 +68,7 @@ public struct AppContainer: Sendable {
         performAuthorizedCall = PerformAuthorizedCall(
             repository: repository, refresher: refresher, policy: configuration.policy, now: configuration.now)
         signOut = SignOut(gateway: gateway, repository: repository)
-        profile = ProfileAPI(http: http)
+        profile = issuerRoute?.profile ?? ProfileAPI(http: http)
     }
 
     /// The signed-in user, through an authorized call to `/api/me`.

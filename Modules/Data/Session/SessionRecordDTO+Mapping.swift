@@ -17,6 +17,13 @@ extension SessionRecordDTO {
             accessIssuedAt: session.accessToken.issuedAt.millisecondsSince1970,
             accessExpiresAt: session.accessToken.expiresAt?.millisecondsSince1970,
             refreshExpiresAt: session.refreshToken.expiresAt?.millisecondsSince1970)
+        if let origin = session.issuer {
+            issuer = origin.issuer
+            issuerClientID = origin.clientID
+            tokenEndpoint = origin.tokenEndpoint
+            revocationEndpoint = origin.revocationEndpoint
+            userinfoEndpoint = origin.userinfoEndpoint
+        }
     }
 
     /// The session this record describes, with its two tokens.
@@ -36,6 +43,12 @@ extension SessionRecordDTO {
             throw .storeUnavailable("the stored session record has version \(version); upgrade hardtack")
         }
         let user = userID.map { User(id: $0, name: userName ?? "") }
+        var origin: SessionIssuer?
+        if let issuer, let issuerClientID, let tokenEndpoint {
+            origin = SessionIssuer(
+                issuer: issuer, clientID: issuerClientID, tokenEndpoint: tokenEndpoint,
+                revocationEndpoint: revocationEndpoint, userinfoEndpoint: userinfoEndpoint)
+        }
         do {
             return Session(
                 accessToken: try AccessToken(
@@ -43,7 +56,7 @@ extension SessionRecordDTO {
                     expiresAt: accessExpiresAt.map(Date.init(millisecondsSince1970:))),
                 refreshToken: try RefreshToken(
                     value: refresh, expiresAt: refreshExpiresAt.map(Date.init(millisecondsSince1970:))),
-                user: user, method: signInMethod)
+                user: user, method: signInMethod, issuer: origin)
         } catch {
             throw .storeUnavailable("a stored token is malformed")
         }

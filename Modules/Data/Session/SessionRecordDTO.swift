@@ -17,4 +17,11 @@ struct SessionRecordDTO: Codable, Equatable {
     var accessExpiresAt: Int64?
     /// When the refresh token expires, if known.
     var refreshExpiresAt: Int64?
+    /// For a session signed in through discovery: the issuer, the client, and its endpoints. Absent in
+    /// records written before, and for the other methods.
+    var issuer: String? = nil
+    var issuerClientID: String? = nil
+    var tokenEndpoint: String? = nil
+    var revocationEndpoint: String? = nil
+    var userinfoEndpoint: String? = nil
 }

@@ -8,13 +8,19 @@ public struct Session: Sendable {
     public var user: User?
     /// How the user signed in.
     public var method: SignInMethod
+    /// The issuer's endpoints, for a session signed in through discovery; `nil` for the others.
+    public var issuer: SessionIssuer?
 
     /// Creates a session.
-    public init(accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod) {
+    public init(
+        accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod,
+        issuer: SessionIssuer? = nil
+    ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.user = user
         self.method = method
+        self.issuer = issuer
     }
 
     /// Whether `other` is the same generation of this session: the same refresh token and the same
