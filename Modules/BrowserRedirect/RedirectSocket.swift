@@ -56,7 +56,8 @@ enum RedirectSocket {
             let connection = Glibc.accept(fd, nil, nil)
         #endif
         guard connection >= 0 else { return nil }
-        // Only this process runs meanwhile (the browser was started before), so marking it now is enough.
+        // accept4(SOCK_CLOEXEC) is not visible from Swift's Glibc; marked at once instead, so a program
+        // started later (a browser) does not inherit the connection.
         _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
         var limit = timeval(tv_sec: 5, tv_usec: 0)
         _ = setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))

@@ -62,6 +62,21 @@ import Testing
         #expect(try app("refresh", url).status == 0)
     }
 
+    @Test func laterCommandsGoToTheIssuerKeptWithTheSession() throws {
+        let (server, url) = try serve()
+        defer { stop(server) }
+        let (result, _) = try signIn(url, mode: "approve")
+        #expect(result.status == 0, "\(result.stderr)")
+        // Nothing listens at the --server given: refresh, me and signout use the issuer's endpoints.
+        let elsewhere = "http://127.0.0.1:9"
+        #expect(try app("refresh", elsewhere).status == 0)
+        let me = try app("me", elsewhere)
+        #expect(me.status == 0 && me.stdout.contains("alice"), "\(me.stderr)")
+        let signOut = try app("signout", elsewhere)
+        #expect(signOut.status == 0, "\(signOut.stderr)")
+        #expect(signOut.stdout.contains("server: refresh token revoked"), "\(signOut.stdout)")
+    }
+
     @Test func aDenialIsARefusalAndStoresNothing() throws {
         let (server, url) = try serve()
         defer { stop(server) }

@@ -46,15 +46,19 @@ public struct AppContainer: Sendable {
     /// The HTTP client for `server`.
     private static func httpClient(_ server: ServerLocation) -> any HTTPClient {
         switch server {
-        case .remote(let url):
-            #if canImport(FoundationNetworking)
-                // On Linux URLSession spins a core while it waits for a reply; curl's easy interface idles.
-                return CurlHTTPClient(baseURL: url, timeout: Self.requestTimeout)
-            #else
-                return URLSessionHTTPClient(baseURL: url, timeout: Self.requestTimeout)
-            #endif
+        case .remote(let url): return remoteHTTPClient(url)
         case .embedded: return EmbeddedAuthServerTransport(server: EmbeddedAuthServer())
         }
+    }
+
+    /// The HTTP client for a remote origin (the server, or an issuer's endpoints).
+    static func remoteHTTPClient(_ url: URL) -> any HTTPClient {
+        #if canImport(FoundationNetworking)
+            // On Linux URLSession spins a core while it waits for a reply; curl's easy interface idles.
+            return CurlHTTPClient(baseURL: url, timeout: requestTimeout)
+        #else
+            return URLSessionHTTPClient(baseURL: url, timeout: requestTimeout)
+        #endif
     }
 
     /// Builds the app over a given HTTP client (the demo's embedded server, a test's).
@@ -73,11 +77,15 @@ public struct AppContainer: Sendable {
         if let opened { keychain = opened } else { keychain = try storeConfiguration.open() }
         let repository = SecureStoreSessionRepository(
             store: keychain.items, account: configuration.account, claimantIsGone: LocalProcessIdentity.isGone)
-        let gateway: any AuthenticationGateway =
+        let contractGateway: any AuthenticationGateway =
             switch configuration.contract {
             case .oauth: OAuthAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
             case .header: HeaderAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
             }
+        // A session signed in through discovery is refreshed, revoked and asked about at its issuer's
+        // own endpoints, whatever --server says.
+        let issuerRoute = IssuerRoute(stored: try? repository.load(), now: configuration.now)
+        let gateway = issuerRoute?.gateway ?? contractGateway
         let refresher = RefreshSession(
             gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),
             ownerID: Self.processOwnerID(), now: configuration.now, onWait: configuration.onWait)
@@ -88,7 +96,7 @@ public struct AppContainer: Sendable {
         // in its own.
         let now = configuration.now
         signIn = SignIn(
-            gateway: gateway, repository: repository, origin: configuration.origin,
+            gateway: contractGateway, repository: repository, origin: configuration.origin,
             gatewayForOrigin: { origin in
                 switch ServerContract(rawValue: origin.contract) {
                 case .oauth: OAuthAuthenticationGateway(http: http, clientID: origin.clientID, now: now)
@@ -102,7 +110,7 @@ public struct AppContainer: Sendable {
         performAuthorizedCall = PerformAuthorizedCall(
             repository: repository, refresher: refresher, policy: configuration.policy, now: configuration.now)
         signOut = SignOut(gateway: gateway, repository: repository)
-        profile = ProfileAPI(http: http)
+        profile = issuerRoute?.profile ?? ProfileAPI(http: http)
     }
 
     /// The signed-in user, through an authorized call to `/api/me`.

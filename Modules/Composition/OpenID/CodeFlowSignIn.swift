@@ -4,7 +4,6 @@ public import Domain
 public import Foundation
 import Infrastructure
 import OpenSSLCrypto
-import URLSessionHTTP
 
 /// The authorization code flow with PKCE through the system browser and a loopback redirect
 /// (RFC 8252): discovery, a one-shot listener on 127.0.0.1, the browser opened on the authorization
@@ -49,7 +48,7 @@ public struct CodeFlowSignIn: Sendable {
     /// - Returns: the stored session and the store it is in.
     /// - Throws: ``SignInFailure``.
     public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, KeychainHandle) {
-        let clients: HTTPClientForOrigin = { URLSessionHTTPClient(baseURL: $0, timeout: AppContainer.requestTimeout) }
+        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let grant: AuthorizationGrant
         let gateway: OpenIDAuthenticationGateway
         do throws(AuthenticationError) {

@@ -3,7 +3,6 @@ public import Domain
 public import Foundation
 import Infrastructure
 import OpenSSLCrypto
-import URLSessionHTTP
 
 /// The device authorization grant (RFC 8628) for machines without a browser: discovery, a device code,
 /// the verification URI and user code announced, polling at the server's pace, and only on approval
@@ -39,7 +38,7 @@ public struct DeviceFlowSignIn: Sendable {
     /// - Returns: the stored session and the store it is in.
     /// - Throws: ``SignInFailure``.
     public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, KeychainHandle) {
-        let clients: HTTPClientForOrigin = { URLSessionHTTPClient(baseURL: $0, timeout: AppContainer.requestTimeout) }
+        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let session: Session
         do throws(AuthenticationError) {
             let metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: issuer)

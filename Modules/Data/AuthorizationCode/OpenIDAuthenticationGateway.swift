@@ -68,7 +68,9 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         guard let refreshToken = tokens.refreshToken else { throw .invalidResponse("no refresh_token in the reply") }
         let idToken = try ResponseBody.decode(IDTokenFieldDTO.self, from: response).idToken
         let user = try await user(idToken: idToken, nonce: nonce, accessToken: tokens.accessToken, at: receivedAt)
-        return Session(accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: method)
+        return Session(
+            accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: method,
+            issuer: metadata.sessionIssuer(clientID: clientID))
     }
 
     /// The user: from the validated ID token, else from userinfo, else unknown.

@@ -13,13 +13,6 @@ public struct IDTokenValidator: Sendable {
         self.verifier = verifier
     }
 
-    /// The parts of `token` and the key id its header names; call before ``validate`` to learn
-    /// whether the key set holds a fitting key.
-    /// - Throws: ``IDTokenError/malformed(_:)`` or ``IDTokenError/algorithmNotAllowed(_:)``.
-    public func keyID(of token: String) throws(IDTokenError) -> String? {
-        try CompactJWS(token).keyID
-    }
-
     /// Whether `keys` holds a key that fits `token`'s header (its `kid`, when it names one, and `alg`).
     /// - Throws: ``IDTokenError/malformed(_:)`` or ``IDTokenError/algorithmNotAllowed(_:)``.
     public func hasKey(for token: String, in keys: [JSONWebKey]) throws(IDTokenError) -> Bool {

@@ -18,6 +18,13 @@ extension SessionRecordDTO {
             accessExpiresAt: session.accessToken.expiresAt?.millisecondsSince1970,
             refreshExpiresAt: session.refreshToken.expiresAt?.millisecondsSince1970, server: session.origin?.server,
             contract: session.origin?.contract, clientID: session.origin?.clientID)
+        if let remembered = session.issuer {
+            issuer = remembered.issuer
+            issuerClientID = remembered.clientID
+            tokenEndpoint = remembered.tokenEndpoint
+            revocationEndpoint = remembered.revocationEndpoint
+            userinfoEndpoint = remembered.userinfoEndpoint
+        }
     }
 
     /// The session this record describes, with its two tokens.
@@ -43,6 +50,13 @@ extension SessionRecordDTO {
                 clientID.map { SessionOrigin(server: server, contract: contract, clientID: $0) }
             }
         }
+        // The issuer's endpoints, for a session signed in through discovery.
+        var issuerRecord: SessionIssuer?
+        if let issuer, let issuerClientID, let tokenEndpoint {
+            issuerRecord = SessionIssuer(
+                issuer: issuer, clientID: issuerClientID, tokenEndpoint: tokenEndpoint,
+                revocationEndpoint: revocationEndpoint, userinfoEndpoint: userinfoEndpoint)
+        }
         do {
             return Session(
                 accessToken: try AccessToken(
@@ -50,7 +64,7 @@ extension SessionRecordDTO {
                     expiresAt: accessExpiresAt.map(Date.init(millisecondsSince1970:))),
                 refreshToken: try RefreshToken(
                     value: refresh, expiresAt: refreshExpiresAt.map(Date.init(millisecondsSince1970:))),
-                user: user, method: signInMethod, origin: origin)
+                user: user, method: signInMethod, origin: origin, issuer: issuerRecord)
         } catch {
             throw .storeUnavailable("a stored token is malformed")
         }

@@ -23,4 +23,11 @@ struct SessionRecordDTO: Codable, Equatable {
     var contract: String? = nil
     /// The client id at sign-in; absent in older records.
     var clientID: String? = nil
+    /// For a session signed in through discovery: the issuer, the client, and its endpoints. Absent in
+    /// records written before, and for the other methods.
+    var issuer: String? = nil
+    var issuerClientID: String? = nil
+    var tokenEndpoint: String? = nil
+    var revocationEndpoint: String? = nil
+    var userinfoEndpoint: String? = nil
 }

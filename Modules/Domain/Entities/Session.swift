@@ -10,17 +10,20 @@ public struct Session: Sendable {
     public var method: SignInMethod
     /// Where and how it was signed in, or `nil` when not known (a legacy import, an older record).
     public var origin: SessionOrigin?
+    /// The issuer's endpoints, for a session signed in through discovery; `nil` for the others.
+    public var issuer: SessionIssuer?
 
     /// Creates a session.
     public init(
         accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod,
-        origin: SessionOrigin? = nil
+        origin: SessionOrigin? = nil, issuer: SessionIssuer? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.user = user
         self.method = method
         self.origin = origin
+        self.issuer = issuer
     }
 
     /// Whether `other` is the same generation of this session: the same refresh token and the same

@@ -1,0 +1,23 @@
+import Data
+import Domain
+import Foundation
+import OpenSSLCrypto
+
+/// The gateway and profile API for a stored session that remembers its issuer's endpoints.
+struct IssuerRoute {
+    let gateway: OpenIDAuthenticationGateway
+    let profile: ProfileAPI
+
+    /// The route for `stored`, or `nil` when it remembers no issuer (or endpoints that are not acceptable,
+    /// in which case the contract's gateway is used, as for any other session).
+    init?(stored: Session?, now: @escaping @Sendable () -> Date) {
+        guard let origin = stored?.issuer, let metadata = ProviderMetadata(remembered: origin) else { return nil }
+        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
+        gateway = OpenIDAuthenticationGateway(
+            metadata: metadata, clientID: origin.clientID, clients: clients, signatures: OpenSSLSignatureVerifier(),
+            now: now)
+        let userinfo = metadata.userinfoEndpoint
+        profile = userinfo.map { ProfileAPI(http: clients($0.origin), path: $0.path) } ?? ProfileAPI(
+            http: clients(metadata.tokenEndpoint.origin))
+    }
+}

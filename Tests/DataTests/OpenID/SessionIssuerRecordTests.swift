@@ -1,0 +1,50 @@
+import Data
+import Domain
+import Foundation
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// The issuer's endpoints kept with a session: they survive the store, records without them (written
+/// before, or by the other flows) still load, and remembered endpoints are checked again before use.
+@Suite struct SessionIssuerRecordTests {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+    let origin = SessionIssuer(
+        issuer: "https://id.example.com", clientID: "app", tokenEndpoint: "https://id.example.com/token",
+        revocationEndpoint: "https://id.example.com/revoke", userinfoEndpoint: nil)
+
+    func repository() throws -> SecureStoreSessionRepository {
+        SecureStoreSessionRepository(store: try SQLiteSecureItemStore.open(
+            at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key"))))
+    }
+
+    func session(_ method: SignInMethod, issuer: SessionIssuer?) throws -> Session {
+        Session(
+            accessToken: try AccessToken(value: SecretBytes(utf8: "at"), issuedAt: clock.date, expiresAt: clock.date + 300),
+            refreshToken: try RefreshToken(value: SecretBytes(utf8: "rt"), expiresAt: nil),
+            user: User(id: "u1", name: "Alice"), method: method, issuer: issuer)
+    }
+
+    @Test(arguments: [SignInMethod.authorizationCode, .deviceCode])
+    func theIssuerRoundTripsThroughTheStore(_ method: SignInMethod) throws {
+        let repository = try repository()
+        try repository.replace(with: try session(method, issuer: origin))
+        let loaded = try #require(try repository.load())
+        #expect(loaded.issuer == origin && loaded.method == method)
+    }
+
+    @Test func aSessionWithoutAnIssuerStillLoads() throws {
+        let repository = try repository()
+        try repository.replace(with: try session(.password, issuer: nil))
+        #expect(try #require(try repository.load()).issuer == nil)
+    }
+
+    @Test func rememberedEndpointsAreCheckedAgain() {
+        #expect(ProviderMetadata(remembered: origin)?.tokenEndpoint.path == "/token")
+        let plain = SessionIssuer(
+            issuer: origin.issuer, clientID: "app", tokenEndpoint: "http://id.example.com/token",
+            revocationEndpoint: nil, userinfoEndpoint: nil)
+        #expect(ProviderMetadata(remembered: plain) == nil)
+    }
+}
