@@ -5,7 +5,8 @@ enum ScenarioCatalog {
         ByteFlipScenario.scenario, SwapScenario.scenario, KeyScenario.scenario,
         CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
         PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
-        SanitizerScenario.scenario, PGTamperScenario.scenario,
+        SanitizerScenario.scenario, PGCrashScenario.scenario,
+        PGTamperScenario.scenario,
     ]
 
     /// The scenario with this name or number.
