@@ -5,7 +5,7 @@ enum ScenarioCatalog {
         ByteFlipScenario.scenario, SwapScenario.scenario, KeyScenario.scenario,
         CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
         PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
-        SanitizerScenario.scenario, PGCrashScenario.scenario,
+        SanitizerScenario.scenario, PGCrashScenario.scenario, PGContentionScenario.scenario,
         PGTamperScenario.scenario,
     ]
 

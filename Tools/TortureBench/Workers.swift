@@ -10,6 +10,7 @@ enum Workers {
         case "dto-fuzz": return await DTOFuzzWorker.run(rest)
         case "store-fuzz": return StoreFileFuzzWorker.run(rest)
         case "pg-writer": return PGCrashWriterWorker.run(rest)
+        case "pg-contender": return PGContentionWorker.run(rest)
         default:
             emit("unknown worker \(arguments.first ?? "(none)")")
             return 2
