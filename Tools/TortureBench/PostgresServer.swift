@@ -94,6 +94,17 @@ final class PostgresServer {
         ).status == 0
     }
 
+    /// `pg_dump` of the whole database, without the `\\restrict` / `\\unrestrict` lines (their key is
+    /// random on every run).
+    func dump() -> (text: [UInt8], error: String?) {
+        let result = runner.run(binaries + "/pg_dump", ["--dbname=" + uri], timeout: 120)
+        guard result.status == 0 else { return ([], result.err) }
+        let lines = result.stdout.split(separator: 10, omittingEmptySubsequences: false).filter {
+            !$0.starts(with: Array("\\restrict ".utf8)) && !$0.starts(with: Array("\\unrestrict ".utf8))
+        }
+        return (Array(lines.joined(separator: [10])), nil)
+    }
+
     /// A new connection of its own to the server.
     func connect() throws -> PostgreSQLConnection {
         try PostgreSQLConnection(uri: uri)

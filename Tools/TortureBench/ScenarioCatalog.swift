@@ -6,7 +6,7 @@ enum ScenarioCatalog {
         CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
         PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
         SanitizerScenario.scenario, PGCrashScenario.scenario, PGContentionScenario.scenario,
-        PGTamperScenario.scenario,
+        PGTamperScenario.scenario, PGRemnantScenario.scenario,
     ]
 
     /// The scenario with this name or number.
