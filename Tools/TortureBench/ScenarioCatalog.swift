@@ -7,6 +7,7 @@ enum ScenarioCatalog {
         PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
         SanitizerScenario.scenario, PGCrashScenario.scenario, PGContentionScenario.scenario,
         PGTamperScenario.scenario, PGRemnantScenario.scenario,
+        PGCutScenario.scenario,
     ]
 
     /// The scenario with this name or number.

@@ -1,0 +1,132 @@
+import BenchSupport
+import Data
+import Domain
+import Foundation
+import PostgreSQLStore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Scenario 15: client threads add and read items through handles of their own while a second
+/// connection cuts their connections at random (`pg_terminate_backend`, and now and then
+/// `pg_cancel_backend` of a running statement). Every call must return within its bound, no
+/// acknowledged add may be lost, no add that failed (other than with "may or may not have been
+/// saved") may have been saved, and every client must carry on once the cutting stops.
+enum PGCutScenario {
+    static let scenario = Scenario(
+        number: 15, name: "pg-cut",
+        title: "PostgreSQL: connections cut at random under clients: acknowledged writes lost 0, hangs 0, clients "
+            + "carry on",
+        run: run)
+
+    static func run(_ context: ScenarioContext) {
+        guard let server = PostgresServer.start(context) else { return }
+        defer { server.stop() }
+        let key = context.random.bytes(32)
+        let clients = context.mode.pick(4, 6)
+        let seconds = context.mode.pick(15.0, 120.0)
+        do {
+            _ = try PostgreSQLSecureItemStore.open(uri: server.uri, keySource: .key(SecretBytes(key)))
+        } catch {
+            context.fail("cannot create the store: \(error)")
+            return
+        }
+        let deadline = Date().timeIntervalSince1970 + seconds
+        let reports = Mutex<[PGCutClient.Report]>([])
+        let done = DispatchGroup()
+        for index in 0..<clients {
+            let client = PGCutClient(uri: server.uri, key: key, index: index, seed: context.seed &+ UInt64(index))
+            done.enter()
+            Thread {
+                let report = client.run(until: deadline)
+                reports.withLock { $0.append(report) }
+                done.leave()
+            }.start()
+        }
+        var terminations = 0
+        var cancels = 0
+        var cutterErrors: [String] = []
+        let cutter: PostgreSQLConnection
+        do {
+            cutter = try server.connect()
+        } catch {
+            context.fail("cannot connect the cutter: \(error)")
+            return
+        }
+        while Date().timeIntervalSince1970 < deadline {
+            usleep(useconds_t(Int.random(in: 20...300, using: &context.random) * 1000))
+            let cancel = context.random.chance(0.2)
+            let function = cancel ? "pg_cancel_backend" : "pg_terminate_backend"
+            do {
+                let result = try cutter.query(
+                    "SELECT count(*)::bigint FROM (SELECT \(function)(pid) FROM pg_stat_activity WHERE "
+                        + "backend_type = 'client backend' AND pid <> pg_backend_pid()"
+                        + (cancel ? " AND state = 'active'" : "") + " ORDER BY random() LIMIT 1) c")
+                if try result.int64(0, 0) > 0 {
+                    if cancel { cancels += 1 } else { terminations += 1 }
+                }
+            } catch {
+                cutterErrors.append("\(error)")
+            }
+        }
+        cutter.close()
+        let finished = done.wait(timeout: .now() + PGCutClient.bound * 6) == .success
+        context.check(finished, "a client did not finish: a hang")
+        guard finished else { return }
+        var total = PGCutClient.Report()
+        var opened = 0
+        for report in reports.withLock({ $0 }) {
+            total.acknowledged.merge(report.acknowledged) { $1 }
+            total.uncertain.merge(report.uncertain) { $1 }
+            total.failed += report.failed
+            total.calls += report.calls
+            total.slowest = max(total.slowest, report.slowest)
+            total.hangs += report.hangs
+            total.wrongReads += report.wrongReads
+            total.errors.merge(report.errors, uniquingKeysWith: +)
+            total.longestFailureRun = max(total.longestFailureRun, report.longestFailureRun)
+            if report.opened { opened += 1 }
+        }
+        var stored: [String: String] = [:]
+        var sound = false
+        do {
+            let store = try PostgreSQLSecureItemStore.open(uri: server.uri, keySource: .key(SecretBytes(key)))
+            for item in try store.find(.genericPassword(service: "cut"), limit: .all, returning: .all) {
+                stored[item.attributes?.string(.account) ?? "?"] = item.data?.revealedString()
+            }
+            sound = try store.verify().isSound
+        } catch .itemNotFound {
+            sound = true
+        } catch {
+            context.fail("the store does not open or read after the run: \(error)")
+        }
+        let lost = total.acknowledged.filter { stored[$0.key] != $0.value }.count
+        let phantom = total.failed.filter { stored[$0] != nil }.count
+        let uncertainSaved = total.uncertain.filter { stored[$0.key] == $0.value }.count
+        context.say(
+            "\(clients) clients for \(Int(seconds)) s; \(terminations) connections terminated, \(cancels) statements "
+                + "cancelled; \(total.calls) calls, slowest " + String(format: "%.2f s", total.slowest)
+                + " (bound \(Int(PGCutClient.bound)) s), hangs \(total.hangs)")
+        context.say(
+            "acknowledged adds \(total.acknowledged.count): lost \(lost); failed adds \(total.failed.count): saved anyway "
+                + "\(phantom); commit outcome unknown \(total.uncertain.count) (saved \(uncertainSaved)); wrong reads "
+                + "\(total.wrongReads.count); longest run of failed calls \(total.longestFailureRun); verify sound \(sound)")
+        context.say(
+            "errors: "
+                + (total.errors.isEmpty ? "0" : total.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                    .joined(separator: ", ")))
+        for problem in total.wrongReads.prefix(5) + cutterErrors.prefix(3) { context.say("  \(problem)") }
+        context.check(opened == clients, "only \(opened) of \(clients) clients opened the store")
+        context.check(terminations > 0, "no connection was cut")
+        context.check(total.hangs == 0, "\(total.hangs) calls past their bound")
+        context.check(lost == 0, "\(lost) acknowledged adds lost")
+        context.check(phantom == 0, "\(phantom) failed adds were saved")
+        context.check(total.wrongReads.isEmpty, "\(total.wrongReads.count) wrong reads")
+        context.check(total.longestFailureRun < 5, "a client kept failing (\(total.longestFailureRun) calls in a row)")
+        context.check(sound, "the store does not verify sound")
+    }
+}
