@@ -27,7 +27,7 @@ enum PGRemnantScenario {
             canaries.add(kind, value)
             return value
         }
-        let items = context.mode.pick(40, 400)
+        let items = context.mode.pick(100, 1000)
         let key = context.random.bytes(32)
         do {
             let store = try PostgreSQLSecureItemStore.open(uri: server.uri, keySource: .key(SecretBytes(key)))
@@ -72,8 +72,8 @@ enum PGRemnantScenario {
             context.fail("pg_dump failed: \(dump.error ?? "no items table in the dump")")
             return
         }
-        hits += canaries.hits(in: dump.text).map { "pg_dump: \($0)" }
-        let controlInDump = !control.hits(in: dump.text).isEmpty
+        hits += canaries.hitsInOnePass(in: dump.text).map { "pg_dump: \($0)" }
+        let controlInDump = !control.hitsInOnePass(in: dump.text).isEmpty
         var files = 0
         var bytes = 0
         var controlInFiles = false
@@ -81,8 +81,8 @@ enum PGRemnantScenario {
             let content = readFile(file)
             files += 1
             bytes += content.count
-            hits += canaries.hits(in: content).map { "\(file.dropFirst(server.directory.count)): \($0)" }
-            controlInFiles = controlInFiles || !control.hits(in: content).isEmpty
+            hits += canaries.hitsInOnePass(in: content).map { "\(file.dropFirst(server.directory.count)): \($0)" }
+            controlInFiles = controlInFiles || !control.hitsInOnePass(in: content).isEmpty
         }
         context.say(
             "\(items) items with \(canaries.count) canaries (services, accounts, labels, comments, servers, paths, "
