@@ -8,12 +8,14 @@ import PostgreSQLStore
 /// must be in the final counts, none may be there unacknowledged, and no operation may fail with
 /// "busy" (writers queue on the rows digest row's lock, for at most 8 s).
 enum PGContentionScenario {
+    /// The scenario, for the catalog.
     static let scenario = Scenario(
         number: 12, name: "pg-contention",
         title: "PostgreSQL: processes × threads doing read-modify-write on shared counters: lost updates 0, "
             + "busy errors 0",
         run: run)
 
+    /// Runs the scenario.
     static func run(_ context: ScenarioContext) {
         guard let server = PostgresServer.start(context) else { return }
         defer { server.stop() }

@@ -19,6 +19,7 @@ import Synchronization
 /// The URI comes in `HARDTACK_TORTURE_PG`; arguments: `--key HEX`, `--threads N`, `--counters N`,
 /// `--seconds N`, `--start EPOCH`, `--seed N`.
 enum PGContentionWorker {
+    /// Runs the worker; returns its exit status.
     static func run(_ arguments: [String]) -> Int32 {
         let options = TrialArguments(arguments)
         guard let uri = ProcessInfo.processInfo.environment["HARDTACK_TORTURE_PG"],

@@ -16,6 +16,7 @@ import StoreCore
 /// is read back; at the end every acknowledged commit's log item is looked for, and the store is
 /// opened anew and verified.
 enum PGCrashScenario {
+    /// The scenario, for the catalog.
     static let scenario = Scenario(
         number: 11, name: "pg-crash",
         title: "PostgreSQL: kill -9 writers at random and stop the server with -m immediate under load: "
@@ -24,14 +25,22 @@ enum PGCrashScenario {
 
     /// One writer slot: its current process and what it acknowledged over all its lives.
     private final class Slot {
+        /// The slot's number (its pair's service).
         let index: Int
+        /// The writer of its current life.
         var child: ChildProcess?
+        /// That writer's standard output.
         var reader: LineReader?
+        /// Writers started so far; each life numbers its writes from `lives × 1,000,000`.
         var lives = 0
+        /// Every acknowledged sequence number, over all lives.
         var acknowledged: [Int] = []
+        /// The highest of them.
         var highest = 0
+        /// Failed writes by kind.
         var errors: [String: Int] = [:]
 
+        /// An empty slot number `index`.
         init(index: Int) { self.index = index }
 
         /// Reads every line the writer has printed so far (or until it ended).
@@ -50,6 +59,7 @@ enum PGCrashScenario {
         }
     }
 
+    /// Runs the scenario.
     static func run(_ context: ScenarioContext) {
         guard let server = PostgresServer.start(context) else { return }
         defer { server.stop() }

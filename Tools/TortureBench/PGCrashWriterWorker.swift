@@ -30,6 +30,7 @@ enum PGCrashWriterWorker {
         token.split(separator: ".").dropFirst().first.flatMap { Int($0) }
     }
 
+    /// Runs the worker; returns its exit status.
     static func run(_ arguments: [String]) -> Int32 {
         let options = TrialArguments(arguments)
         guard let uri = ProcessInfo.processInfo.environment["HARDTACK_TORTURE_PG"],

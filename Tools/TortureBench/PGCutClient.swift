@@ -16,8 +16,9 @@ struct PGCutClient {
         var uncertain: [String: String] = [:]
         /// Adds that failed otherwise: they must not have been saved.
         var failed: [String] = []
-        /// Calls made, and the slowest one, in seconds.
+        /// Calls made.
         var calls = 0
+        /// The slowest call, in seconds.
         var slowest = 0.0
         /// Calls slower than the bound.
         var hangs = 0
@@ -31,9 +32,13 @@ struct PGCutClient {
         var opened = false
     }
 
+    /// The store's URI.
     let uri: String
+    /// The store's raw key.
     let key: [UInt8]
+    /// The client's number, in its items' accounts.
     let index: Int
+    /// The seed of its random choices.
     let seed: UInt64
     /// A call slower than this is a hang: connect 5 s + call 10 s + cancel grace 2 s, and some slack.
     static let bound = 20.0

@@ -17,12 +17,14 @@ import Synchronization
 /// acknowledged add may be lost, no add that failed (other than with "may or may not have been
 /// saved") may have been saved, and every client must carry on once the cutting stops.
 enum PGCutScenario {
+    /// The scenario, for the catalog.
     static let scenario = Scenario(
         number: 15, name: "pg-cut",
         title: "PostgreSQL: connections cut at random under clients: acknowledged writes lost 0, hangs 0, clients "
             + "carry on",
         run: run)
 
+    /// Runs the scenario.
     static func run(_ context: ScenarioContext) {
         guard let server = PostgresServer.start(context) else { return }
         defer { server.stop() }

@@ -9,12 +9,14 @@ import PostgreSQLStore
 /// are searched for the canaries in five encodings. A control canary stored in plaintext in a table of
 /// its own proves that the search sees what is there.
 enum PGRemnantScenario {
+    /// The scenario, for the catalog.
     static let scenario = Scenario(
         number: 14, name: "pg-remnants",
         title: "PostgreSQL: canaries written, updated, deleted; pg_dump and every file of the server scanned: "
             + "plaintext hits 0",
         run: run)
 
+    /// Runs the scenario.
     static func run(_ context: ScenarioContext) {
         guard let server = PostgresServer.start(context) else { return }
         defer { server.stop() }

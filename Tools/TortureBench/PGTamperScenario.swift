@@ -12,14 +12,17 @@ import StoreCore
 /// edit is undone from a pristine copy of the rows before the next. Replaying an old copy of a whole
 /// row is a known gap (docs/postgresql.md): it is counted and reported, not failed.
 enum PGTamperScenario {
+    /// The scenario, for the catalog.
     static let scenario = Scenario(
         number: 13, name: "pg-tamper",
         title: "PostgreSQL: SQL-level flips, swaps, copies, deletes and group moves: every read of a touched item "
             + "an integrity error (wrong values 0, not found 0), verify reports damage",
         run: run)
 
+    /// The store's schema (the default).
     private static let schema = "hardtack"
 
+    /// Runs the scenario.
     static func run(_ context: ScenarioContext) {
         guard let server = PostgresServer.start(context) else { return }
         defer { server.stop() }
@@ -175,6 +178,7 @@ enum PGTamperScenario {
         throw SecureStoreError.itemNotFound
     }
 
+    /// One edit at random, of the store's rows `rows`; `otherRows` belong to another access group.
     private static func randomEdit(_ random: inout SeededGenerator, rows: [Int64], otherRows: [Int64]) -> PGTamperEdit {
         let row = random.pick(rows)
         var other = random.pick(rows)

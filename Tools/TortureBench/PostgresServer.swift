@@ -17,9 +17,13 @@ final class PostgresServer {
     let directory: String
     /// The port from the URI, given back to `pg_ctl start` on a restart.
     let port: String
+    /// The server's programs (`/usr/lib/postgresql/N/bin`).
     private let binaries: String
+    /// The directory `Tools/postgres` made the server's directory in (its `TMPDIR`).
     private let parent: String
+    /// Runs the server's programs.
     private let runner: CommandRunner
+    /// `Tools/postgres`.
     private let script: String
 
     private init(
@@ -41,6 +45,7 @@ final class PostgresServer {
         // directory may not be), and a private `TMPDIR`, so `Tools/postgres`'s "last started" file is
         // not shared with anyone else's server.
         let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        stopOrphans(in: base, script: context.package + "/Tools/postgres", runner: context.runner)
         let parent = makeDirectory(base + "/hardtack-torture-pg.\(getpid()).\(context.scenario.name)")
         chmod(parent, 0o755)
         let runner = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: context.sandboxEnvironment)
@@ -59,6 +64,22 @@ final class PostgresServer {
             return nil
         }
         return PostgresServer(uri: uri, directory: directory, binaries: binaries, parent: parent, runner: runner, script: script)
+    }
+
+    /// Stops the servers of scenario processes that died without stopping theirs (killed by the bench at
+    /// its time limit, say): their directories are named after the scenario process's id.
+    private static func stopOrphans(in base: String, script: String, runner: CommandRunner) {
+        let prefix = "hardtack-torture-pg."
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0.isNumber }), pid != getpid(),
+                kill(pid, 0) != 0 && errno == ESRCH
+            else { continue }
+            let parent = base + "/" + name
+            for server in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] {
+                _ = runner.run(script, ["stop", parent + "/" + server], environment: ["TMPDIR": parent])
+            }
+            removeTree(parent)
+        }
     }
 
     /// The newest `/usr/lib/postgresql/*/bin`.
