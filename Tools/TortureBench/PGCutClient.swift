@@ -26,8 +26,13 @@ struct PGCutClient {
         var wrongReads: [String] = []
         /// Errors by kind.
         var errors: [String: Int] = [:]
-        /// The longest run of failed calls in a row.
-        var longestFailureRun = 0
+        /// Calls that failed.
+        var failedCalls = 0
+        /// Calls begun after the cutting had stopped that failed (each must succeed: the adapter
+        /// reopens a cut connection on the next call).
+        var failedAfterCuts = 0
+        /// Calls begun after the cutting had stopped.
+        var callsAfterCuts = 0
         /// Whether the handle opened at all.
         var opened = false
     }
@@ -43,24 +48,27 @@ struct PGCutClient {
     /// A call slower than this is a hang: connect 5 s + call 10 s + cancel grace 2 s, and some slack.
     static let bound = 20.0
 
-    /// Works until `deadline` (seconds since 1970); then makes calls until one succeeds, at most 5.
-    func run(until deadline: Double) -> Report {
+    /// Its `application_name`, by which the cutter picks it.
+    var name: String { "hardtack-cut-\(index)" }
+
+    /// Works until `end` (seconds since 1970); the cutting stops at `cutsEnd`, before it.
+    func run(cutsEnd: Double, end: Double) -> Report {
         var report = Report()
         var random = SeededGenerator(seed: seed)
         let store: PostgreSQLSecureItemStore
         do {
-            store = try PostgreSQLSecureItemStore.open(uri: uri, keySource: .key(SecretBytes(key)))
+            store = try PostgreSQLSecureItemStore.open(
+                uri: uri + "?application_name=" + name, keySource: .key(SecretBytes(key)))
             report.opened = true
         } catch {
             report.errors["open: \(StoreReading.kind(of: error))", default: 0] += 1
             return report
         }
         var sequence = 0
-        var failureRun = 0
-        var lastSucceeded = false
-        while Date().timeIntervalSince1970 < deadline || (!lastSucceeded && failureRun < 5) {
+        while Date().timeIntervalSince1970 < end {
             sequence += 1
             let began = Date()
+            let afterCuts = began.timeIntervalSince1970 > cutsEnd
             let account = "cut-\(index)-\(sequence)"
             let reading = !report.acknowledged.isEmpty && random.chance(0.4)
             var succeeded = true
@@ -94,9 +102,11 @@ struct PGCutClient {
             report.calls += 1
             report.slowest = max(report.slowest, seconds)
             if seconds > Self.bound { report.hangs += 1 }
-            failureRun = succeeded ? 0 : failureRun + 1
-            report.longestFailureRun = max(report.longestFailureRun, failureRun)
-            lastSucceeded = succeeded
+            if !succeeded { report.failedCalls += 1 }
+            if afterCuts {
+                report.callsAfterCuts += 1
+                if !succeeded { report.failedAfterCuts += 1 }
+            }
         }
         return report
     }
