@@ -5,9 +5,10 @@ enum ScenarioCatalog {
         ByteFlipScenario.scenario, SwapScenario.scenario, KeyScenario.scenario,
         CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
         PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
-        SanitizerScenario.scenario, PGCrashScenario.scenario, PGContentionScenario.scenario,
-        PGTamperScenario.scenario, PGRemnantScenario.scenario,
-        PGCutScenario.scenario,
+        SanitizerScenario.scenario,
+        // On PostgreSQL, each on a throwaway server of its own.
+        PGCrashScenario.scenario, PGContentionScenario.scenario, PGTamperScenario.scenario,
+        PGRemnantScenario.scenario, PGCutScenario.scenario,
     ]
 
     /// The scenario with this name or number.
