@@ -179,8 +179,8 @@ let package = Package(
         .executableTarget(
             name: "hardtack-torture",
             dependencies: [
-                "SQLiteStore", "StoreCore", "DevelopmentServers", "Data", "Domain", "CSodium", "BenchSupport",
-                "RawSQLite",
+                "SQLiteStore", "PostgreSQLStore", "StoreCore", "DevelopmentServers", "Data", "Domain", "CSodium",
+                "BenchSupport", "RawSQLite",
             ],
             path: "Tools/TortureBench", swiftSettings: swiftSettings))
     // libFuzzer targets for the bench's long mode (built with --sanitize=fuzzer -DHARDTACK_FUZZ); a

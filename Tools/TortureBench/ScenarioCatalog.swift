@@ -6,6 +6,9 @@ enum ScenarioCatalog {
         CrashLoopScenario.scenario, ContentionScenario.scenario, RemnantScenario.scenario,
         PermissionScenario.scenario, RefreshFailureScenario.scenario, HostileInputScenario.scenario,
         SanitizerScenario.scenario,
+        // On PostgreSQL, each on a throwaway server of its own.
+        PGCrashScenario.scenario, PGContentionScenario.scenario, PGTamperScenario.scenario,
+        PGRemnantScenario.scenario, PGCutScenario.scenario,
     ]
 
     /// The scenario with this name or number.

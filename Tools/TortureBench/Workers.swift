@@ -9,6 +9,8 @@ enum Workers {
         case "contender": return ContentionWorker.run(rest)
         case "dto-fuzz": return await DTOFuzzWorker.run(rest)
         case "store-fuzz": return StoreFileFuzzWorker.run(rest)
+        case "pg-writer": return PGCrashWriterWorker.run(rest)
+        case "pg-contender": return PGContentionWorker.run(rest)
         default:
             emit("unknown worker \(arguments.first ?? "(none)")")
             return 2
