@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import PostgreSQLStore
 import StoreCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -271,6 +272,45 @@ import Testing
         #expect(try test.terminateStoreConnections() == 1)
         try store.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
         #expect(try store.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 2)
+        #expect(try store.verify().isSound)
+    }
+
+    @Test func aCancelledStatementIsATimeoutAndTheNextCallGoesOn() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(.genericPassword(service: "api", account: "alice"), data: secret("a"))
+        // Another session holds the items table, so the store's next write waits on it; that wait is
+        // cancelled (as `statement_timeout` or an administrator's `pg_cancel_backend` would).
+        let blocker = try test.sql()
+        try blocker.execute("BEGIN; LOCK TABLE \(test.schema).items IN ACCESS EXCLUSIVE MODE")
+        let outcome = Mutex<SecureStoreError?>(nil)
+        let writer = Thread {
+            do {
+                try store.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
+            } catch { outcome.withLock { $0 = error as? SecureStoreError } }
+        }
+        writer.start()
+        let watcher = try test.sql()
+        var cancelled = 0
+        for _ in 0..<200 where cancelled == 0 {
+            Thread.sleep(forTimeInterval: 0.02)
+            cancelled = try watcher.query(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+                [.text(test.applicationName)]
+            ).rowCount
+        }
+        #expect(cancelled == 1)
+        while writer.isExecuting || !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        try blocker.execute("ROLLBACK")
+        guard case .storage(let failure)? = outcome.withLock({ $0 }) else {
+            Issue.record("expected a storage failure, got \(String(describing: outcome.withLock { $0 }))")
+            return
+        }
+        #expect(failure.kind == .timedOut)
+        #expect(failure.detail?.contains("57014") == true, "\(failure)")
+        // Nothing was half-written, and the handle goes on.
+        #expect(try store.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 1)
+        try store.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
         #expect(try store.verify().isSound)
     }
 

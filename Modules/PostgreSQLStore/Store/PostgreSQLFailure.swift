@@ -29,6 +29,8 @@ enum PostgreSQLFailure {
             switch error.sqlState ?? "" {
             case "55P03", "40001", "40P01":
                 (kind, message) = (.busy, "another instance held the store's lock for too long")
+            case "57014":
+                (kind, message) = (.timedOut, "the PostgreSQL server cancelled a statement (a statement timeout, or a cancel request)")
             case "53100":
                 (kind, message) = (.full, "the PostgreSQL server's disk is full")
             case "42501":
