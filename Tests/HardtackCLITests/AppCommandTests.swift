@@ -256,6 +256,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
     }
 
+    @Test func theDemoSignsInWithTheCodeFlowAndTheDeviceGrantNotAPassword() throws {
+        let result = try sandbox.run(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("authorization code + PKCE"))
+        #expect(out.contains("listening on http://127.0.0.1:") && out.contains("/callback"))
+        #expect(out.contains("the scripted browser signed in as alice"))
+        #expect(out.contains("ID token's RS256 signature"))
+        #expect(out.contains("device grant, RFC 8628") && out.contains("/oauth/device, enter "))
+        #expect(out.contains("they shared 1 refresh") && out.contains("reuse detections: 1"))
+        #expect(out.contains("server: refresh token revoked"))
+        #expect(!out.contains("with a password") && !out.contains("wonderland"))
+        #expect(!out.contains("eyJ") && !result.stderr.contains("eyJ"))
+    }
+
     @Test func theDemoSpeaksTheHeaderContractToo() throws {
         let result = try sandbox.run(["demo", "--style", "header"])
         #expect(result.status == 0, "\(result.stderr)")

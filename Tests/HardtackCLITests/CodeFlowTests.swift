@@ -8,7 +8,12 @@ import Testing
 /// `hardtack signin --flow code` end to end against `hardtack serve`: discovery, the loopback redirect,
 /// a scripted browser standing in for the user, PKCE, the ID token, and the session it stores.
 @Suite struct CodeFlowTests {
-    let sandbox = CLISandbox()
+    let sandbox: CLISandbox
+
+    init() { sandbox = CLISandbox() }
+
+    /// The flows over another test's sandbox.
+    init(sandbox: CLISandbox) { self.sandbox = sandbox }
 
     /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
     func serve(_ extra: [String] = []) throws -> (RunningProcess, String) {
@@ -67,14 +72,18 @@ import Testing
         defer { stop(server) }
         let (result, _) = try signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
-        // Nothing listens at the --server given: refresh, me and signout use the issuer's endpoints.
-        let elsewhere = "http://127.0.0.1:9"
-        #expect(try app("refresh", elsewhere).status == 0)
-        let me = try app("me", elsewhere)
+        // No --server: refresh, me and signout go to the issuer's endpoints kept with the session.
+        let remembered = { (command: String) in try self.sandbox.run([command, "--store", self.sandbox.store]) }
+        #expect(try remembered("refresh").status == 0)
+        // A --server that says otherwise is refused, and nothing is sent or changed.
+        let elsewhere = try app("me", "http://127.0.0.1:9")
+        #expect(elsewhere.status == 2 && elsewhere.stderr.contains("signed in at \(url)"), "\(elsewhere.stderr)")
+        let me = try remembered("me")
         #expect(me.status == 0 && me.stdout.contains("alice"), "\(me.stderr)")
-        let signOut = try app("signout", elsewhere)
+        let signOut = try remembered("signout")
         #expect(signOut.status == 0, "\(signOut.stderr)")
         #expect(signOut.stdout.contains("server: refresh token revoked"), "\(signOut.stdout)")
+        #expect(try sandbox.serverStats(url)["revocations"] == 1)
     }
 
     @Test func aDenialIsARefusalAndStoresNothing() throws {

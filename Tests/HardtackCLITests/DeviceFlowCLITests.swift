@@ -13,14 +13,19 @@ import Testing
 /// approval (or refusal) given on the server's verification page by "another device", the polling,
 /// and the session it stores (or nothing).
 @Suite struct DeviceFlowCLITests {
-    let flows = CodeFlowTests()
+    let flows: CodeFlowTests
     var sandbox: CLISandbox { flows.sandbox }
 
+    init() { flows = CodeFlowTests() }
+
+    /// The flows over another test's sandbox.
+    init(sandbox: CLISandbox) { flows = CodeFlowTests(sandbox: sandbox) }
+
     /// Starts the sign-in, waits for its user code, decides on the verification page, and waits for the end.
-    func signIn(_ url: String, decision: String) async throws -> CLIResult {
+    func signIn(_ url: String, decision: String, extra: [String] = []) async throws -> CLIResult {
         let executable = try #require(HardtackExecutable.path)
         let running = try sandbox.launch(
-            executable, ["signin", "--flow", "device", "--issuer", url, "--store", sandbox.store])
+            executable, ["signin", "--flow", "device", "--issuer", url, "--store", sandbox.store] + extra)
         var userCode: String?
         for _ in 0..<500 where userCode == nil {
             let err = String(decoding: FileBytes.read(running.errPath), as: UTF8.self)

@@ -61,6 +61,23 @@ public struct AppContainer: Sendable {
         #endif
     }
 
+    /// The gateway that can revoke `session`'s refresh token where it was issued: its issuer's remembered
+    /// endpoints, or the remote server and contract it was signed in with; `nil` when neither is known.
+    static func revocationGateway(for session: Session, now: @escaping @Sendable () -> Date)
+        -> (any AuthenticationGateway)?
+    {
+        if let route = IssuerRoute(stored: session, now: now) { return route.gateway }
+        guard let origin = session.origin, let url = URL(string: origin.server),
+            ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+        else { return nil }
+        let http = remoteHTTPClient(url)
+        switch ServerContract(rawValue: origin.contract) {
+        case .oauth: return OAuthAuthenticationGateway(http: http, clientID: origin.clientID, now: now)
+        case .header: return HeaderAuthenticationGateway(http: http, clientID: origin.clientID, now: now)
+        case nil: return nil
+        }
+    }
+
     /// Builds the app over a given HTTP client (the demo's embedded server, a test's).
     init(_ configuration: AppConfiguration, http base: any HTTPClient, keychain opened: KeychainHandle? = nil)
         throws(SecureStoreError)
@@ -84,7 +101,9 @@ public struct AppContainer: Sendable {
             }
         // A session signed in through discovery is refreshed, revoked and asked about at its issuer's
         // own endpoints, whatever --server says.
-        let issuerRoute = IssuerRoute(stored: try? repository.load(), now: configuration.now)
+        let issuerClients: HTTPClientForOrigin =
+            if case .embedded = configuration.server { { _ in http } } else { { Self.remoteHTTPClient($0) } }
+        let issuerRoute = IssuerRoute(stored: try? repository.load(), now: configuration.now, clients: issuerClients)
         let gateway = issuerRoute?.gateway ?? contractGateway
         let refresher = RefreshSession(
             gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),

@@ -16,8 +16,8 @@ public final class DemoEnvironment: Sendable {
     public let storePath: String
     /// Whether the store lives in a temporary directory that ``removeTemporaryFiles()`` deletes.
     public let isTemporary: Bool
-    private let server: EmbeddedAuthServer
-    private let clock: ServerClock
+    let server: EmbeddedAuthServer
+    let clock: ServerClock
     private let configuration: AppConfiguration
 
     /// The username and password the embedded server accepts.

@@ -10,9 +10,12 @@ struct IssuerRoute {
 
     /// The route for `stored`, or `nil` when it remembers no issuer (or endpoints that are not acceptable,
     /// in which case the contract's gateway is used, as for any other session).
-    init?(stored: Session?, now: @escaping @Sendable () -> Date) {
+    /// `clients` reaches the issuer's origins (the embedded server's transport in the demo).
+    init?(
+        stored: Session?, now: @escaping @Sendable () -> Date,
+        clients: @escaping HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
+    ) {
         guard let origin = stored?.issuer, let metadata = ProviderMetadata(remembered: origin) else { return nil }
-        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         gateway = OpenIDAuthenticationGateway(
             metadata: metadata, clientID: origin.clientID, clients: clients, signatures: OpenSSLSignatureVerifier(),
             now: now)

@@ -23,6 +23,8 @@ public struct CodeFlowSignIn: Sendable {
     public var environment: [String: String]
     /// The store the session goes into.
     public var store: StoreConfiguration
+    /// Whose session it becomes (the default account unless told otherwise).
+    public var account: AccountName
     /// A client secret, for servers that require one even from a native app.
     public var clientSecret: SecretBytes?
     /// The clock the ID token is checked against.
@@ -31,7 +33,7 @@ public struct CodeFlowSignIn: Sendable {
     /// Creates the flow.
     public init(
         issuer: URL, clientID: String, scope: String = "openid profile", timeout: Int = 300,
-        environment: [String: String], store: StoreConfiguration, clientSecret: SecretBytes? = nil,
+        environment: [String: String], store: StoreConfiguration, account: AccountName = .default, clientSecret: SecretBytes? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clientSecret = clientSecret
@@ -41,6 +43,7 @@ public struct CodeFlowSignIn: Sendable {
         self.timeout = timeout
         self.environment = environment
         self.store = store
+        self.account = account
         self.now = now
     }
 
@@ -90,27 +93,18 @@ public struct CodeFlowSignIn: Sendable {
                 signatures: OpenSSLSignatureVerifier(),
                 clockSkew: AuthenticationPolicy().clockSkew, now: now)
         } catch {
-            throw .auth(error)
+            // Ctrl-C ends the wait (or the exchange) with an error of its own: it is a cancellation.
+            throw Task.isCancelled ? .cancelled : .auth(error)
         }
         // The code is exchanged before the store is opened or created, so a failed exchange leaves no store.
         let session: Session
         do throws(AuthenticationError) {
             session = try await gateway.signIn(.grant(grant))
         } catch {
-            throw .auth(error)
+            // Ctrl-C ends the wait (or the exchange) with an error of its own: it is a cancellation.
+            throw Task.isCancelled ? .cancelled : .auth(error)
         }
-        let keychain: KeychainHandle
-        do throws(SecureStoreError) {
-            keychain = try store.open()
-        } catch {
-            throw .store(error)
-        }
-        let repository = SecureStoreSessionRepository(store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
-        do throws(AuthenticationError) {
-            try repository.replace(with: session)
-        } catch {
-            throw .auth(error)
-        }
+        let keychain = try await SignedInSessionSaver(store: store, account: account, now: now).save(session)
         return (session, keychain)
     }
 }

@@ -16,6 +16,8 @@ public struct DeviceFlowSignIn: Sendable {
     public var scope: String
     /// The store the session goes into.
     public var store: StoreConfiguration
+    /// Whose session it becomes (the default account unless told otherwise).
+    public var account: AccountName
     /// A client secret, for servers that require one.
     public var clientSecret: SecretBytes?
     /// The clock.
@@ -24,13 +26,14 @@ public struct DeviceFlowSignIn: Sendable {
     /// Creates the flow.
     public init(
         issuer: URL, clientID: String, scope: String = "openid profile", store: StoreConfiguration,
-        clientSecret: SecretBytes? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        account: AccountName = .default, clientSecret: SecretBytes? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clientSecret = clientSecret
         self.issuer = issuer
         self.clientID = clientID
         self.scope = scope
         self.store = store
+        self.account = account
         self.now = now
     }
 
@@ -55,20 +58,10 @@ public struct DeviceFlowSignIn: Sendable {
             announce("Waiting for approval (until the code expires)…")
             session = try await flow.waitForApproval(authorization)
         } catch {
-            throw .auth(error)
+            // Ctrl-C ends the wait (or the exchange) with an error of its own: it is a cancellation.
+            throw Task.isCancelled ? .cancelled : .auth(error)
         }
-        let keychain: KeychainHandle
-        do throws(SecureStoreError) {
-            keychain = try store.open()
-        } catch {
-            throw .store(error)
-        }
-        let repository = SecureStoreSessionRepository(store: keychain.items, claimantIsGone: LocalProcessIdentity.isGone)
-        do throws(AuthenticationError) {
-            try repository.replace(with: session)
-        } catch {
-            throw .auth(error)
-        }
+        let keychain = try await SignedInSessionSaver(store: store, account: account, now: now).save(session)
         return (session, keychain)
     }
 }

@@ -7,4 +7,6 @@ public enum SignInFailure: Error, Sendable {
     case auth(AuthenticationError)
     /// The store could not be opened; nothing was stored.
     case store(SecureStoreError)
+    /// The flow was cancelled (Ctrl-C) before anything was stored.
+    case cancelled
 }

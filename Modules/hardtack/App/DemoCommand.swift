@@ -81,10 +81,18 @@ private struct Demo {
         }
         status(app)
 
-        step(2, "Sign in as \(DemoEnvironment.credentials.username)")
         let credentials = Credentials.password(
             username: DemoEnvironment.credentials.username, password: SecretBytes(utf8: DemoEnvironment.credentials.password))
-        let first = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        let first: Session
+        if contract == .oauth {
+            step(2, "Sign in through the browser: authorization code + PKCE over a loopback redirect (RFC 9700, RFC 8252)")
+            let signIn = try await auth { () async throws(AuthenticationError) in try await world.signInThroughBrowser(into: app) }
+            for line in signIn.steps { detail(line) }
+            first = signIn.session
+        } else {
+            step(2, "Sign in as \(DemoEnvironment.credentials.username) (the header-style contract signs in with a password)")
+            first = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        }
         detail("access token:  \(Redaction.token(first.accessToken.value))" + expiry(first.accessToken))
         detail("refresh token: \(Redaction.token(first.refreshToken.value))")
         detail("both written to the encrypted store in one transaction")
@@ -136,8 +144,14 @@ private struct Demo {
         }
         status(app)
 
-        step(9, "Sign in again, then sign out")
-        _ = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        if contract == .oauth {
+            step(9, "Sign in again on a machine without a browser (device grant, RFC 8628), then sign out")
+            let again = try await auth { () async throws(AuthenticationError) in try await world.signInWithDevice(into: app) }
+            for line in again.steps { detail(line) }
+        } else {
+            step(9, "Sign in again, then sign out")
+            _ = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
+        }
         status(app)
         let result = try await auth { () async throws(AuthenticationError) in try await app.signOut() }
         detail("server: \(result.revocation == .revoked ? "refresh token revoked" : "\(result.revocation)")")

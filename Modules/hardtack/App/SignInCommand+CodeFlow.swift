@@ -41,24 +41,27 @@ extension SignInCommand {
         }
         let store = try options.store.configuration(context)
         let scope = scopeOption ?? "openid profile"
+        let clientID = options.server.clientID ?? AppConfiguration.defaultClientID
+        let account = options.account.name
+        let announce: @Sendable (String) -> Void = { line in Console.error(line) }
+        let outcome: Result<(Session, KeychainHandle), SignInFailure>
+        if device {
+            let flow = DeviceFlowSignIn(
+                issuer: url, clientID: clientID, scope: scope, store: store, account: account, clientSecret: secret)
+            outcome = await Interruptible.run { () async throws(SignInFailure) in try await flow.run(announce: announce) }
+        } else {
+            let flow = CodeFlowSignIn(
+                issuer: url, clientID: clientID, scope: scope, timeout: timeoutOption ?? 300,
+                environment: context.environment, store: store, account: account, clientSecret: secret)
+            outcome = await Interruptible.run { () async throws(SignInFailure) in try await flow.run(announce: announce) }
+        }
         let session: Session
         let keychain: KeychainHandle
-        do throws(SignInFailure) {
-            if device {
-                (session, keychain) = try await DeviceFlowSignIn(
-                    issuer: url, clientID: options.server.clientID ?? AppConfiguration.defaultClientID, scope: scope, store: store, clientSecret: secret
-                ).run { line in Console.error(line) }
-            } else {
-                (session, keychain) = try await CodeFlowSignIn(
-                    issuer: url, clientID: options.server.clientID ?? AppConfiguration.defaultClientID, scope: scope, timeout: timeoutOption ?? 300,
-                    environment: context.environment, store: store, clientSecret: secret
-                ).run { line in Console.error(line) }
-            }
-        } catch {
-            switch error {
-            case .auth(let failure): throw .auth(failure)
-            case .store(let failure): throw .store(failure)
-            }
+        switch outcome {
+        case .success(let done): (session, keychain) = done
+        case .failure(.auth(let failure)): throw .auth(failure)
+        case .failure(.store(let failure)): throw .store(failure)
+        case .failure(.cancelled): throw .finding(.interrupted, "sign-in cancelled; nothing was stored")
         }
         Console.print(
             "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")

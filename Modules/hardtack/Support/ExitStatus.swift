@@ -29,6 +29,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case protocolError = 76
     /// The passphrase or key does not unlock the store, or cannot be used.
     case wrongKey = 77
+    /// Interrupted (Ctrl-C) while waiting for the user in a browser or device sign-in; nothing was stored.
+    case interrupted = 130
 
     /// What the status means, as help and the README's table say it.
     var meaning: String {
@@ -45,6 +47,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .storeUnavailable: "store locked, busy or unreachable (the user is not signed out)"
         case .protocolError: "the server's answer broke the contract or refused even a fresh token (the session is kept)"
         case .wrongKey: "wrong passphrase or key"
+        case .interrupted: "interrupted (Ctrl-C) during a sign-in; nothing was stored"
         }
     }
 
@@ -58,7 +61,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The statuses the app commands end with, as their help lists them.
     static let appTable = table.only(
         [success, usage, signedOut, credentialsRefused, damaged, serverUnavailable, storeUnavailable, protocolError,
-         wrongKey, failure].map(\.rawValue))
+         wrongKey, interrupted, failure].map(\.rawValue))
 
     /// The status for a store error.
     init(_ error: SecureStoreError) {
