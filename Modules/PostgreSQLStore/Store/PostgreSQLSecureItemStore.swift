@@ -1,5 +1,4 @@
 public import Data
-public import Domain
 public import StoreCore
 
 /// The secure item store on a PostgreSQL server: the same Keychain Services semantics, encryption,
@@ -10,13 +9,13 @@ public import StoreCore
 /// serialized by a lock). Calls block the calling thread while the server answers, each bounded by
 /// the connection's timeouts; from Swift concurrency, keep them off latency-sensitive tasks, as with
 /// the SQLite store.
-public final class PostgreSQLSecureItemStore: SecureItemStore {
+public final class PostgreSQLSecureItemStore: EngineBackedStore {
     /// Where the store is, with any password replaced by `***`.
     public let location: String
     /// The access groups this handle belongs to; new items go to the first.
     public let accessGroups: [String]
-    /// The engine behind the handle's lock.
-    private let engine: LockedEngine
+    /// The engine behind the handle's lock (opaque outside the store's package).
+    public let engine: LockedEngine
 
     private init(location: String, accessGroups: [String], engine: StoreEngine) {
         self.location = location
@@ -84,57 +83,5 @@ public final class PostgreSQLSecureItemStore: SecureItemStore {
     /// Whether `text` names a PostgreSQL store (`postgresql://` or `postgres://`) rather than a file.
     public static func isLocation(_ text: String) -> Bool {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
-    }
-
-    /// Whether the keys are wiped.
-    public var isLocked: Bool { engine.isLocked }
-
-    /// Wipes the keys from memory.
-    public func lock() { engine.lock() }
-
-    /// Unlocks a locked store. - Throws: ``SecureStoreError/wrongKey``.
-    public func unlock(with keySource: KeySource) throws(SecureStoreError) { try engine.unlock(with: keySource) }
-
-    /// Rewraps the master key under a new key source in one transaction; no item is re-encrypted.
-    public func changeKey(to newSource: KeySource) throws(SecureStoreError) { try engine.changeKey(to: newSource) }
-
-    /// Decrypts and checks every item, and checks the rows against their digest.
-    public func verify() throws(SecureStoreError) -> VerifyReport { try engine.verify() }
-
-    /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
-    public func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
-        try engine.add(attributes, data: data)
-    }
-
-    /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``.
-    public func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
-        -> [StoredItem]
-    {
-        try engine.find(query, limit: limit, returning: parts)
-    }
-
-    /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.
-    @discardableResult
-    public func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?)
-        throws(SecureStoreError) -> Int
-    {
-        try engine.update(query, attributes: attributes, data: data)
-    }
-
-    /// Deletes every match. See ``SecureItemTransaction/delete(_:)``.
-    @discardableResult
-    public func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int { try engine.delete(query) }
-
-    /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
-    @discardableResult
-    public func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
-        -> AddOrUpdateOutcome
-    {
-        try engine.addOrUpdate(attributes, data: data)
-    }
-
-    /// Runs `body` in one transaction holding the store's write lock. See ``SecureItemStore/transaction(_:)``.
-    public func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
-        try engine.transaction(body)
     }
 }

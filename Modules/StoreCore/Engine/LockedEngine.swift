@@ -1,12 +1,13 @@
-package import Data
-package import Domain
+public import Data
+public import Domain
 import Foundation
 import Synchronization
 
 /// A store handle's engine behind its lock: what every backend's handle does around the engine, once.
+/// Public only as the opaque type of ``EngineBackedStore/engine``: every member is the package's.
 /// Operations are serialized by a mutex; a call made from inside the handle's own transaction body
 /// (which holds the lock) is refused with an error instead of deadlocking.
-package final class LockedEngine: Sendable {
+public final class LockedEngine: Sendable {
     // Safety: `engine` (the storage and keys) is used only while `engineLock` is held, through
     // `withEngine`, so at most one thread touches it at a time; no reference to it escapes a call.
     private nonisolated(unsafe) let engine: StoreEngine
@@ -32,12 +33,15 @@ package final class LockedEngine: Sendable {
     }
 
     /// Whether the keys are wiped.
+    @usableFromInline
     package var isLocked: Bool { locked { $0.keys == nil } }
 
     /// Wipes the keys from memory.
+    @usableFromInline
     package func lock() { locked { $0.lock() } }
 
     /// Runs `body` in one write transaction. See ``SecureItemStore/transaction(_:)``.
+    @usableFromInline
     package func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
         try checkNotReentrant()
         return try locked { engine in
@@ -48,11 +52,13 @@ package final class LockedEngine: Sendable {
     }
 
     /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
+    @usableFromInline
     package func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
         try withEngine { engine throws(SecureStoreError) in try engine.add(attributes, data: data) }
     }
 
     /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``.
+    @usableFromInline
     package func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
         -> [StoredItem]
     {
@@ -60,6 +66,7 @@ package final class LockedEngine: Sendable {
     }
 
     /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.
+    @usableFromInline
     package func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?)
         throws(SecureStoreError) -> Int
     {
@@ -67,11 +74,13 @@ package final class LockedEngine: Sendable {
     }
 
     /// Deletes every match. See ``SecureItemTransaction/delete(_:)``.
+    @usableFromInline
     package func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
         try withEngine { engine throws(SecureStoreError) in try engine.delete(query) }
     }
 
     /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
+    @usableFromInline
     package func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
         -> AddOrUpdateOutcome
     {
@@ -79,6 +88,7 @@ package final class LockedEngine: Sendable {
     }
 
     /// Unlocks a locked store. - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.
+    @usableFromInline
     package func unlock(with keySource: KeySource) throws(SecureStoreError) {
         try withEngine { engine throws(SecureStoreError) in
             try engine.install(KeyHierarchy.unlock(engine, keySource: keySource))
@@ -86,11 +96,13 @@ package final class LockedEngine: Sendable {
     }
 
     /// Rewraps the master key under `newSource`. See ``KeyHierarchy/rewrap(_:to:)``.
+    @usableFromInline
     package func changeKey(to newSource: KeySource) throws(SecureStoreError) {
         try withEngine { engine throws(SecureStoreError) in try KeyHierarchy.rewrap(engine, to: newSource) }
     }
 
     /// Decrypts and checks every item. See ``StoreEngine/verify()``.
+    @usableFromInline
     package func verify() throws(SecureStoreError) -> VerifyReport {
         try withEngine { engine throws(SecureStoreError) in try engine.verify() }
     }
