@@ -27,6 +27,7 @@ public struct SeededGenerator: RandomNumberGenerator {
         return generator.next()
     }
 
+    /// The next 64 random bits of the seeded sequence.
     public mutating func next() -> UInt64 {
         let result = rotate(state.1 &* 5, 7) &* 9
         let shifted = state.1 << 17

@@ -15,6 +15,7 @@ public struct HeaderAuthenticationGateway: AuthenticationGateway {
         self.now = now
     }
 
+    /// Signs in at `/auth/signin`; the tokens come back in the reply's headers.
     public func signIn(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
         let response: HTTPResponse
         switch credentials {
@@ -42,6 +43,7 @@ public struct HeaderAuthenticationGateway: AuthenticationGateway {
             user: User(id: userID, name: body.nickname ?? ""), method: credentials.method)
     }
 
+    /// Presents the refresh token for a new pair, in the header-style contract.
     public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
         var headers = HTTPHeaders()
         headers["Authorization-refresh"] = session.refreshToken.value.revealedString()
@@ -53,6 +55,7 @@ public struct HeaderAuthenticationGateway: AuthenticationGateway {
         return try HeaderTokens(response: response, body: body, receivedAt: now()).refresh
     }
 
+    /// Revokes the refresh token at the server.
     public func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
         try await exchange.revoke(refreshToken)
     }

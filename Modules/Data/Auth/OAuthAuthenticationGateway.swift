@@ -15,6 +15,7 @@ public struct OAuthAuthenticationGateway: AuthenticationGateway {
         self.now = now
     }
 
+    /// Signs in at the token endpoint (password, identity token or an authorization grant).
     public func signIn(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
         guard case .password(let username, let password) = credentials else {
             throw .unsupported(
@@ -37,6 +38,7 @@ public struct OAuthAuthenticationGateway: AuthenticationGateway {
         return Session(accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: .password)
     }
 
+    /// Presents the refresh token at the token endpoint for a new access token.
     public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
         let response = try await exchange.postForm(
             "/oauth/token",
@@ -49,6 +51,7 @@ public struct OAuthAuthenticationGateway: AuthenticationGateway {
             .tokens(receivedAt: now(), requireRefreshToken: false)
     }
 
+    /// Revokes the refresh token (RFC 7009).
     public func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
         try await exchange.revoke(refreshToken)
     }

@@ -32,6 +32,7 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         self.now = now
     }
 
+    /// Exchanges an authorization or device grant at the issuer's token endpoint and checks the ID token.
     public func signIn(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
         guard case .grant(let grant) = credentials else {
             throw .unsupported("sign-in through discovery uses --flow code or --flow device")
@@ -102,6 +103,7 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         [("client_id", clientID)] + (clientSecret.map { [("client_secret", $0.revealedString() ?? "")] } ?? [])
     }
 
+    /// Presents the refresh token at the issuer's token endpoint.
     public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
         let response = try await token.postForm(
             metadata.tokenEndpoint.path,
@@ -113,6 +115,7 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
             .tokens(receivedAt: now(), requireRefreshToken: false)
     }
 
+    /// Revokes the refresh token at the issuer's revocation endpoint (RFC 7009); without one, `unsupported`.
     public func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
         guard let endpoint = metadata.revocationEndpoint else {
             throw .unsupported("the issuer has no revocation endpoint; the session is deleted here only")

@@ -38,5 +38,6 @@ public struct AccountName: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is the ``default`` account.
     public var isDefault: Bool { self == .default }
 
+    /// The name as given, for messages and listings.
     public var description: String { value }
 }

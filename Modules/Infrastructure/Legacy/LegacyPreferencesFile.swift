@@ -23,6 +23,7 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
         self.path = path
     }
 
+    /// The tokens in the legacy file, if it exists.
     public func read() throws(AuthenticationError) -> LegacyTokens {
         var info = stat()
         guard lstat(path, &info) == 0 else {
@@ -61,6 +62,7 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
         return try LegacyPreferences.parse(contents.prefix(total))
     }
 
+    /// Overwrites the legacy file with zeros, then deletes it.
     public func wipeAndDelete() throws(AuthenticationError) {
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         if descriptor < 0 {
