@@ -162,6 +162,19 @@ final class PostgreSQLItemStorage: ItemStorage {
         }
     }
 
+    /// `bytes` as lowercase hex digits (without Foundation's `String(format:)`, which cost a write
+    /// several microseconds per byte in dynamic casts).
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// The bytes of `bytea` in the server's hex text form (`\x0a1b…`).
     private static func bytea(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
@@ -200,7 +213,7 @@ final class PostgreSQLItemStorage: ItemStorage {
         let digestWritten = writing && pendingDigest != nil
         var sql = "COMMIT"
         if writing, let pendingDigest {
-            let hex = pendingDigest.map { String(format: "%02x", $0) }.joined()
+            let hex = Self.hex(pendingDigest)
             sql = "UPDATE \(schema).rows_digest SET value = '\\x\(hex)'::bytea WHERE id = 1; COMMIT"
         }
         defer { endTransaction() }
