@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "Composition",
             dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "BrowserRedirect", "OpenSSLCrypto"],
+                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "BrowserRedirect", "OpenSSLCrypto", "Locking"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),

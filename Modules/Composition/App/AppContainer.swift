@@ -5,6 +5,7 @@ import URLSessionHTTP
 import CurlHTTP
 import DevelopmentServers
 import Infrastructure
+import Locking
 
 /// The app, wired: every use case built once over one store handle and one HTTP client, so that all
 /// authorized calls in this process share one refresher.
@@ -135,14 +136,36 @@ public struct AppContainer: Sendable {
     /// The signed-in user, through an authorized call to `/api/me`.
     public func currentUser() async throws(AuthenticationError) -> User {
         let profile = profile
-        return try await performAuthorizedCall { token async throws(AuthenticationError) in try await profile.me(token) }
+        return try await Self.withStoreThreads { () async throws(AuthenticationError) in
+            try await performAuthorizedCall { token async throws(AuthenticationError) in try await profile.me(token) }
+        }
     }
 
     /// Forces a refresh of the stored session now.
     /// - Throws: ``AuthenticationError/notSignedIn`` and what ``RefreshSession/refresh(replacing:)`` throws.
     public func refreshNow() async throws(AuthenticationError) -> Session {
-        guard let session = try repository.load() else { throw .notSignedIn }
-        return try await refreshSession.refresh(replacing: session)
+        try await Self.withStoreThreads { () async throws(AuthenticationError) in
+            guard let session = try repository.load() else { throw .notSignedIn }
+            return try await refreshSession.refresh(replacing: session)
+        }
+    }
+
+    /// Where the app's store calls run: threads of their own, off Swift's cooperative pool.
+    static let storeThreads = DispatchTaskExecutor(label: "hardtack.store-calls")
+
+    /// Whether the calling code runs on the app's store threads (for tests).
+    package static var isOnStoreThreads: Bool { storeThreads.isCurrent }
+
+    /// Runs `body` with its work, the use cases' actors and their store calls on threads of the app's
+    /// own rather than Swift's cooperative pool. A store call blocks its thread while it waits for the
+    /// store's lock or, on PostgreSQL, for the server (each wait bounded by the store's deadlines), and
+    /// the pool has one thread per core: a backend serving many requests at once calls the use cases
+    /// inside this, so that waiting on the store never starves its other tasks. ``currentUser()`` and
+    /// ``refreshNow()`` do so themselves. Suspensions (HTTP calls) hold no thread either way.
+    public static func withStoreThreads<Value, Failure: Error>(_ body: () async throws(Failure) -> Value)
+        async throws(Failure) -> Value
+    {
+        try await withTaskExecutorPreference(storeThreads, operation: body)
     }
 
     /// `policy` with a refresh lease long enough to outlast one refresh: the request (at most
