@@ -54,4 +54,38 @@ import Testing
         #expect(add.stderr.contains("waiting for another process to release the store's lock"), "stderr: \(add.stderr)")
         #expect(add.stderr.components(separatedBy: "waiting for").count == 2, "said once: \(add.stderr)")
     }
+
+    @Test func waitingForAnotherProcessesRefreshIsSaidAndItsTokensAreTaken() throws {
+        let executable = try #require(HardtackExecutable.path)
+        let (server, url) = try sandbox.startServer()
+        defer {
+            kill(server.process.processIdentifier, SIGCONT)
+            server.process.terminate()
+            _ = server.wait()
+        }
+        let signIn = try sandbox.run(
+            ["signin", "--server", url, "--username", "alice", "--password-stdin", "--store", sandbox.store],
+            input: "wonderland")
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        // The server stops answering (its socket still accepts): the first refresh claims the session and
+        // waits for the answer; the second finds the claim of a live process and waits for its result.
+        kill(server.process.processIdentifier, SIGSTOP)
+        let first = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
+        func said(_ running: RunningProcess, _ text: String) -> Bool {
+            String(decoding: FileBytes.read(running.errPath), as: UTF8.self).contains(text)
+        }
+        for _ in 0..<200 where !said(first, "waiting for the server") { usleep(20_000) }
+        #expect(said(first, "waiting for the server"))
+        let second = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
+        for _ in 0..<200 where !said(second, "waiting for another hardtack process") { usleep(20_000) }
+        kill(server.process.processIdentifier, SIGCONT)
+        let (one, two) = (first.wait(), second.wait())
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(two.status == 0, "\(two.stderr)")
+        #expect(two.stderr.contains("waiting for another hardtack process that is refreshing the session"), "\(two.stderr)")
+        #expect(two.stderr.components(separatedBy: "waiting for").count == 2, "said once: \(two.stderr)")
+        // One refresh for both: the second took the first's tokens and never presented the old refresh token.
+        let stats = try sandbox.serverStats(url)
+        #expect(stats["refreshes"] == 1 && stats["reuseDetections"] == 0, "\(stats)")
+    }
 }
