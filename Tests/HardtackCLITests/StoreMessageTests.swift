@@ -80,4 +80,26 @@ struct StoreMessageTests {
         #expect(!result.stderr.contains("cannot be read") && !result.stderr.contains("SQLite result"))
         #expect(!result.stderr.contains("COMMIT") && !result.stderr.contains("xxxx"))
     }
+
+    @Test(.enabled(if: ReadOnlyMedia.method == .bindMount, "needs a private mount namespace"))
+    func aFirstWriteOnAFullDiskLeavesNoStoreBehind() throws {
+        // Too small for a store: the first add and the first sign-in fail, and what they began is removed,
+        // so the next try (with space freed) is not refused as a damaged store.
+        let script = #"""
+            mount -t tmpfs -o size=12k,mode=0700 tmpfs "$1" || exit 99
+            "$2" keychain --store "$1/k.db" add-generic-password -s small -a a -w s; echo "add=$?"
+            echo wonderland | "$2" signin --server http://127.0.0.1:9 --username alice --password-stdin --store "$1/s.db"
+            echo "signin=$?"
+            ls -A "$1"; echo "listed"
+            """#
+        let executable = try #require(HardtackExecutable.path)
+        let directory = sandbox.directory.file("tiny")
+        #expect(mkdir(directory, 0o700) == 0)
+        let result = try ReadOnlyMedia.inNamespace(sandbox, script, [directory, executable])
+        #expect(result.stdout.contains("add=1\n"), "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("signin=1\n"), "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("disk is full"))
+        // Nothing between the statuses and the end of the listing: the directory is empty.
+        #expect(result.stdout.hasSuffix("signin=1\nlisted\n"), "left behind: \(result.stdout)")
+    }
 }

@@ -68,7 +68,8 @@ struct SignInCommand: HardtackCommand {
         }
         let credentials = try credentials(context)
         // A sign-in that fails (a server that is down, a wrong password) leaves no new store behind.
-        let cleanup = NewStoreCleanup(try options.store.configuration(context))
+        let storeConfiguration = try options.store.configuration(context)
+        let cleanup = NewStoreCleanup(storeConfiguration)
         let app: AppContainer
         let session: Session
         do throws(CommandFailure) {
@@ -76,11 +77,11 @@ struct SignInCommand: HardtackCommand {
             session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
         } catch .auth(.temporarilyUnavailable(let reason)) {
             // A sign-in keeps nothing: the generic wording ("the session is kept") would claim one.
-            cleanup.removeWhatWasCreated()
+            cleanup.removeWhatWasCreated(storeConfiguration)
             throw .finding(
                 .serverUnavailable, "the server is unavailable: \(reason). Nothing was stored; sign in again later")
         } catch {
-            cleanup.removeWhatWasCreated()
+            cleanup.removeWhatWasCreated(storeConfiguration)
             throw error
         }
         Console.print(

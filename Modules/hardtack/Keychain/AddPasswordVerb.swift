@@ -54,15 +54,16 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let attributes = try Class.kind.attributes(values)
         let data = try readSecret(secret)
-        let handle = try store.open(context)
-        do throws(SecureStoreError) {
-            if update {
-                try handle.items.addOrUpdate(attributes, data: data)
-            } else {
-                try handle.items.add(attributes, data: data)
+        try store.withStore(context) { handle throws(CommandFailure) in
+            do throws(SecureStoreError) {
+                if update {
+                    try handle.items.addOrUpdate(attributes, data: data)
+                } else {
+                    try handle.items.add(attributes, data: data)
+                }
+            } catch {
+                throw .store(error)
             }
-        } catch {
-            throw .store(error)
         }
     }
 

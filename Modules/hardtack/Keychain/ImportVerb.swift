@@ -55,12 +55,12 @@ struct ImportVerb: HardtackCommand {
         } catch {
             throw .store(error)
         }
-        let handle = try store.open(context)
-        let result: (added: Int, updated: Int)
-        do throws(SecureStoreError) {
-            result = try handle.add(contents, update: update)
-        } catch {
-            throw .store(error)
+        let result = try store.withStore(context) { handle throws(CommandFailure) -> (added: Int, updated: Int) in
+            do throws(SecureStoreError) {
+                return try handle.add(contents, update: update)
+            } catch {
+                throw .store(error)
+            }
         }
         Console.print(
             json

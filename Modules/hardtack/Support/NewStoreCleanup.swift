@@ -18,6 +18,14 @@ struct NewStoreCleanup {
         directory = created.isEmpty || manager.fileExists(atPath: parent) ? nil : parent
     }
 
+    /// Removes what was created, unless the store now holds items: another process that made the store
+    /// at the same moment and wrote to it keeps what it wrote.
+    func removeWhatWasCreated(_ configuration: StoreConfiguration) {
+        guard !created.isEmpty else { return }
+        if let health = try? configuration.open().verify(), health.soundItems + health.damagedItems > 0 { return }
+        removeWhatWasCreated()
+    }
+
     /// Removes the files that did not exist before, and the directory if it is new and now empty.
     func removeWhatWasCreated() {
         for path in created { try? FileManager.default.removeItem(atPath: path) }

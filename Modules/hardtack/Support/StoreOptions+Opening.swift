@@ -18,6 +18,32 @@ extension StoreOptions {
         try Self.open(configuration(context))
     }
 
+    /// Opens (creating on first use) the store, and runs `body` with it. When the store did not exist and
+    /// the open or `body` fails (a disk that fills, a refused import), what was created is removed once
+    /// the handle is gone: a failed first write leaves no empty store behind, which every later command
+    /// would read as damage.
+    func withStore<Value>(
+        _ context: CommandContext, _ body: (KeychainHandle) throws(CommandFailure) -> Value
+    ) throws(CommandFailure) -> Value {
+        let configuration = try configuration(context)
+        let cleanup = NewStoreCleanup(configuration)
+        // The handle lives only inside this closure, so the store is closed before anything is removed.
+        let outcome = { () -> Result<Value, CommandFailure> in
+            do throws(CommandFailure) {
+                return .success(try body(try Self.open(configuration)))
+            } catch {
+                return .failure(error)
+            }
+        }()
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let failure):
+            cleanup.removeWhatWasCreated(configuration)
+            throw failure
+        }
+    }
+
     /// Opens the store only if it exists: verbs that read or remove never create one.
     /// - Throws: ``CommandFailure/finding(_:_:)`` with exit 44 when there is no store.
     /// With `onlyReads`, a store on read-only media is opened read-only.
