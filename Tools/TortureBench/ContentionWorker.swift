@@ -36,64 +36,63 @@ enum ContentionWorker {
         .genericPassword(service: "contention", account: "counter-\(index)")
     }
 
+    /// The worker on a SQLite store file; returns its exit status.
     static func run(_ arguments: [String]) -> Int32 {
         let options = TrialArguments(arguments)
         guard let path = options["store"], let key = options["key"].flatMap({ bytes(fromHex: $0) }) else { return 2 }
-        let threads = options.int("threads", 4)
-        let counters = options.int("counters", 4)
-        let seconds = Double(options.int("seconds", 5))
-        let start = Double(options["start"] ?? "") ?? Date().timeIntervalSince1970
         let source = KeySource.key(SecretBytes(key))
-        let shared: SQLiteSecureItemStore
+        return contend(options, threads: 4) { try SQLiteSecureItemStore.open(at: path, keySource: source) }
+    }
+
+    /// The workload on stores `open` opens, whatever the backend: `--threads N` threads (half share one
+    /// handle, half open their own and reopen it now and then), `--counters N`, `--seconds N` from
+    /// `--start EPOCH`. Prints the merged ``Report`` as one line of JSON; returns the exit status.
+    static func contend(
+        _ options: TrialArguments, threads defaultThreads: Int, open: @escaping @Sendable () throws -> any SecureItemStore
+    ) -> Int32 {
+        let threads = options.int("threads", defaultThreads)
+        let counters = options.int("counters", 4)
+        let start = Double(options["start"] ?? "") ?? Date().timeIntervalSince1970
+        let deadline = start + Double(options.int("seconds", 5))
+        let shared: any SecureItemStore
         do {
-            shared = try SQLiteSecureItemStore.open(at: path, keySource: source)
+            shared = try open()
         } catch {
             emit("{\"errors\":[\"open: \(error)\"]}")
             return 1
         }
         let reports = Mutex<[Report]>([])
         let done = DispatchGroup()
-        let deadline = start + seconds
         for thread in 0..<threads {
             done.enter()
             let seed = options.seed &+ UInt64(thread)
             let ownsHandle = thread % 2 == 0
             Thread {
                 let report = work(
-                    path: path, source: source, shared: ownsHandle ? nil : shared, counters: counters, start: start,
-                    deadline: deadline, seed: seed)
+                    open: open, shared: ownsHandle ? nil : shared, counters: counters, start: start, deadline: deadline,
+                    seed: seed)
                 reports.withLock { $0.append(report) }
                 done.leave()
             }.start()
         }
         done.wait()
         var total = Report(increments: Array(repeating: 0, count: counters))
-        for report in reports.withLock({ $0 }) {
-            total.transactions += report.transactions
-            total.reads += report.reads
-            total.busy += report.busy
-            total.errors += report.errors
-            total.latencies += report.latencies
-            total.readLatencies += report.readLatencies
-            total.reopens += report.reopens
-            for (index, count) in report.increments.enumerated() { total.increments[index] += count }
-        }
-        let data = (try? JSONEncoder().encode(total)) ?? Data()
-        emit(String(decoding: data, as: UTF8.self))
+        for report in reports.withLock({ $0 }) { total.merge(report) }
+        emit(String(decoding: (try? JSONEncoder().encode(total)) ?? Data(), as: UTF8.self))
         return 0
     }
 
     private static func work(
-        path: String, source: KeySource, shared: SQLiteSecureItemStore?, counters: Int, start: Double,
+        open: () throws -> any SecureItemStore, shared: (any SecureItemStore)?, counters: Int, start: Double,
         deadline: Double, seed: UInt64
     ) -> Report {
         var random = SeededGenerator(seed: seed)
         var report = Report(increments: Array(repeating: 0, count: counters))
-        var own: SQLiteSecureItemStore?
-        func store() throws -> SQLiteSecureItemStore {
+        var own: (any SecureItemStore)?
+        func store() throws -> any SecureItemStore {
             if let shared { return shared }
             if let own { return own }
-            let opened = try SQLiteSecureItemStore.open(at: path, keySource: source)
+            let opened = try open()
             own = opened
             return opened
         }
