@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 public import Foundation
 
 /// Opens a URL in the user's browser the way `xdg-open` and Python's `webbrowser` do: the program named
@@ -16,20 +21,37 @@ public struct BrowserOpener: Sendable {
     public func open(_ url: URL) -> String? {
         let candidates = [environment["BROWSER"], "xdg-open"].compactMap { $0 }.filter { !$0.isEmpty }
         for name in candidates {
-            guard let program = resolve(name) else { continue }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = [url.absoluteString]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            do {
-                try process.run()
-                return (program as NSString).lastPathComponent
-            } catch {
-                continue
-            }
+            guard let program = resolve(name), Self.startDetached(program, url.absoluteString) else { continue }
+            return (program as NSString).lastPathComponent
         }
         return nil
+    }
+
+    /// Starts `program` with `argument`, standard input and output on `/dev/null`, through `/bin/sh`, which
+    /// puts it in the background and ends at once: the program is then no child of this process (no
+    /// zombie when it ends first, nothing of this process kept for it, as Foundation's `Process` would
+    /// keep while it runs), and the URL is passed as an argument, never as shell text.
+    private static func startDetached(_ program: String, _ argument: String) -> Bool {
+        let script = #""$0" "$1" </dev/null >/dev/null &"#
+        let arguments = ["/bin/sh", "-c", script, program, argument]
+        var pid: pid_t = 0
+        let spawned = withCStrings(arguments) { argv in
+            posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ)
+        }
+        guard spawned == 0 else { return false }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // The shell's own status: 0 once it has started the program in the background.
+        return status == 0
+    }
+
+    /// Runs `body` with `strings` as a NULL-terminated C array.
+    private static func withCStrings<Result>(
+        _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result
+    ) -> Result {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
     }
 
     /// The executable `name` names: a path as given, else the first match on `PATH`.
