@@ -10,7 +10,8 @@ import Testing
     import Darwin
 #endif
 
-/// Real HTTP on an ephemeral loopback port: URLSessionHTTPClient against LoopbackHTTPServer.
+/// Real HTTP on an ephemeral loopback port: the LoopbackHTTPServer's own promises, and what only
+/// URLSessionHTTPClient has to prove (what every client adapter promises is in HTTPClientConformanceTests).
 @Suite struct LoopbackHTTPTests {
     /// An auth server behind a loopback server, and a client pointed at it.
     func authOverHTTP(readTimeout: TimeInterval = 5) throws -> (
@@ -19,24 +20,6 @@ import Testing
         let auth = EmbeddedAuthServer()
         let http = try LoopbackHTTPServer(readTimeout: readTimeout) { await auth.handle($0) }
         return (auth, http, URLSessionHTTPClient(baseURL: http.baseURL, timeout: 5))
-    }
-
-    @Test func passwordGrantThenApiMeOverRealHTTP() async throws {
-        let (auth, http, client) = try authOverHTTP()
-        defer { http.stop() }
-        #expect(http.port != 0)
-        let tokens = try await client.send(Requests.passwordGrant())
-        #expect(tokens.status == 200)
-        #expect(tokens.headers["cache-control"] == "no-store")
-        let access = try #require(tokens.string("access_token"))
-        let me = try await client.send(Requests.me(access))
-        #expect(me.status == 200)
-        #expect(me.string("sub") == "alice")
-        #expect(me.string("name") == "Alice Liddell")
-        let stats = try await client.send(HTTPRequest(method: "GET", path: "/debug/stats"))
-        let counters = try JSONDecoder().decode(AuthServerCounters.self, from: stats.body)
-        #expect(counters == AuthServerCounters(signIns: 1, meCalls: 1))
-        #expect(await auth.counters == counters)
     }
 
     @Test func headerStyleTokensSurviveTheWire() async throws {
@@ -52,97 +35,10 @@ import Testing
         #expect(me.string("sub") == "alice")
     }
 
-    @Test func unauthorizedComesBackAsAResponse() async throws {
-        let (auth, http, client) = try authOverHTTP()
-        defer { http.stop() }
-        let reply = try await client.send(Requests.me("not-a-token"))
-        #expect(reply.status == 401)
-        #expect(reply.headers["WWW-Authenticate"] == #"Bearer error="invalid_token""#)
-        #expect(reply.string("error") == "invalid_token")
-        #expect(await auth.counters.unauthorized == 1)
-    }
-
-    @Test func requestsArriveIntact() async throws {
-        let http = try LoopbackHTTPServer { request in
-            let echo: [String: String] = [
-                "method": request.method, "path": request.path, "header": request.headers["X-Probe"] ?? "",
-                "body": String(decoding: request.body, as: UTF8.self),
-            ]
-            return HTTPResponse(status: 201, body: try! JSONSerialization.data(withJSONObject: echo))
-        }
-        defer { http.stop() }
-        let client = URLSessionHTTPClient(baseURL: http.baseURL.appendingPathComponent("/"))
-        let body = String(repeating: "é", count: 3_000)
-        let reply = try await client.send(
-            HTTPRequest(
-                method: "PUT", path: "/echo?x=1", headers: HTTPHeaders([("X-Probe", "42")]), body: Data(body.utf8)))
-        #expect(reply.status == 201)
-        #expect(reply.string("method") == "PUT")
-        #expect(reply.string("path") == "/echo?x=1")
-        #expect(reply.string("header") == "42")
-        #expect(reply.string("body") == body)
-    }
-
-    @Test func oversizedResponseIsRefused() async throws {
-        let http = try LoopbackHTTPServer { _ in HTTPResponse(status: 200, body: Data(count: (1 << 20) + 1)) }
-        defer { http.stop() }
-        let client = URLSessionHTTPClient(baseURL: http.baseURL)
-        await #expect(throws: HTTPClientError.responseTooLarge(limit: 1 << 20)) {
-            try await client.send(HTTPRequest(method: "GET", path: "/big"))
-        }
-        let small = URLSessionHTTPClient(baseURL: http.baseURL, responseSizeLimit: 2 << 20)
-        #expect(try await small.send(HTTPRequest(method: "GET", path: "/big")).body.count == (1 << 20) + 1)
-    }
-
-    @Test func serverThatIsNotListeningCannotBeReached() async throws {
-        let http = try LoopbackHTTPServer { _ in HTTPResponse(status: 200) }
-        let url = http.baseURL
-        http.stop()
-        let client = URLSessionHTTPClient(baseURL: url, timeout: 5)
-        await #expect {
-            try await client.send(HTTPRequest(method: "GET", path: "/"))
-        } throws: { error in
-            if case HTTPClientError.cannotConnect = error { return true }
-            return false
-        }
-    }
-
-    /// A hang is caught by the time limit, not by timing the call: what the test measures includes the
-    /// wait for a thread of the concurrency pool, which a loaded machine can starve for minutes (141 s
-    /// for this 1 s timeout under ThreadSanitizer with every suite running at once).
-    @Test(.timeLimit(.minutes(10))) func silentServerTimesOut() async throws {
-        let (listener, port) = RawSocket.silentListener()
-        defer { close(listener) }
-        // Half a second: FoundationNetworking would truncate it to zero and time out at once.
-        let client = URLSessionHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeout: 0.5)
-        #expect(client.timeout <= 1)  // What fires is this timeout (rounded up on Linux), not the 60 s default.
-        let started = ContinuousClock.now
-        await #expect(throws: HTTPClientError.timedOut) {
-            try await client.send(HTTPRequest(method: "GET", path: "/"))
-        }
-        // Not at once: FoundationNetworking truncates a timeout under a second to zero.
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed > .milliseconds(400), "\(elapsed)")
-    }
-
-    @Test func cancellingTheCallerCancelsTheRequestInFlight() async throws {
-        let (arrived, arrival) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let http = try LoopbackHTTPServer { _ in
-            arrival.yield()
-            for await _ in released {}
-            return HTTPResponse(status: 200)
-        }
-        let client = URLSessionHTTPClient(baseURL: http.baseURL, timeout: 10)
-        let call = Task { try await client.send(HTTPRequest(method: "GET", path: "/slow")) }
-        for await _ in arrived { break }
-        call.cancel()
-        let started = ContinuousClock.now
-        let outcome = await call.result
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(throws: HTTPClientError.transport("the request was cancelled")) { try outcome.get() }
-        release.finish()
-        http.stop()
+    @Test func aTimeoutUnderASecondIsKeptNotTruncatedOrDefaulted() {
+        // FoundationNetworking would truncate half a second to zero, or fall back on its 60 s default.
+        let client = URLSessionHTTPClient(baseURL: URL(string: "http://127.0.0.1:9")!, timeout: 0.5)
+        #expect(client.timeout > 0 && client.timeout <= 1)
     }
 
     @Test func cancelledBeforeSendingNeverStarts() async throws {
@@ -165,18 +61,6 @@ import Testing
             #expect(try await client.send(HTTPRequest(method: "GET", path: "/")).status == 204)
         }
         #expect(released == nil)
-    }
-
-    @Test func redirectsAreNotFollowed() async throws {
-        let http = try LoopbackHTTPServer { request in
-            request.path == "/elsewhere"
-                ? HTTPResponse(status: 200, body: Data("followed".utf8))
-                : HTTPResponse(status: 307, headers: HTTPHeaders([("Location", "/elsewhere")]))
-        }
-        defer { http.stop() }
-        let reply = try await URLSessionHTTPClient(baseURL: http.baseURL).send(Requests.passwordGrant())
-        #expect(reply.status == 307)
-        #expect(reply.headers["Location"] == "/elsewhere")
     }
 
     @Test func garbageRequestLineGets400AndTheServerKeepsServing() async throws {
