@@ -314,6 +314,49 @@ import Testing
         #expect(try store.verify().isSound)
     }
 
+    @Test func aWriteChosenAsADeadlockVictimIsRunAgainAndSucceeds() throws {
+        let test = TestStore()
+        let store = try test.open()
+        let query = ItemAttributes.genericPassword(service: "api", account: "alice")
+        try store.add(query, data: secret("old"))
+        // Another session holds the item's row; the store's update takes the digest row's lock, then
+        // waits for the item's row; the other session then asks for the digest row: a deadlock, which
+        // the server breaks by ending the transaction that waited first, the store's.
+        let other = try test.sql()
+        // (A row lock without a write: a write would fire the change counter's trigger, which takes the
+        // digest row first and so orders the two sessions instead of deadlocking them.)
+        try other.execute("BEGIN; SELECT id FROM \(test.schema).items FOR UPDATE")
+        let outcome = Mutex<Result<Int, SecureStoreError>?>(nil)
+        let writer = Thread {
+            do throws(SecureStoreError) {
+                let changed = try store.update(query, attributes: nil, data: secret("new"))
+                outcome.withLock { $0 = .success(changed) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+        }
+        writer.start()
+        let watcher = try test.sql()
+        var waiting = 0
+        for _ in 0..<500 where waiting == 0 {
+            Thread.sleep(forTimeInterval: 0.01)
+            waiting = try watcher.query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+                [.text(test.applicationName)]
+            ).rowCount
+        }
+        #expect(waiting == 1)
+        // Blocks until the server ends the store's transaction (after deadlock_timeout), then holds the lock.
+        _ = try other.query("SELECT value FROM \(test.schema).rows_digest WHERE id = 1 FOR UPDATE")
+        try other.execute("ROLLBACK")
+        while !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        let result = try #require(outcome.withLock { $0 })
+        #expect(try result.get() == 1)
+        let found = try store.find(query, limit: .one, returning: .data)
+        #expect(found.first?.data?.revealedString() == "new")
+        #expect(try store.verify().isSound)
+    }
+
     @Test func anUnreachableServerIsUnavailableAndNamesNoPassword() throws {
         let uri = try TestServer.uri(port: 1)
         let started = ContinuousClock.now

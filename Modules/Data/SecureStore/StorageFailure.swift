@@ -7,6 +7,9 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public enum Kind: String, Sendable, Equatable {
         /// Another process or instance held the store's lock past the wait; trying again may work.
         case busy
+        /// The database ended this transaction because it conflicted with another one (a deadlock, a
+        /// serialization failure); the store runs its own operations again a few times before saying so.
+        case conflict
         /// The disk or quota is full.
         case full
         /// The store's file, directory or medium is read-only, or the database refuses writes.
@@ -56,6 +59,7 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var advice: String {
         switch kind {
         case .busy: "Try again when that process has finished."
+        case .conflict: "Try again; nothing of this write was saved."
         case .full: "Free some disk space and try again."
         case .readOnly: "Reads work there, writes are impossible; to change the store, copy it to a writable place."
         case .permission: "Check that this user (or database role) owns the store and may write to it."

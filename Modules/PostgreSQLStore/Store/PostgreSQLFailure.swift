@@ -27,8 +27,10 @@ enum PostgreSQLFailure {
             (kind, message) = (.other, "the PostgreSQL server's answer did not fit the store's tables: \(error.message)")
         case .server:
             switch error.sqlState ?? "" {
-            case "55P03", "40001", "40P01":
+            case "55P03":
                 (kind, message) = (.busy, "another instance held the store's lock for too long")
+            case "40001", "40P01":
+                (kind, message) = (.conflict, "the PostgreSQL server ended this write because it conflicted with another transaction")
             case "57014":
                 (kind, message) = (.timedOut, "the PostgreSQL server cancelled a statement (a statement timeout, or a cancel request)")
             case "53100":

@@ -125,8 +125,34 @@ package final class StoreEngine {
         }
     }
 
-    /// ``write(_:)`` for bodies that throw only store errors.
+    /// How many times the store's own operations run when the database ends them for a conflict with
+    /// another transaction (a deadlock, a serialization failure), and the pause before each new attempt.
+    static let conflictAttempts = 4
+    static let conflictPause: TimeInterval = 0.02
+
+    /// ``write(_:)`` for bodies that throw only store errors: the store's own operations. One that the
+    /// database ended for a conflict is run again (its transaction was rolled back whole), up to
+    /// ``conflictAttempts`` times with growing pauses, then reported; inside a caller's transaction the
+    /// conflict is the caller's to handle, since the whole transaction is lost.
     package func writeTyped<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try writeOnce(body)
+            } catch .storage(let failure) where failure.kind == .conflict && transactionDepth == 0 {
+                guard attempt < Self.conflictAttempts else {
+                    throw .storage(
+                        StorageFailure(
+                            backend: failure.backend, kind: .conflict,
+                            message: failure.message + ", \(attempt) attempts in a row", detail: failure.detail))
+                }
+                Thread.sleep(forTimeInterval: Double(attempt) * Self.conflictPause * Double.random(in: 0.5...1.5))
+                attempt += 1
+            }
+        }
+    }
+
+    private func writeOnce<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
         do {
             return try write(body)
         } catch let error as SecureStoreError {

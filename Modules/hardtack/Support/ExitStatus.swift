@@ -71,7 +71,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .integrityFailure: self = .damaged
         case .wrongKey, .keySourceMismatch, .invalidKeyMaterial: self = .wrongKey
         case .locked: self = .storeUnavailable
-        case .storage(let failure) where [.unavailable, .busy, .connectionLost, .timedOut].contains(failure.kind):
+        case .storage(let failure) where [.unavailable, .busy, .conflict, .connectionLost, .timedOut].contains(failure.kind):
             // Worth trying again later: the store is there, it could not be reached or locked in time.
             self = .storeUnavailable
         case .attributeNotAllowed, .invalidAttributeValue, .readOnlyAttribute, .classMismatch, .missingEntitlement,
