@@ -63,10 +63,7 @@ public actor RefreshSession {
         var told = false
         while true {
             let instant = now()
-            switch try repository.claimRefresh(
-                replacing: stale, owner: ownerID, until: instant.addingTimeInterval(policy.refreshLease),
-                now: instant)
-            {
+            switch try repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
             case .superseded(let current):
                 return current
             case .signedOut:
@@ -81,14 +78,21 @@ public actor RefreshSession {
                 try? await Task.sleep(for: .milliseconds(policy.refreshPollMilliseconds))
                 continue
             case .claimed:
-                return try await refreshClaimed(stale)
+                // Taken over between the claim and its mark (its owner was thought gone): claim again.
+                guard let refreshed = try await refreshClaimed(stale) else { continue }
+                return refreshed
             }
         }
     }
 
-    private func refreshClaimed(_ current: Session) async throws(AuthenticationError) -> Session {
+    /// Presents the claimed session's refresh token and stores the result; `nil` when the claim was
+    /// lost before anything was sent.
+    private func refreshClaimed(_ current: Session) async throws(AuthenticationError) -> Session? {
         do throws(AuthenticationError) {
             try admitRefresh()
+            // The mark, committed before the request leaves, tells whoever finds this claim later whether
+            // the token may have been spent (see ``SessionRepository/markRefreshSent(replacing:owner:)``).
+            guard try repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
             let refreshed = current.refreshed(with: try await gateway.refresh(current))
             guard try storeRefreshed(refreshed, replacing: current) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the

@@ -1,6 +1,6 @@
 package import Data
 package import Domain
-import Foundation
+package import Foundation
 import Synchronization
 
 /// A store handle's engine behind its lock: what every backend's handle does around the engine, once.
@@ -76,6 +76,11 @@ package final class LockedEngine: Sendable {
         -> AddOrUpdateOutcome
     {
         try withEngine { engine throws(SecureStoreError) in try engine.addOrUpdate(attributes, data: data) }
+    }
+
+    /// The database server's clock, or `nil`. See ``SecureItemTransaction/sharedClock()``.
+    package func sharedClock() throws(SecureStoreError) -> Date? {
+        try withEngine { engine throws(SecureStoreError) in try engine.storage.sharedClock() }
     }
 
     /// Unlocks a locked store. - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.
