@@ -32,6 +32,11 @@ import Testing
         return false
     }
 
+    private func isTakenOver(_ claim: RefreshClaim) -> Bool {
+        if case .takenOver = claim { return true }
+        return false
+    }
+
     @Test func onlyTheHolderOfTheClaimOnThatGenerationMayMarkItSent() throws {
         let repository = try repository()
         let first = try session(1)
@@ -42,8 +47,8 @@ import Testing
         #expect(try !repository.markRefreshSent(replacing: try session(9), owner: "a"), "another generation")
         #expect(try repository.markRefreshSent(replacing: first, owner: "a"))
         #expect(try repository.markRefreshSent(replacing: first, owner: "a"), "marking twice is harmless")
-        // Its lease ran out and b took the claim over: a's mark, had it not been made, would now fail.
-        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "b", lease: 15, now: clock.date + 16)))
+        // Its lease ran out and b took the claim over, told that a's token may be spent.
+        #expect(isTakenOver(try repository.claimRefresh(replacing: first, owner: "b", lease: 15, now: clock.date + 16)))
         #expect(try !repository.markRefreshSent(replacing: first, owner: "a"))
         #expect(try repository.markRefreshSent(replacing: first, owner: "b"))
     }
@@ -53,9 +58,13 @@ import Testing
         let first = try session(1)
         try repository.replace(with: first)
         #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "dead-1", lease: 45, now: clock.date)))
-        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "dead-2", lease: 45, now: clock.date)))
+        #expect(
+            isClaimed(try repository.claimRefresh(replacing: first, owner: "dead-2", lease: 45, now: clock.date)),
+            "dead-1 sent nothing: a plain claim")
         #expect(try repository.markRefreshSent(replacing: first, owner: "dead-2"))
-        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "alive", lease: 45, now: clock.date)))
+        #expect(
+            isTakenOver(try repository.claimRefresh(replacing: first, owner: "alive", lease: 45, now: clock.date)),
+            "dead-2 had sent: its token may be spent")
         #expect(try !repository.markRefreshSent(replacing: first, owner: "dead-2"), "the taken-over claimant is fenced")
         guard case .heldByAnother = try repository.claimRefresh(replacing: first, owner: "c", lease: 45, now: clock.date)
         else {

@@ -170,4 +170,23 @@ import Testing
         #expect(fixture.gateway.refreshCalls == 0, "a claim lost before its mark presents nothing")
         #expect(session.accessToken.value.revealedString() == "access-7")
     }
+
+    @Test func aRejectionAfterTakingOverASentClaimSaysTheRefreshWasInterrupted() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let now = fixture.clock.date
+        guard case .claimed = try fixture.repository.claimRefresh(replacing: stale, owner: "dead", lease: 15, now: now),
+            try fixture.repository.markRefreshSent(replacing: stale, owner: "dead")
+        else {
+            Issue.record("the dead process's claim should be taken and marked")
+            return
+        }
+        fixture.clock.advance(by: 16)
+        fixture.gateway.setRefreshBehaviour(.reject)
+        await #expect(throws: AuthenticationError.refreshInterrupted) {
+            try await fixture.refresher(owner: "alive").refresh(replacing: stale)
+        }
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(fixture.repository.stored == nil, "the session is ended, as for any rejected refresh token")
+    }
 }

@@ -80,8 +80,9 @@ public final class InMemorySessionRepository: SessionRepository {
             guard session.isSameGeneration(as: stale) else { return .superseded(session) }
             if let lease = state.lease, lease.owner != owner, lease.until > now { return .heldByAnother(until: lease.until) }
             let sent = state.lease.map { $0.owner == owner && $0.sent } ?? false
+            let interrupted = state.lease.map { $0.owner != owner && $0.sent } ?? false
             state.lease = (owner, now.addingTimeInterval(lease), sent)
-            return .claimed
+            return interrupted ? .takenOver : .claimed
         }
     }
 

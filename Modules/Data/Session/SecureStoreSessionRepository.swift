@@ -116,7 +116,8 @@ public struct SecureStoreSessionRepository: SessionRepository {
                     item(Account.claim),
                     value: RefreshClaimDTO(
                         owner: owner, until: instant.addingTimeInterval(lease).millisecondsSince1970, sent: sent))
-                return .claimed
+                let interrupted = current.claim.map { $0.owner != owner && $0.maySpendToken } ?? false
+                return interrupted ? .takenOver : .claimed
             }
         }
     }
