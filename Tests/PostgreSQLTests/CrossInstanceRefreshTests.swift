@@ -83,6 +83,33 @@ import Testing
         #expect(try !repository.markRefreshSent(replacing: first, owner: owner), "the ended claimant is fenced")
     }
 
+    @Test func aClaimantThatEndedBeforeSendingIsTakenOverAtOnceAndItsTokenRefreshedOnce() async throws {
+        let gateway = ScriptedAuthenticationGateway(clock: clock)
+        let theirs = try test.open().takeInstanceLock()
+        let ours = try test.open().takeInstanceLock()
+        defer { ours.release() }
+        let repository = SecureStoreSessionRepository(store: try test.open(), claimantIsGone: ours.isGone)
+        let stale = gateway.makeSession(serial: 0)
+        try repository.replace(with: stale)
+        // Another machine's instance claimed, did not mark, and ended: its 45 s lease still runs.
+        guard case .claimed = try repository.claimRefresh(
+            replacing: stale, owner: foreignOwner(theirs), lease: 45, now: clock.date)
+        else {
+            Issue.record("the other instance's claim should be taken")
+            return
+        }
+        theirs.release()
+        let refresher = RefreshSession(
+            gateway: gateway, repository: repository, policy: AuthenticationPolicy(refreshLease: 45), ownerID: "us",
+            now: clock.now)
+        let started = ContinuousClock.now
+        let refreshed = try await refresher.refresh(replacing: stale)
+        #expect(ContinuousClock.now - started < .seconds(10), "not held back for the 45 s lease")
+        #expect(gateway.refreshCalls == 1)
+        #expect(gateway.presentedRefreshTokens == ["refresh-0"])
+        #expect(try repository.load()?.refreshToken.value.revealedString() == refreshed.refreshToken.value.revealedString())
+    }
+
     @Test func anInstanceLockLostWithItsConnectionIsTakenAgain() throws {
         let lock = try test.open().takeInstanceLock()
         defer { lock.release() }
