@@ -73,17 +73,20 @@ import Testing
         let ended = ContinuousClock.now
         theirs.release()
         var taken = false
-        while !taken, ContinuousClock.now - ended < .seconds(5) {
+        while !taken, ContinuousClock.now - ended < .seconds(20) {
             // It had marked its request sent: the claim is taken over, with word that the token may be spent.
             if case .takenOver = try repository.claimRefresh(replacing: first, owner: "us", lease: 45, now: clock.date) {
                 taken = true
             }
         }
-        #expect(taken, "a claim whose instance ended is taken over within seconds, not after its 45 s lease")
+        #expect(taken, "a claim whose instance ended is taken over, not held for its 45 s lease")
         #expect(try !repository.markRefreshSent(replacing: first, owner: owner), "the ended claimant is fenced")
     }
 
-    @Test func aClaimantThatEndedBeforeSendingIsTakenOverAtOnceAndItsTokenRefreshedOnce() async throws {
+    /// Its lease is an hour, by the server's clock: only seeing it ended lets the refresh finish (a
+    /// timed assertion would measure the loaded test machine's scheduler, not the protocol).
+    @Test(.timeLimit(.minutes(1)))
+    func aClaimantThatEndedBeforeSendingIsTakenOverAndItsTokenRefreshedOnce() async throws {
         let gateway = ScriptedAuthenticationGateway(clock: clock)
         let theirs = try test.open().takeInstanceLock()
         let ours = try test.open().takeInstanceLock()
@@ -91,20 +94,18 @@ import Testing
         let repository = SecureStoreSessionRepository(store: try test.open(), claimantIsGone: ours.isGone)
         let stale = gateway.makeSession(serial: 0)
         try repository.replace(with: stale)
-        // Another machine's instance claimed, did not mark, and ended: its 45 s lease still runs.
+        // Another machine's instance claimed, did not mark, and ended: its lease runs for an hour.
         guard case .claimed = try repository.claimRefresh(
-            replacing: stale, owner: foreignOwner(theirs), lease: 45, now: clock.date)
+            replacing: stale, owner: foreignOwner(theirs), lease: 3600, now: clock.date)
         else {
             Issue.record("the other instance's claim should be taken")
             return
         }
         theirs.release()
         let refresher = RefreshSession(
-            gateway: gateway, repository: repository, policy: AuthenticationPolicy(refreshLease: 45), ownerID: "us",
+            gateway: gateway, repository: repository, policy: AuthenticationPolicy(refreshLease: 3600), ownerID: "us",
             now: clock.now)
-        let started = ContinuousClock.now
         let refreshed = try await refresher.refresh(replacing: stale)
-        #expect(ContinuousClock.now - started < .seconds(10), "not held back for the 45 s lease")
         #expect(gateway.refreshCalls == 1)
         #expect(gateway.presentedRefreshTokens == ["refresh-0"])
         #expect(try repository.load()?.refreshToken.value.revealedString() == refreshed.refreshToken.value.revealedString())
@@ -122,10 +123,10 @@ import Testing
             "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
                 + "((classid::int8 << 32) | objid::int8) = $1", [.int64(lock.key)])
         #expect(cut.rowCount == 1)
-        // The periodic check takes it again within a couple of seconds.
+        // The periodic check (every second) takes it again.
         let start = ContinuousClock.now
         var held = false
-        while !held, ContinuousClock.now - start < .seconds(5) {
+        while !held, ContinuousClock.now - start < .seconds(20) {
             let holders = try sql.query(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
                     + "((classid::int8 << 32) | objid::int8) = $1", [.int64(lock.key)]).int64(0, 0)
