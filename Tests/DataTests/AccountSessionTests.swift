@@ -37,13 +37,13 @@ struct AccountSessionTests {
         let personal = SecureStoreSessionRepository(store: store, account: try account("personal"))
         try work.replace(with: try session("w1"))
         try personal.replace(with: try session("p1"))
-        let claim = try work.claimRefresh(replacing: try session("w1"), owner: "me", until: clock.date + 30, now: clock.date)
+        let claim = try work.claimRefresh(replacing: try session("w1"), owner: "me", lease: 30, now: clock.date)
         #expect(Self.isClaimed(claim))
         // A claim on one account holds no other back.
         #expect(
             Self.isClaimed(
                 try personal.claimRefresh(
-                    replacing: try session("p1"), owner: "other", until: clock.date + 30, now: clock.date)))
+                    replacing: try session("p1"), owner: "other", lease: 30, now: clock.date)))
         #expect(try work.completeRefresh(replacing: try session("w1"), with: try session("w2"), owner: "me"))
         #expect(try work.load()?.accessToken.value.revealedString() == "access-w2")
         #expect(try personal.load()?.accessToken.value.revealedString() == "access-p1")

@@ -72,24 +72,24 @@ import Testing
         let first = try session(1)
         try repository.replace(with: first)
         let now = clock.date
-        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "a", until: now + 15, now: now) else {
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "a", lease: 15, now: now) else {
             Issue.record("the first claim should succeed")
             return
         }
-        guard case .heldByAnother = try repository.claimRefresh(replacing: first, owner: "b", until: now + 15, now: now)
+        guard case .heldByAnother = try repository.claimRefresh(replacing: first, owner: "b", lease: 15, now: now)
         else {
             Issue.record("a live claim holds others back")
             return
         }
         // A claim that has run out no longer holds others back (its owner died).
-        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "b", until: now + 30, now: now + 16)
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "b", lease: 14, now: now + 16)
         else {
             Issue.record("an expired claim may be taken over")
             return
         }
         #expect(try !repository.completeRefresh(replacing: try session(9), with: try session(2), owner: "b"))
         #expect(try repository.completeRefresh(replacing: first, with: try session(2), owner: "b"))
-        guard case .superseded(let current) = try repository.claimRefresh(replacing: first, owner: "a", until: now + 15, now: now)
+        guard case .superseded(let current) = try repository.claimRefresh(replacing: first, owner: "a", lease: 15, now: now)
         else {
             Issue.record("after a refresh the old token is superseded")
             return
@@ -105,12 +105,12 @@ import Testing
         let first = try session(1)
         try repository.replace(with: first)
         let now = clock.date
-        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "dead", until: now + 45, now: now)
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "dead", lease: 45, now: now)
         else {
             Issue.record("the first claim should succeed")
             return
         }
-        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "b", until: now + 45, now: now + 1)
+        guard case .claimed = try repository.claimRefresh(replacing: first, owner: "b", lease: 44, now: now + 1)
         else {
             Issue.record("a dead owner's claim should not hold others back")
             return
@@ -118,7 +118,7 @@ import Testing
         // A live owner's claim still does.
         guard
             case .heldByAnother = try repository.claimRefresh(
-                replacing: first, owner: "c", until: now + 45, now: now + 2)
+                replacing: first, owner: "c", lease: 43, now: now + 2)
         else {
             Issue.record("a live claim holds others back")
             return

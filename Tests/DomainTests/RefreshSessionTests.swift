@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct RefreshSessionTests {
@@ -113,7 +114,7 @@ import Testing
         let fixture = UseCaseFixture()
         let stale = try #require(fixture.repository.stored)
         let now = fixture.clock.date
-        guard case .claimed = try fixture.repository.claimRefresh(replacing: stale, owner: "dead", until: now + 15, now: now)
+        guard case .claimed = try fixture.repository.claimRefresh(replacing: stale, owner: "dead", lease: 15, now: now)
         else {
             Issue.record("the dead process's claim should be taken")
             return
@@ -139,5 +140,53 @@ import Testing
         #expect(fixture.gateway.refreshCalls == 1)
         #expect(fixture.repository.stored == nil)
         #expect(fixture.gateway.revokeCalls == 1)
+    }
+
+    @Test func theClaimIsMarkedSentBeforeTheRefreshTokenIsPresented() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let repository = fixture.repository
+        let seen = Locked<(owner: String, sent: Bool)?>(nil)
+        fixture.gateway.setDuringRefresh { seen.withLock { $0 = repository.claim } }
+        _ = try await fixture.refresher(owner: "process-1").refresh(replacing: stale)
+        #expect(seen.withLock { $0?.owner } == "process-1")
+        #expect(seen.withLock { $0?.sent } == true)
+        #expect(fixture.repository.claim == nil, "the completed refresh drops the claim")
+    }
+
+    @Test func aClaimTakenOverBeforeItsMarkSendsNothingAndTakesTheWinnersTokens() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let repository = fixture.repository
+        let clock = fixture.clock
+        let winner = fixture.gateway.makeSession(serial: 7)
+        // Another process, thinking this one gone, takes the claim after it was made and before it was
+        // marked, and stores its refresh.
+        repository.setBeforeMark {
+            _ = try? repository.claimRefresh(replacing: stale, owner: "other", lease: 15, now: clock.date + 16)
+            _ = try? repository.completeRefresh(replacing: stale, with: winner, owner: "other")
+        }
+        let session = try await fixture.refresher(owner: "process-1").refresh(replacing: stale)
+        #expect(fixture.gateway.refreshCalls == 0, "a claim lost before its mark presents nothing")
+        #expect(session.accessToken.value.revealedString() == "access-7")
+    }
+
+    @Test func aRejectionAfterTakingOverASentClaimSaysTheRefreshWasInterrupted() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let now = fixture.clock.date
+        guard case .claimed = try fixture.repository.claimRefresh(replacing: stale, owner: "dead", lease: 15, now: now),
+            try fixture.repository.markRefreshSent(replacing: stale, owner: "dead")
+        else {
+            Issue.record("the dead process's claim should be taken and marked")
+            return
+        }
+        fixture.clock.advance(by: 16)
+        fixture.gateway.setRefreshBehaviour(.reject)
+        await #expect(throws: AuthenticationError.refreshInterrupted) {
+            try await fixture.refresher(owner: "alive").refresh(replacing: stale)
+        }
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(fixture.repository.stored == nil, "the session is ended, as for any rejected refresh token")
     }
 }

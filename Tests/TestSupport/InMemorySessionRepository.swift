@@ -6,10 +6,11 @@ public import Foundation
 public final class InMemorySessionRepository: SessionRepository {
     private struct State {
         var session: Session?
-        var lease: (owner: String, until: Date)?
+        var lease: (owner: String, until: Date, sent: Bool)?
         var unavailable: String?
         var unreadable: String?
         var writes = 0
+        var beforeMark: (@Sendable () -> Void)?
     }
 
     private let state = Locked(State())
@@ -71,15 +72,40 @@ public final class InMemorySessionRepository: SessionRepository {
         }
     }
 
-    public func claimRefresh(replacing stale: Session, owner: String, until: Date, now: Date)
+    public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
         throws(AuthenticationError) -> RefreshClaim
     {
         try withState { state in
             guard let session = state.session else { return .signedOut }
             guard session.isSameGeneration(as: stale) else { return .superseded(session) }
             if let lease = state.lease, lease.owner != owner, lease.until > now { return .heldByAnother(until: lease.until) }
-            state.lease = (owner, until)
-            return .claimed
+            let sent = state.lease.map { $0.owner == owner && $0.sent } ?? false
+            let interrupted = state.lease.map { $0.owner != owner && $0.sent } ?? false
+            state.lease = (owner, now.addingTimeInterval(lease), sent)
+            return interrupted ? .takenOver : .claimed
+        }
+    }
+
+    /// Whether the claim on the stored generation is marked sent, and by whom.
+    public var claim: (owner: String, sent: Bool)? { state.withLock { $0.lease.map { ($0.owner, $0.sent) } } }
+
+    /// Runs `action` once, at the next ``markRefreshSent(replacing:owner:)``, before it looks at the claim.
+    public func setBeforeMark(_ action: (@Sendable () -> Void)?) {
+        state.withLock { $0.beforeMark = action }
+    }
+
+    public func markRefreshSent(replacing stale: Session, owner: String) throws(AuthenticationError) -> Bool {
+        let action = state.withLock { state in
+            defer { state.beforeMark = nil }
+            return state.beforeMark
+        }
+        action?()
+        return try withState { state in
+            guard let session = state.session, session.isSameGeneration(as: stale), let lease = state.lease,
+                lease.owner == owner
+            else { return false }
+            state.lease?.sent = true
+            return true
         }
     }
 

@@ -35,6 +35,8 @@ struct BenchmarkOptions {
     var schema: String?
     /// Which writer process this is (internal), for accounts of its own.
     var writerIndex = 0
+    /// `--refresh-protocol`: with `--postgres`, only the refresh protocol's figures.
+    var refreshProtocol = false
 
     static let usage = """
         usage: hardtack-bench [--n N] [--runs R] [--sizes] [--quick] [--seed S] [--hardtack PATH] [--dir DIR]
@@ -51,6 +53,7 @@ struct BenchmarkOptions {
           --impl NAME      only `hardtack` or only `direct` in the workload, for profiling
           --postgres URI   the store on this PostgreSQL server against direct libpq, then writer processes
           --writers N      with --postgres: writer processes sharing one store (default 8; 0 for none)
+          --refresh-protocol  with --postgres: only claim + mark + complete p50 and a waiter's wake-up p99
         """
 
     /// Parses the arguments (without the program name).
@@ -89,6 +92,7 @@ struct BenchmarkOptions {
                 options.implementation = name
             case "--help", "-h": options.help = true
             case "--postgres": options.postgres = try value(argument)
+            case "--refresh-protocol": options.refreshProtocol = true
             case "--writers":
                 guard let writers = Int(try value(argument)), writers >= 0 else {
                     throw UsageError(description: "--writers needs a whole number")

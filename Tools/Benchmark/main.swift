@@ -14,6 +14,8 @@ do {
     do {
         if let uri = options.postgres, let child = options.writerChild, let schema = options.schema {
             try PostgreSQLBenchmark.writerChild(child, uri: uri, schema: schema, options: options)
+        } else if let uri = options.postgres, options.refreshProtocol {
+            try await RefreshProtocolBenchmark.run(uri: uri, rounds: options.quick ? 100 : 1000)
         } else if let uri = options.postgres {
             try PostgreSQLBenchmark.run(uri: uri, options: options)
         } else {

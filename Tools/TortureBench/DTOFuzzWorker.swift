@@ -64,6 +64,7 @@ enum DTOFuzzWorker {
         case .invalidCredentials: "invalidCredentials"
         case .notSignedIn: "notSignedIn"
         case .sessionExpired: "sessionExpired"
+        case .refreshInterrupted: "refreshInterrupted"
         case .temporarilyUnavailable: "temporarilyUnavailable"
         case .storeUnavailable: "storeUnavailable"
         case .storageFailed: "storageFailed"

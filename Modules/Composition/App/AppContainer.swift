@@ -93,8 +93,9 @@ public struct AppContainer: Sendable {
         }
         let keychain: KeychainHandle
         if let opened { keychain = opened } else { keychain = try storeConfiguration.open() }
+        let claimants = keychain.refreshClaimants
         let repository = SecureStoreSessionRepository(
-            store: keychain.items, account: configuration.account, claimantIsGone: LocalProcessIdentity.isGone)
+            store: keychain.items, account: configuration.account, claimantIsGone: claimants.isGone)
         let contractGateway: any AuthenticationGateway =
             switch configuration.contract {
             case .oauth: OAuthAuthenticationGateway(http: http, clientID: configuration.clientID, now: configuration.now)
@@ -108,7 +109,7 @@ public struct AppContainer: Sendable {
         let gateway = issuerRoute?.gateway ?? contractGateway
         let refresher = RefreshSession(
             gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),
-            ownerID: Self.processOwnerID(), now: configuration.now, onWait: configuration.onWait)
+            ownerID: claimants.ownerID(), now: configuration.now, onWait: configuration.onWait)
         self.keychain = keychain
         self.repository = repository
         self.gateway = gateway
@@ -175,11 +176,5 @@ public struct AppContainer: Sendable {
         var safe = policy
         safe.refreshLease = max(policy.refreshLease, 2 * requestTimeout + 15)
         return safe
-    }
-
-    /// Identifies this process's refresh claims: where it runs, its process id, and random bits, so
-    /// that another process can tell when it has died (see ``LocalProcessIdentity``).
-    static func processOwnerID() -> String {
-        LocalProcessIdentity.ownerID()
     }
 }

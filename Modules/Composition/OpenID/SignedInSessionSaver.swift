@@ -36,7 +36,7 @@ struct SignedInSessionSaver {
             throw .store(error)
         }
         let repository = SecureStoreSessionRepository(
-            store: keychain.items, account: account, claimantIsGone: LocalProcessIdentity.isGone)
+            store: keychain.items, account: account, claimantIsGone: keychain.refreshClaimants.isGone)
         // A replaced session that cannot be read cannot be revoked; it is replaced all the same.
         let replaced = (try? repository.load()) ?? nil
         do throws(AuthenticationError) {

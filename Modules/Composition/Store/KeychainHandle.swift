@@ -15,9 +15,22 @@ public struct KeychainHandle: Sendable {
     }
 
     private let backend: Backend
+    /// This instance's lock on a PostgreSQL store's server, taken on first use.
+    private let instanceLock = InstanceLockSlot()
 
     init(_ backend: Backend) {
         self.backend = backend
+    }
+
+    /// Who claims refreshes through this handle, and how another claimant's end is seen. On a
+    /// PostgreSQL store the first use takes this instance's lock on a connection of its own, kept for the
+    /// handle's life; when that fails (the server cannot be reached) only this machine's processes are
+    /// told apart, and the lease decides for the others.
+    public var refreshClaimants: RefreshClaimants {
+        switch backend {
+        case .sqlite: RefreshClaimants(instanceLock: nil)
+        case .postgreSQL(let store): RefreshClaimants(instanceLock: instanceLock.take { try? store.takeInstanceLock() })
+        }
     }
 
     /// The items, through the port the rest of the app uses.

@@ -1,4 +1,5 @@
 public import Domain
+public import Foundation
 
 /// The item operations of a secure store (Keychain Services' add, copy-matching, update and delete),
 /// valid inside one transaction.
@@ -35,4 +36,14 @@ public protocol SecureItemTransaction {
     /// attributes, in one step: never delete-then-add, never a race between add and update.
     @discardableResult
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome
+
+    /// The time by the clock that every sharer of the store reads (a database server's), or `nil` when
+    /// the store keeps none and each process goes by its own clock (a file on one machine).
+    /// - Throws: ``SecureStoreError`` when the store cannot be asked.
+    func sharedClock() throws(SecureStoreError) -> Date?
+}
+
+extension SecureItemTransaction {
+    /// No clock of the store's own: each process goes by its own.
+    public func sharedClock() throws(SecureStoreError) -> Date? { nil }
 }

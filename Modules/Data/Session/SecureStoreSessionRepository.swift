@@ -92,22 +92,46 @@ public struct SecureStoreSessionRepository: SessionRepository {
         try run { try store.delete(.genericPassword(service: service)) > 0 }
     }
 
-    public func claimRefresh(replacing stale: Session, owner: String, until: Date, now: Date)
+    public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
         throws(AuthenticationError) -> RefreshClaim
     {
         try run {
             try store.transaction { transaction -> RefreshClaim in
                 guard let current = try read(from: transaction) else { return .signedOut }
                 guard current.session.isSameGeneration(as: stale) else { return .superseded(current.session) }
-                // A claim whose owner ended (killed mid-refresh) holds nobody back: it can finish nothing.
+                // Leases are judged by the store's clock when it has one, so machines sharing a
+                // database agree on when a claim ran out whatever their own clocks say.
+                let instant = try transaction.sharedClock() ?? now
+                // A claim whose owner ended holds nobody back: it can finish nothing. One that ended
+                // after sending may have spent the token; the next caller presents it anyway (see
+                // ``SessionRepository``), which a rotating server may answer as reuse.
                 if let claim = current.claim, claim.owner != owner,
-                    Date(millisecondsSince1970: claim.until) > now, !claimantIsGone(claim.owner)
+                    Date(millisecondsSince1970: claim.until) > instant, !claimantIsGone(claim.owner)
                 {
                     return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
                 }
+                // The same owner claiming again keeps its own mark: it may have sent before.
+                let sent = current.claim.map { $0.owner == owner && $0.maySpendToken } ?? false
                 try transaction.addOrUpdate(
-                    item(Account.claim), value: RefreshClaimDTO(owner: owner, until: until.millisecondsSince1970))
-                return .claimed
+                    item(Account.claim),
+                    value: RefreshClaimDTO(
+                        owner: owner, until: instant.addingTimeInterval(lease).millisecondsSince1970, sent: sent))
+                let interrupted = current.claim.map { $0.owner != owner && $0.maySpendToken } ?? false
+                return interrupted ? .takenOver : .claimed
+            }
+        }
+    }
+
+    public func markRefreshSent(replacing stale: Session, owner: String) throws(AuthenticationError) -> Bool {
+        try run {
+            try store.transaction { transaction -> Bool in
+                guard let current = try read(from: transaction), current.session.isSameGeneration(as: stale),
+                    var claim = current.claim, claim.owner == owner
+                else { return false }
+                if claim.sent == true { return true }
+                claim.sent = true
+                try transaction.addOrUpdate(item(Account.claim), value: claim)
+                return true
             }
         }
     }
@@ -117,9 +141,11 @@ public struct SecureStoreSessionRepository: SessionRepository {
     {
         try run {
             try store.transaction { transaction -> Bool in
-                guard let current = try read(from: transaction), current.session.isSameGeneration(as: stale) else {
-                    return false
-                }
+                guard let current = try read(from: transaction) else { return false }
+                // A first attempt whose commit went through unacknowledged (a connection lost after
+                // COMMIT was sent) left exactly this session: it was stored.
+                if current.session.isSameGeneration(as: refreshed) { return true }
+                guard current.session.isSameGeneration(as: stale) else { return false }
                 try write(refreshed, to: transaction)
                 try transaction.delete(item(Account.claim))
                 return true

@@ -7,6 +7,10 @@ public enum AuthenticationError: Error, Sendable, Equatable {
     /// The server rejected the refresh token (expired, revoked or reused). The session was ended;
     /// sign in again.
     case sessionExpired
+    /// Another process's refresh was interrupted after its request left (the process ended), and the
+    /// server then rejected the refresh token that request may have spent. The session was ended;
+    /// sign in again.
+    case refreshInterrupted
     /// The server could not be reached or failed (network, timeout, 5xx, 429). The session is kept;
     /// try again later.
     case temporarilyUnavailable(String)
@@ -37,6 +41,8 @@ extension AuthenticationError: CustomStringConvertible {
         case .invalidCredentials(let reason): "sign-in refused: \(reason). Check the username and password."
         case .notSignedIn: "not signed in. Run `hardtack signin` first."
         case .sessionExpired: "the session has ended (the server rejected the refresh token). Sign in again."
+        case .refreshInterrupted:
+            "the session has ended: another process's refresh was interrupted after its request reached the server, which then rejected the refresh token. Sign in again."
         case .temporarilyUnavailable(let reason): "the server is unavailable: \(reason). The session is kept; try again later."
         case .storeUnavailable(let reason): "the secure store cannot be used: \(reason)"
         case .storageFailed(let reason): "the secure store could not be written: \(reason)"

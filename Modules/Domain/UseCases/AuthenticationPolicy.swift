@@ -6,7 +6,8 @@ public struct AuthenticationPolicy: Sendable {
     /// How long a claim on a refresh holds other processes back, in seconds. It must outlast the
     /// slowest refresh (request timeout plus the store's lock wait), or another process could present
     /// the same refresh token. A process that dies mid-refresh blocks others at most this long, and not
-    /// at all where the repository can tell that it died (processes of one machine).
+    /// at all where the repository can tell that it died (processes of one machine; instances on any
+    /// machine sharing a PostgreSQL store).
     public var refreshLease: Double
     /// At most this many refreshes within ``refreshWindow`` seconds; one more is a refresh storm.
     public var maxRefreshesPerWindow: Int

@@ -39,7 +39,8 @@ public actor RefreshSession {
     /// Returns a session newer than `stale`: one another caller or process already stored, or the
     /// result of a refresh made now.
     /// - Throws: ``AuthenticationError/sessionExpired`` when the server rejected the refresh token
-    ///   (the session is deleted); ``AuthenticationError/temporarilyUnavailable(_:)`` when it could
+    ///   (the session is deleted), ``AuthenticationError/refreshInterrupted`` when it did so after another
+    ///   process's refresh ended mid-request; ``AuthenticationError/temporarilyUnavailable(_:)`` when it could
     ///   not answer (the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``.
     public func refresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
         if let inFlight { return try await inFlight.value.get() }
@@ -63,10 +64,7 @@ public actor RefreshSession {
         var told = false
         while true {
             let instant = now()
-            switch try repository.claimRefresh(
-                replacing: stale, owner: ownerID, until: instant.addingTimeInterval(policy.refreshLease),
-                now: instant)
-            {
+            switch try repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
             case .superseded(let current):
                 return current
             case .signedOut:
@@ -81,14 +79,25 @@ public actor RefreshSession {
                 try? await Task.sleep(for: .milliseconds(policy.refreshPollMilliseconds))
                 continue
             case .claimed:
-                return try await refreshClaimed(stale)
+                // Taken over between the claim and its mark (its owner was thought gone): claim again.
+                guard let refreshed = try await refreshClaimed(stale, takingOver: false) else { continue }
+                return refreshed
+            case .takenOver:
+                guard let refreshed = try await refreshClaimed(stale, takingOver: true) else { continue }
+                return refreshed
             }
         }
     }
 
-    private func refreshClaimed(_ current: Session) async throws(AuthenticationError) -> Session {
+    /// Presents the claimed session's refresh token and stores the result; `nil` when the claim was
+    /// lost before anything was sent. `takingOver`: the claim was another's, marked sent, so the token
+    /// may have been spent by a refresh that never completed.
+    private func refreshClaimed(_ current: Session, takingOver: Bool) async throws(AuthenticationError) -> Session? {
         do throws(AuthenticationError) {
             try admitRefresh()
+            // The mark, committed before the request leaves, tells whoever finds this claim later whether
+            // the token may have been spent (see ``SessionRepository/markRefreshSent(replacing:owner:)``).
+            guard try repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
             let refreshed = current.refreshed(with: try await gateway.refresh(current))
             guard try storeRefreshed(refreshed, replacing: current) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the
@@ -103,7 +112,7 @@ public actor RefreshSession {
             return refreshed
         } catch .sessionExpired {
             try repository.deleteIfCurrent(current.refreshToken)
-            throw .sessionExpired
+            throw takingOver ? .refreshInterrupted : .sessionExpired
         } catch {
             try? repository.releaseRefresh(owner: ownerID)
             throw error

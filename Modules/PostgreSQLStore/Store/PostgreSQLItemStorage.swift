@@ -1,4 +1,5 @@
 import Data
+import Foundation
 import StoreCore
 
 /// The store's rows in PostgreSQL, through one connection: `\(schema).items`, the rows digest row and
@@ -297,6 +298,14 @@ final class PostgreSQLItemStorage: ItemStorage {
         let result = try run(sql, parameters)
         itemStatements += 1
         return result
+    }
+
+    /// The server's clock (`clock_timestamp()`, which moves within a transaction), so that every
+    /// instance sharing the store judges leases by one clock.
+    func sharedClock() throws(SecureStoreError) -> Date? {
+        let result = try run("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::int8")
+        let milliseconds = try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// The change counter the open write transaction read under its lock.

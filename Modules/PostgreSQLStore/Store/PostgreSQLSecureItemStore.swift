@@ -1,5 +1,6 @@
 public import Data
 public import StoreCore
+import Foundation
 
 /// The secure item store on a PostgreSQL server: the same Keychain Services semantics, encryption,
 /// binding and tamper evidence as ``SQLiteSecureItemStore``, shared by every instance of a backend
@@ -16,11 +17,23 @@ public final class PostgreSQLSecureItemStore: EngineBackedStore {
     public let accessGroups: [String]
     /// The engine behind the handle's lock (opaque outside the store's package).
     public let engine: LockedEngine
+    /// The server, with its password, and the connection settings, for ``takeInstanceLock()``.
+    private let server: (location: PostgreSQLLocation, options: PostgreSQLConnectionOptions)
 
-    private init(location: String, accessGroups: [String], engine: StoreEngine) {
-        self.location = location
+    private init(
+        location: PostgreSQLLocation, options: PostgreSQLConnectionOptions, accessGroups: [String], engine: StoreEngine
+    ) {
+        self.location = location.redacted
+        self.server = (location, options)
         self.accessGroups = accessGroups
         self.engine = LockedEngine(engine)
+    }
+
+    /// Takes this instance's sign of life on the store's server (see ``PostgreSQLInstanceLock``), on a
+    /// connection of its own.
+    /// - Throws: ``SecureStoreError/storage(_:)`` when the server cannot be reached.
+    public func takeInstanceLock() throws(SecureStoreError) -> PostgreSQLInstanceLock {
+        try PostgreSQLInstanceLock.take(location: server.location, options: server.options)
     }
 
     /// Connects to the server at `uri` (libpq's `postgresql://` or `postgres://` syntax; a password is
@@ -57,7 +70,8 @@ public final class PostgreSQLSecureItemStore: EngineBackedStore {
         let (engine, _) = try PostgreSQLStoreOpener.open(
             location: location, schema: schema, keySource: keySource, groups: groups, options: options,
             connectionOptions: connectionOptions)
-        return PostgreSQLSecureItemStore(location: location.redacted, accessGroups: groups, engine: engine)
+        return PostgreSQLSecureItemStore(
+            location: location, options: connectionOptions, accessGroups: groups, engine: engine)
     }
 
     /// `uri` with any password replaced by `***`, for messages; a URI libpq refuses is shown as a

@@ -1,5 +1,6 @@
 public import Data
 public import Domain
+public import Foundation
 
 /// A store handle whose operations all go to one engine behind its lock: the SQLite, PostgreSQL and
 /// in-memory handles share these implementations rather than each forwarding them. Inlinable, so a
@@ -66,6 +67,10 @@ extension EngineBackedStore {
     {
         try engine.addOrUpdate(attributes, data: data)
     }
+
+    /// The time by the database server's clock, or `nil` for a store file. See
+    /// ``SecureItemTransaction/sharedClock()``.
+    @inlinable public func sharedClock() throws(SecureStoreError) -> Date? { try engine.sharedClock() }
 
     /// Runs `body` in one write transaction holding the store's write lock (SQLite: `BEGIN IMMEDIATE`;
     /// PostgreSQL: the digest row's lock). See ``SecureItemStore/transaction(_:)``.

@@ -1,6 +1,6 @@
 public import Data
 public import Domain
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A store handle's engine behind its lock: what every backend's handle does around the engine, once.
@@ -85,6 +85,12 @@ public final class LockedEngine: Sendable {
         -> AddOrUpdateOutcome
     {
         try withEngine { engine throws(SecureStoreError) in try engine.addOrUpdate(attributes, data: data) }
+    }
+
+    /// The database server's clock, or `nil`. See ``SecureItemTransaction/sharedClock()``.
+    @usableFromInline
+    package func sharedClock() throws(SecureStoreError) -> Date? {
+        try withEngine { engine throws(SecureStoreError) in try engine.storage.sharedClock() }
     }
 
     /// Unlocks a locked store. - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.

@@ -1,5 +1,6 @@
 package import Data
 package import Domain
+package import Foundation
 import Synchronization
 
 /// The operations of one open transaction: each call joins it instead of starting its own. Kept past
@@ -52,5 +53,10 @@ package struct StoreTransaction: SecureItemTransaction {
     package func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
         try checkOpen()
         return try engine.addOrUpdate(attributes, data: data)
+    }
+
+    package func sharedClock() throws(SecureStoreError) -> Date? {
+        try checkOpen()
+        return try engine.storage.sharedClock()
     }
 }

@@ -1,4 +1,5 @@
 package import Data
+package import Foundation
 
 /// The port between the store core and one database: rows in, rows out, transactions and savepoints,
 /// and a change counter. Each adapter (SQLite, PostgreSQL, in memory) implements it; the core keeps
@@ -81,6 +82,10 @@ package protocol ItemStorage: AnyObject {
     /// The backend's own structural check: `"ok"`, or its first complaint in words.
     func structuralCheck() throws(SecureStoreError) -> String
 
+    /// The time by the database server's clock, which every client of a shared store reads; `nil` for a
+    /// backend without one (each process then goes by its own clock).
+    func sharedClock() throws(SecureStoreError) -> Date?
+
     /// Whether rows carry a version (``ItemRow/version``), kept in a column of their own, written by
     /// every insert and update, and returned by every read.
     var rowVersions: Bool { get }
@@ -103,6 +108,9 @@ package protocol ItemStorage: AnyObject {
 
 /// A backend whose rows carry no version needs only the unversioned operations.
 extension ItemStorage {
+    /// No server clock: each process goes by its own.
+    package func sharedClock() throws(SecureStoreError) -> Date? { nil }
+
     /// Rows carry no version.
     package var rowVersions: Bool { false }
 

@@ -83,7 +83,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The status for an authentication error.
     init(_ error: AuthenticationError) {
         switch error {
-        case .notSignedIn, .sessionExpired: self = .signedOut
+        case .notSignedIn, .sessionExpired, .refreshInterrupted: self = .signedOut
         case .unauthorized: self = .protocolError
         case .invalidCredentials: self = .credentialsRefused
         case .temporarilyUnavailable, .refreshStorm: self = .serverUnavailable

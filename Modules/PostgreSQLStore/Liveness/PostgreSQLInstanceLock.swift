@@ -1,0 +1,131 @@
+package import Data
+import Dispatch
+import Foundation
+
+/// This instance's sign of life on a PostgreSQL server: a session-level advisory lock held on an idle
+/// connection of its own, so that another instance, on any machine, can tell within a second that the
+/// owner of a refresh claim has ended (the server releases a killed client's lock when its connection
+/// closes: 65 ms measured here), instead of waiting for the claim's lease to run out.
+///
+/// The lock's key, random, goes into this instance's owner ids (``ownerTag``). A claim whose owner's
+/// lock can be taken belongs to an instance that has ended. The connection is checked every second and,
+/// when lost (a server restart, a network cut), opened again and the lock taken again; until then this
+/// instance looks ended to the others (see docs/app-core.md for what that window allows).
+///
+/// Never take it through a transaction pooler (PgBouncer in transaction mode): a session-level lock
+/// needs a session of its own.
+public final class PostgreSQLInstanceLock: Sendable {
+    /// The advisory lock's key, also written in this instance's owner ids.
+    public let key: Int64
+    /// Guards ``connection``, which one thread uses at a time.
+    private let lock = NSLock()
+    // Safety: read and written only while `lock` is held.
+    private nonisolated(unsafe) var connection: PostgreSQLConnection?
+    /// How often the connection is checked, and the lock taken again after it was lost.
+    private static let checkInterval: DispatchTimeInterval = .seconds(1)
+    /// Where an owner id's lock key starts.
+    static let tagPrefix = "+pglock"
+
+    private init(key: Int64, connection: PostgreSQLConnection) {
+        self.key = key
+        self.connection = connection
+    }
+
+    /// Opens a connection of its own to `location` and takes a lock under a random key nobody holds.
+    /// - Throws: ``SecureStoreError/storage(_:)`` when the server cannot be reached.
+    package static func take(location: PostgreSQLLocation, options: PostgreSQLConnectionOptions)
+        throws(SecureStoreError) -> PostgreSQLInstanceLock
+    {
+        var options = options
+        options.applicationName = String((options.applicationName + " instance").prefix(63))
+        do {
+            let connection = try PostgreSQLConnection(to: location, options: options)
+            for _ in 0..<8 {
+                let key = Int64.random(in: 1...Int64.max)
+                if try connection.query("SELECT pg_try_advisory_lock($1)", [.int64(key)]).bool(0, 0) {
+                    let taken = PostgreSQLInstanceLock(key: key, connection: connection)
+                    taken.scheduleCheck()
+                    return taken
+                }
+            }
+            throw SecureStoreError.storage(.store("no free advisory lock key was found for this instance"))
+        } catch let error as PostgreSQLError {
+            throw PostgreSQLFailure.storeError(error)
+        } catch let error as SecureStoreError {
+            throw error
+        } catch {
+            throw .storage(.store("unexpected failure"))
+        }
+    }
+
+    /// What this instance appends to its owner ids: the key of its lock.
+    public var ownerTag: String { Self.tagPrefix + String(key) }
+
+    /// Whether the instance that wrote `owner` has ended: its owner id names a lock key, and that lock
+    /// is free. `false` when nothing is known (no key, this instance's own, or the server cannot be
+    /// asked): the claim's lease then decides.
+    public func isGone(_ owner: String) -> Bool {
+        guard let range = owner.range(of: Self.tagPrefix, options: .backwards),
+            let theirs = Int64(owner[range.upperBound...]), theirs != key
+        else { return false }
+        return withConnection { connection throws(PostgreSQLError) in
+            // Taken means free: give it back at once, in the same statement.
+            let sql = "SELECT CASE WHEN pg_try_advisory_lock($1) THEN pg_advisory_unlock($1) ELSE false END"
+            return try connection.query(sql, [.int64(theirs)], timeout: .seconds(2)).bool(0, 0)
+        } ?? false
+    }
+
+    /// Closes the connection, and with it the lock, as the end of this instance would; the periodic
+    /// check stops.
+    public func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        connection?.close()
+        connection = nil
+    }
+
+    /// Whether ``release()`` was called.
+    private var isReleased: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return connection == nil
+    }
+
+    deinit { connection?.close() }
+
+    /// Runs `body` on the connection, opening it again and retaking the lock first when it was lost;
+    /// `nil` when the server cannot be asked, or after ``release()``.
+    private func withConnection<Value>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> Value) -> Value? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let connection else { return nil }
+        do {
+            if !connection.isHealthy { try relock(connection) }
+            return try body(connection)
+        } catch where error.isConnectionLost {
+            guard (try? relock(connection)) != nil else { return nil }
+            return try? body(connection)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Connects again and takes this instance's lock again (a lost connection released it).
+    private func relock(_ connection: PostgreSQLConnection) throws(PostgreSQLError) {
+        try connection.reconnect()
+        _ = try connection.query("SELECT pg_advisory_lock($1)", [.int64(key)], timeout: .seconds(2))
+    }
+
+    /// Checks the connection every second, so that a lost lock is taken again without waiting for a
+    /// claim to look at it.
+    private func scheduleCheck() {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.checkInterval) { [weak self] in
+            guard let self, !self.isReleased else { return }
+            // A failure (the server restarting) is tried again at the next check.
+            _ = self.withConnection { connection throws(PostgreSQLError) in
+                try connection.execute("SELECT 1", timeout: .seconds(2))
+            }
+            self.scheduleCheck()
+        }
+    }
+}

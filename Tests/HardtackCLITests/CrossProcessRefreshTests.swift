@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import TestSupport
+import Testing
+
+/// Processes sharing a store refresh each account once per generation, on SQLite and on the real
+/// PostgreSQL server that `Tools/test` starts, against `hardtack serve`, which counts refreshes and
+/// reuse; and a process killed inside a refresh holds no one back.
+@Suite(.serialized) struct CrossProcessRefreshTests {
+    /// Where the processes' store is.
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgreSQL
+        var testDescription: String { rawValue }
+    }
+
+    let sandbox = CLISandbox()
+
+    /// The store options of every command, and the environment they need.
+    private func store(_ backend: Backend) throws -> (arguments: [String], environment: [String: String]) {
+        switch backend {
+        case .sqlite:
+            return (["--store", sandbox.store], [:])
+        case .postgreSQL:
+            guard let server = ProcessInfo.processInfo.environment["HARDTACK_TEST_POSTGRES"], !server.isEmpty else {
+                throw MissingServer()
+            }
+            let name = "refresh_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+            let created = try sandbox.runProcess("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
+            try #require(created.status == 0, "psql: \(created.stderr)")
+            var components = try #require(URLComponents(string: server))
+            components.path = "/" + name
+            return (["--store", try #require(components.string), "--key-env", "PG_KEY"],
+                ["PG_KEY": String(repeating: "5a", count: 32)])
+        }
+    }
+
+    /// Signs `accounts` in at `url` and waits until their access tokens count as expired.
+    private func signIn(_ accounts: [String], url: String, store: (arguments: [String], environment: [String: String]))
+        throws
+    {
+        for account in accounts {
+            let signIn = try sandbox.run(
+                ["signin", "--server", url, "--account", account, "--username", "alice", "--password-stdin"]
+                    + store.arguments, input: "wonderland\n", environment: store.environment)
+            try #require(signIn.status == 0, "\(signIn.stderr)")
+        }
+        // Tokens live 2 s, of which 1 s is kept in hand: wait until each account says it must refresh.
+        let deadline = Date() + 10
+        for account in accounts {
+            var expired = false
+            while !expired, Date() < deadline {
+                let status = try sandbox.run(
+                    ["status", "--account", account] + store.arguments, environment: store.environment)
+                expired = status.stdout.contains("refresh before the first call")
+                if !expired { usleep(100_000) }
+            }
+            try #require(expired, "the access token of \(account) expired")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func processesOverManyAccountsRefreshEachAccountExactlyOnce(_ backend: Backend) throws {
+        let store = try store(backend)
+        let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
+        defer { server.process.terminate() }
+        let accounts = ["alpha", "beta", "gamma"]
+        try signIn(accounts, url: url, store: store)
+        let executable = try #require(HardtackExecutable.path)
+        let callers = try (0..<3).flatMap { _ in
+            try accounts.map { account in
+                try sandbox.launch(
+                    executable, ["me", "--server", url, "--account", account, "--concurrent", "4"] + store.arguments,
+                    environment: store.environment)
+            }
+        }
+        var refreshesByProcesses = 0
+        for result in callers.map({ $0.wait() }) {
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("calls: 4, all succeeded"))
+            let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("refreshes by this process: ") }
+            refreshesByProcesses += Int(line?.split(separator: " ").last ?? "") ?? 99
+        }
+        let counters = try sandbox.serverStats(url)
+        #expect(counters["refreshes"] == accounts.count, "one refresh per account")
+        #expect(refreshesByProcesses == accounts.count)
+        #expect(counters["reuseDetections"] == 0)
+    }
+
+    /// The server is stopped (SIGSTOP) so that the refresh stays in flight; the process is killed once
+    /// its claim is marked sent. The next caller takes the claim over at once (its owner is gone),
+    /// not after the 45 s lease, and presents the old token: served, or signed out, saying the refresh
+    /// was interrupted, when the server had already rotated it (and counts reuse). Another account is
+    /// untouched.
+    @Test(arguments: Backend.allCases)
+    func aProcessKilledInsideARefreshHoldsNobodyBack(_ backend: Backend) throws {
+        let store = try store(backend)
+        let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
+        let serverID = server.process.processIdentifier
+        defer {
+            kill(serverID, SIGCONT)
+            server.process.terminate()
+        }
+        try signIn(["victim", "bystander"], url: url, store: store)
+        let executable = try #require(HardtackExecutable.path)
+        #expect(kill(serverID, SIGSTOP) == 0)
+        let victim = try sandbox.launch(
+            executable, ["me", "--server", url, "--account", "victim"] + store.arguments, environment: store.environment)
+        // Wait for the event: the victim's claim marked sent, its request on its way to the stopped server.
+        let claim = ["keychain", "find-generic-password", "-s", "hardtack.session/victim", "-a", "refresh-claim", "-w"]
+        var sent = false
+        let deadline = Date() + 15
+        while !sent, Date() < deadline, victim.process.isRunning {
+            let found = try sandbox.run(Array(claim[0...0]) + store.arguments + claim[1...], environment: store.environment)
+            sent = found.stdout.contains("\"sent\":true")
+            if !sent { usleep(50_000) }
+        }
+        try #require(sent, "the victim marked its claim sent")
+        kill(victim.process.processIdentifier, SIGKILL)
+        _ = victim.wait()
+        #expect(kill(serverID, SIGCONT) == 0)
+
+        let started = Date()
+        let next = try sandbox.run(
+            ["me", "--server", url, "--account", "victim"] + store.arguments, environment: store.environment)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed < 20, "answered in \(elapsed) s: the 45 s lease did not hold it back")
+        let counters = try sandbox.serverStats(url)
+        switch next.status {
+        case 0:
+            #expect(counters["reuseDetections"] == 0)
+        case 3:
+            #expect(counters["reuseDetections"] == 1, "signed out because the killed process had spent the token")
+            #expect(next.stderr.contains("refresh was interrupted"), "\(next.stderr)")
+        default:
+            Issue.record("expected served or signed out, got \(next.status): \(next.stderr)")
+        }
+        let bystander = try sandbox.run(
+            ["me", "--server", url, "--account", "bystander"] + store.arguments, environment: store.environment)
+        #expect(bystander.status == 0, "\(bystander.stderr)")
+        #expect(bystander.stdout.contains("refreshes by this process: 1"))
+    }
+
+    /// Why a test cannot run.
+    struct MissingServer: Error, CustomStringConvertible {
+        var description: String {
+            "HARDTACK_TEST_POSTGRES is not set: run the tests with Tools/test (it starts a throwaway PostgreSQL)"
+        }
+    }
+}
