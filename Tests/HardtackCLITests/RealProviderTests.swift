@@ -36,6 +36,21 @@ struct RealProviderTests {
         #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
     }
 
+    /// This provider demands a client secret even from a native client: the one given at sign-in is kept
+    /// (encrypted, beside the tokens) and sent again, so a later refresh, `me` and sign-out work without it.
+    @Test func theClientSecretGivenAtSignInServesLaterRefreshes() throws {
+        let (result, _) = try signIn(mode: "approve")
+        #expect(result.status == 0, "\(result.stderr)")
+        let refresh = try sandbox.run(["refresh", "--store", sandbox.store])
+        #expect(refresh.status == 0, "\(refresh.stderr)")
+        #expect(!refresh.stderr.contains("any-secret") && !refresh.stdout.contains("any-secret"))
+        let me = try sandbox.run(["me", "--store", sandbox.store])
+        #expect(me.status == 0 && me.stdout.contains("alice"), "\(me.stdout) \(me.stderr)")
+        let dump = try sandbox.run(["keychain", "dump", "--store", sandbox.store, "--json"])
+        #expect(!dump.stdout.contains("any-secret"))
+        #expect(try sandbox.run(["signout", "--store", sandbox.store]).status == 0)
+    }
+
     /// This provider's denial redirect drops `state` (RFC 6749 §4.1.2.1 requires it back), so the
     /// client cannot tie it to its request and refuses it as it would a forged one: never exit 0, nothing
     /// stored.

@@ -17,7 +17,8 @@ struct IssuerRoute {
     ) {
         guard let origin = stored?.issuer, let metadata = ProviderMetadata(remembered: origin) else { return nil }
         gateway = OpenIDAuthenticationGateway(
-            metadata: metadata, clientID: origin.clientID, clients: clients, signatures: OpenSSLSignatureVerifier(),
+            metadata: metadata, clientID: origin.clientID, clientSecret: origin.clientSecret,
+            clientAuthMethod: origin.clientAuthMethod.flatMap(ClientAuthentication.Method.init(rawValue:)), clients: clients, signatures: OpenSSLSignatureVerifier(),
             now: now)
         let userinfo = metadata.userinfoEndpoint
         profile = userinfo.map { ProfileAPI(http: clients($0.origin), path: $0.path) } ?? ProfileAPI(

@@ -18,9 +18,11 @@ struct AuthServerExchange: Sendable {
         }
     }
 
-    /// A form-encoded POST.
-    func postForm(_ path: String, _ fields: [(String, String)]) async throws(AuthenticationError) -> HTTPResponse {
-        var headers = HTTPHeaders()
+    /// A form-encoded POST, with `extra` headers (client authentication).
+    func postForm(_ path: String, _ fields: [(String, String)], headers extra: HTTPHeaders = HTTPHeaders())
+        async throws(AuthenticationError) -> HTTPResponse
+    {
+        var headers = extra
         headers["Content-Type"] = "application/x-www-form-urlencoded"
         headers["Accept"] = "application/json"
         return try await send(HTTPRequest(method: "POST", path: path, headers: headers, body: FormBody.encode(fields)))
@@ -74,14 +76,17 @@ struct AuthServerExchange: Sendable {
         }
     }
 
-    /// Revokes a refresh token with `POST /oauth/revoke`, or at `path` (RFC 7009).
-    func revoke(_ refreshToken: RefreshToken, path: String = "/oauth/revoke") async throws(AuthenticationError) {
+    /// Revokes a refresh token with `POST /oauth/revoke`, or at `path` (RFC 7009), as `client` (by
+    /// default the public client of this exchange's id).
+    func revoke(_ refreshToken: RefreshToken, path: String = "/oauth/revoke", client: ClientAuthentication? = nil)
+        async throws(AuthenticationError)
+    {
+        let client = client ?? ClientAuthentication(clientID: clientID, secret: nil)
         let response = try await postForm(
             path,
-            [
-                ("token", refreshToken.value.revealedString() ?? ""), ("token_type_hint", "refresh_token"),
-                ("client_id", clientID),
-            ])
+            [("token", refreshToken.value.revealedString() ?? ""), ("token_type_hint", "refresh_token")]
+                + client.fields,
+            headers: client.headers)
         guard response.status == 200 else {
             if let temporary = temporaryFailure(response) { throw temporary }
             throw .rejected(

@@ -11,7 +11,9 @@ enum FormBody {
     private static let unreserved = CharacterSet(charactersIn:
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._*")
 
-    private static func escape(_ text: String) -> String {
+    /// `text` form-encoded, as a field's name or value (and the id and secret of HTTP Basic client
+    /// authentication, RFC 6749 §2.3.1).
+    static func escape(_ text: String) -> String {
         (text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "").replacingOccurrences(of: "%20", with: "+")
     }
 }

@@ -10,7 +10,7 @@ extension OpenIDAuthenticationGateway {
             [
                 ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
                 ("device_code", deviceCode.revealedString() ?? ""),
-            ] + clientFields)
+            ] + client.fields, headers: client.headers)
         if response.status == 200 { return .session(try await session(from: response, nonce: nil, method: .deviceCode)) }
         switch ResponseBody.oauthError(in: response)?.code {
         case "authorization_pending": return .pending

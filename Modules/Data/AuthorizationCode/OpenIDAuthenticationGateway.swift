@@ -8,7 +8,8 @@ public import Foundation
 public struct OpenIDAuthenticationGateway: AuthenticationGateway {
     let metadata: ProviderMetadata
     let clientID: String
-    private let clientSecret: SecretBytes?
+    /// How the client authenticates at the token and revocation endpoints.
+    let client: ClientAuthentication
     let token: AuthServerExchange
     private let clients: HTTPClientForOrigin
     private let idTokens: IDTokenVerifier?
@@ -16,15 +17,20 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
     private let now: @Sendable () -> Date
 
     /// Creates a gateway for the issuer `metadata` describes, as client `clientID`; `clientSecret`, for
-    /// servers that require one even from native apps, is sent in token requests (`client_secret_post`).
+    /// servers that require one even from native apps, is sent in token and revocation requests the way
+    /// `clientAuthMethod` says (a remembered session's), else the way the issuer's metadata allows
+    /// (HTTP Basic unless it lists only `client_secret_post`; ``ClientAuthentication``).
     public init(
         metadata: ProviderMetadata, clientID: String, clientSecret: SecretBytes? = nil,
+        clientAuthMethod: ClientAuthentication.Method? = nil,
         clients: @escaping HTTPClientForOrigin, signatures: any JWSSignatureVerifier, clockSkew: TimeInterval = 30,
         now: @escaping @Sendable () -> Date
     ) {
         self.metadata = metadata
         self.clientID = clientID
-        self.clientSecret = clientSecret
+        client = ClientAuthentication(
+            clientID: clientID, secret: clientSecret, method: clientAuthMethod,
+            supported: metadata.tokenEndpointAuthMethods)
         self.clients = clients
         token = AuthServerExchange(http: clients(metadata.tokenEndpoint.origin), clientID: clientID)
         idTokens = metadata.jwksURI.map { IDTokenVerifier(jwksURI: $0, clients: clients, verifier: signatures) }
@@ -53,8 +59,8 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
             ]
             nonce = nil
         }
-        fields += clientFields
-        let response = try await token.postForm(metadata.tokenEndpoint.path, fields)
+        fields += client.fields
+        let response = try await token.postForm(metadata.tokenEndpoint.path, fields, headers: client.headers)
         guard response.status == 200 else { throw token.signInFailure(response) }
         return try await session(from: response, nonce: nonce, method: credentials.method)
     }
@@ -71,7 +77,7 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         let user = try await user(idToken: idToken, nonce: nonce, accessToken: tokens.accessToken, at: receivedAt)
         return Session(
             accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: method,
-            issuer: metadata.sessionIssuer(clientID: clientID))
+            issuer: metadata.sessionIssuer(client: client))
     }
 
     /// The user: from the validated ID token, else from userinfo, else unknown.
@@ -98,18 +104,13 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
         return user
     }
 
-    /// `client_id`, and `client_secret` when there is one.
-    var clientFields: [(String, String)] {
-        [("client_id", clientID)] + (clientSecret.map { [("client_secret", $0.revealedString() ?? "")] } ?? [])
-    }
-
     /// Presents the refresh token at the issuer's token endpoint.
     public func refresh(_ session: Session) async throws(AuthenticationError) -> TokenRefresh {
         let response = try await token.postForm(
             metadata.tokenEndpoint.path,
             [
                 ("grant_type", "refresh_token"), ("refresh_token", session.refreshToken.value.revealedString() ?? ""),
-            ] + clientFields)
+            ] + client.fields, headers: client.headers)
         guard response.status == 200 else { throw token.refreshFailure(response, bareUnauthorizedEndsSession: false) }
         return try ResponseBody.decode(OAuthTokenResponseDTO.self, from: response)
             .tokens(receivedAt: now(), requireRefreshToken: false)
@@ -121,6 +122,6 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
             throw .unsupported("the issuer has no revocation endpoint; the session is deleted here only")
         }
         try await AuthServerExchange(http: clients(endpoint.origin), clientID: clientID)
-            .revoke(refreshToken, path: endpoint.path)
+            .revoke(refreshToken, path: endpoint.path, client: client)
     }
 }

@@ -2,12 +2,14 @@ public import Domain
 import Foundation
 
 extension ProviderMetadata {
-    /// What a stored session remembers of its issuer, to keep with the session.
-    public func sessionIssuer(clientID: String) -> SessionIssuer {
+    /// What a stored session remembers of its issuer, to keep with the session: the endpoints, and the
+    /// client with its secret and the way it sends it, if it has one.
+    public func sessionIssuer(client: ClientAuthentication) -> SessionIssuer {
         SessionIssuer(
-            issuer: issuer, clientID: clientID, tokenEndpoint: tokenEndpoint.absolute.absoluteString,
+            issuer: issuer, clientID: client.clientID, tokenEndpoint: tokenEndpoint.absolute.absoluteString,
             revocationEndpoint: revocationEndpoint?.absolute.absoluteString,
-            userinfoEndpoint: userinfoEndpoint?.absolute.absoluteString)
+            userinfoEndpoint: userinfoEndpoint?.absolute.absoluteString, clientSecret: client.secret,
+            clientAuthMethod: client.method?.rawValue)
     }
 
     /// The endpoints a stored session remembers, checked again as discovery checks them (so a record
@@ -24,6 +26,6 @@ extension ProviderMetadata {
         self.init(
             issuer: origin.issuer, authorizationEndpoint: nil, tokenEndpoint: tokenEndpoint, jwksURI: nil,
             userinfoEndpoint: userinfo, revocationEndpoint: revocation, deviceAuthorizationEndpoint: nil,
-            codeChallengeMethods: [], sendsIssuerInAuthorizationResponse: false)
+            codeChallengeMethods: [], sendsIssuerInAuthorizationResponse: false, tokenEndpointAuthMethods: nil)
     }
 }

@@ -19,4 +19,7 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let codeChallengeMethods: [String]
     /// Whether the server says it sends `iss` with authorization responses (RFC 9207).
     public let sendsIssuerInAuthorizationResponse: Bool
+    /// How clients may authenticate at the token endpoint (`token_endpoint_auth_methods_supported`),
+    /// when the server says.
+    public var tokenEndpointAuthMethods: [String]? = nil
 }

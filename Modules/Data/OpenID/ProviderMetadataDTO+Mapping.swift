@@ -19,7 +19,8 @@ extension ProviderMetadataDTO {
             revocationEndpoint: try Self.endpoint(revocationEndpoint, "revocation_endpoint"),
             deviceAuthorizationEndpoint: try Self.endpoint(deviceAuthorizationEndpoint, "device_authorization_endpoint"),
             codeChallengeMethods: codeChallengeMethodsSupported ?? [],
-            sendsIssuerInAuthorizationResponse: authorizationResponseIssParameterSupported ?? false)
+            sendsIssuerInAuthorizationResponse: authorizationResponseIssParameterSupported ?? false,
+            tokenEndpointAuthMethods: tokenEndpointAuthMethodsSupported)
     }
 
     private static func endpoint(_ text: String?, _ field: String) throws(AuthenticationError) -> EndpointURL? {

@@ -11,6 +11,7 @@ struct ProviderMetadataDTO: Decodable {
     let codeChallengeMethodsSupported: [String]?
     let idTokenSigningAlgValuesSupported: [String]?
     let authorizationResponseIssParameterSupported: Bool?
+    let tokenEndpointAuthMethodsSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -23,5 +24,6 @@ struct ProviderMetadataDTO: Decodable {
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
     }
 }

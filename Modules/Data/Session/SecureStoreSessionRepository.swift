@@ -14,6 +14,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         static let refreshToken = "refresh-token"
         static let record = "session"
         static let claim = "refresh-claim"
+        static let clientSecret = "client-secret"
     }
 
     /// The service of the default account's items, which sessions stored before accounts existed use.
@@ -197,7 +198,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
         let record = try decode(SessionRecordDTO.self, recordData)
         let claim = try byAccount[Account.claim].map { data in try decode(RefreshClaimDTO.self, data) }
-        return (try record.session(access: access, refresh: refresh), claim)
+        return (try record.session(access: access, refresh: refresh, clientSecret: byAccount[Account.clientSecret]), claim)
     }
 
     /// Every item of the service, or none.
@@ -214,6 +215,13 @@ public struct SecureStoreSessionRepository: SessionRepository {
         try transaction.addOrUpdate(item(Account.refreshToken), data: session.refreshToken.value)
         try transaction.addOrUpdate(item(Account.accessToken), data: session.accessToken.value)
         try transaction.addOrUpdate(item(Account.record), value: SessionRecordDTO(session))
+        // The client secret, for the providers that demand one, is a secret: an item of its own, never
+        // a field of the record. A session without one leaves none of an earlier session behind.
+        if let secret = session.issuer?.clientSecret {
+            try transaction.addOrUpdate(item(Account.clientSecret), data: secret)
+        } else {
+            try transaction.delete(item(Account.clientSecret))
+        }
     }
 
     private func decode<Value: Decodable>(_ type: Value.Type, _ data: SecretBytes) throws(AuthenticationError) -> Value {

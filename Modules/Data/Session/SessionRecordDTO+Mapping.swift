@@ -24,13 +24,17 @@ extension SessionRecordDTO {
             tokenEndpoint = remembered.tokenEndpoint
             revocationEndpoint = remembered.revocationEndpoint
             userinfoEndpoint = remembered.userinfoEndpoint
+            clientAuthMethod = remembered.clientAuthMethod
         }
     }
 
-    /// The session this record describes, with its two tokens.
+    /// The session this record describes, with its two tokens and, for an issuer's session whose client
+    /// has one, the client secret kept beside them.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the record does not make sense
     ///   (the store decrypted it, so this means a bug or an incompatible version, not an attacker).
-    func session(access: SecretBytes, refresh: SecretBytes) throws(AuthenticationError) -> Session {
+    func session(access: SecretBytes, refresh: SecretBytes, clientSecret: SecretBytes? = nil)
+        throws(AuthenticationError) -> Session
+    {
         let signInMethod: SignInMethod
         switch (method, provider) {
         case ("password", _): signInMethod = .password
@@ -55,7 +59,8 @@ extension SessionRecordDTO {
         if let issuer, let issuerClientID, let tokenEndpoint {
             issuerRecord = SessionIssuer(
                 issuer: issuer, clientID: issuerClientID, tokenEndpoint: tokenEndpoint,
-                revocationEndpoint: revocationEndpoint, userinfoEndpoint: userinfoEndpoint)
+                revocationEndpoint: revocationEndpoint, userinfoEndpoint: userinfoEndpoint, clientSecret: clientSecret,
+                clientAuthMethod: clientAuthMethod)
         }
         do {
             return Session(

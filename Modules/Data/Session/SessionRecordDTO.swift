@@ -30,4 +30,7 @@ struct SessionRecordDTO: Codable, Equatable {
     var tokenEndpoint: String? = nil
     var revocationEndpoint: String? = nil
     var userinfoEndpoint: String? = nil
+    /// How the client secret kept beside the record (never in it) is sent: `client_secret_basic` or
+    /// `client_secret_post`. Absent for a public client and in older records.
+    var clientAuthMethod: String? = nil
 }

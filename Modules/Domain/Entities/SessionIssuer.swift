@@ -12,15 +12,24 @@ public struct SessionIssuer: Sendable, Equatable {
     public let revocationEndpoint: String?
     /// The userinfo endpoint, if the issuer has one.
     public let userinfoEndpoint: String?
+    /// The client secret the session signed in with, for a provider that demands one even from a native
+    /// client (RFC 8252 §8.5 advises against it); sent again with refresh and revocation. Kept as an
+    /// encrypted item of its own beside the tokens, never in the session record.
+    public let clientSecret: SecretBytes?
+    /// How the secret is sent (`client_secret_basic` or `client_secret_post`), chosen at sign-in.
+    public let clientAuthMethod: String?
 
     /// Creates the description.
     public init(
-        issuer: String, clientID: String, tokenEndpoint: String, revocationEndpoint: String?, userinfoEndpoint: String?
+        issuer: String, clientID: String, tokenEndpoint: String, revocationEndpoint: String?, userinfoEndpoint: String?,
+        clientSecret: SecretBytes? = nil, clientAuthMethod: String? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.userinfoEndpoint = userinfoEndpoint
+        self.clientSecret = clientSecret
+        self.clientAuthMethod = clientSecret == nil ? nil : clientAuthMethod
     }
 }

@@ -34,6 +34,40 @@ import Testing
         #expect(loaded.issuer == origin && loaded.method == method)
     }
 
+    /// A client secret (for providers that demand one) comes back with the session, lives in an item of
+    /// its own and never in the record, and goes when a session without one replaces it.
+    @Test func aClientSecretIsKeptAsAnItemOfItsOwn() throws {
+        let store = try SQLiteSecureItemStore.open(
+            at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+        let repository = SecureStoreSessionRepository(store: store)
+        let withSecret = SessionIssuer(
+            issuer: origin.issuer, clientID: "app", tokenEndpoint: origin.tokenEndpoint,
+            revocationEndpoint: origin.revocationEndpoint, userinfoEndpoint: nil,
+            clientSecret: SecretBytes(utf8: "client-secret-value"))
+        try repository.replace(with: try session(.authorizationCode, issuer: withSecret))
+        let loaded = try #require(try repository.load())
+        #expect(loaded.issuer?.clientSecret == SecretBytes(utf8: "client-secret-value"))
+        #expect(loaded.issuer == withSecret)
+
+        let secretItem = try store.find(
+            .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "client-secret"),
+            limit: .one, returning: .data)
+        #expect(secretItem.first?.data == SecretBytes(utf8: "client-secret-value"))
+        let record = try store.find(
+            .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "session"),
+            limit: .one, returning: .data)
+        let recordText = try #require(record.first?.data?.revealedString())
+        #expect(!recordText.contains("client-secret-value") && !recordText.contains("clientSecret"))
+
+        try repository.replace(with: try session(.authorizationCode, issuer: origin))
+        #expect(try #require(try repository.load()).issuer?.clientSecret == nil)
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try store.find(
+                .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "client-secret"),
+                limit: .one, returning: .data)
+        }
+    }
+
     @Test func aSessionWithoutAnIssuerStillLoads() throws {
         let repository = try repository()
         try repository.replace(with: try session(.password, issuer: nil))
