@@ -10,8 +10,9 @@ import Synchronization
 
 /// A one-shot HTTP listener on 127.0.0.1 on an ephemeral port, for the redirect of a native app's
 /// authorization request (RFC 8252 §7.3). It answers requests for other paths (a browser's favicon)
-/// with 404 and keeps waiting; the first `GET` of the redirect path ends the wait with its query,
-/// after the browser is shown a page that holds nothing but a message. Never another interface.
+/// with 404 and keeps waiting; the first `GET` of the redirect path ends the wait with its query, and
+/// the browser is shown a page that holds nothing but a message (at once, or held until the caller
+/// knows how the sign-in ended). Never another interface.
 public final class LoopbackRedirectListener: Sendable {
     /// The port the system chose.
     public let port: UInt16
@@ -47,12 +48,21 @@ public final class LoopbackRedirectListener: Sendable {
     public func receive(timeout: Int, page: @escaping @Sendable (String) -> String) async throws(RedirectListenerError)
         -> String
     {
+        let redirect = try await receiveHeld(timeout: timeout)
+        redirect.answer(page(redirect.query))
+        return redirect.query
+    }
+
+    /// Waits up to `timeout` seconds for the redirect and returns it unanswered: the browser is shown a
+    /// page only when the caller calls ``HeldRedirect/answer(_:)``, once it knows how the sign-in ended.
+    /// - Throws: ``RedirectListenerError``.
+    public func receiveHeld(timeout: Int) async throws(RedirectListenerError) -> HeldRedirect {
         let cancelled = Mutex(false)
-        let result: Result<String, RedirectListenerError> = await withTaskCancellationHandler {
+        let result: Result<HeldRedirect, RedirectListenerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // The wait blocks in poll(2), so it runs on a thread of its own, not the cooperative pool.
                 Thread.detachNewThread { [self] in
-                    continuation.resume(returning: self.wait(timeout: timeout, cancelled: cancelled, page: page))
+                    continuation.resume(returning: self.wait(timeout: timeout, cancelled: cancelled))
                 }
             }
         } onCancel: {
@@ -61,9 +71,7 @@ public final class LoopbackRedirectListener: Sendable {
         return try result.get()
     }
 
-    private func wait(timeout: Int, cancelled: borrowing Mutex<Bool>, page: (String) -> String)
-        -> Result<String, RedirectListenerError>
-    {
+    private func wait(timeout: Int, cancelled: borrowing Mutex<Bool>) -> Result<HeldRedirect, RedirectListenerError> {
         let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             if cancelled.withLock({ $0 }) { return .failure(.cancelled) }
@@ -73,18 +81,18 @@ public final class LoopbackRedirectListener: Sendable {
             // Short slices, so cancellation is seen within a quarter of a second.
             guard RedirectSocket.readable(fd, milliseconds: 250) else { continue }
             guard let connection = RedirectSocket.accept(fd) else { continue }
-            defer { _ = systemClose(connection) }
             guard let target = RedirectSocket.readRequestTarget(connection) else {
                 RedirectSocket.respond(connection, status: "400 Bad Request", message: "Bad request.")
+                _ = systemClose(connection)
                 continue
             }
             let (requestPath, query) = Self.split(target)
             guard requestPath == path else {
                 RedirectSocket.respond(connection, status: "404 Not Found", message: "Not found.")
+                _ = systemClose(connection)
                 continue
             }
-            RedirectSocket.respond(connection, status: "200 OK", message: page(query))
-            return .success(query)
+            return .success(HeldRedirect(query: query, connection: connection))
         }
     }
 

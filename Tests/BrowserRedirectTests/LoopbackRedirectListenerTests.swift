@@ -63,4 +63,36 @@ import Testing
         #expect(text == "https://id.example.com/authorize?a=1&b=2|")
         #expect(BrowserOpener(environment: ["PATH": "/nonexistent"]).open(URL(string: "https://x.example")!) == nil)
     }
+
+    /// Waits up to 30 seconds (a loaded machine spawns slowly) for `file` to hold text.
+    func contents(of file: URL) -> String {
+        var text = ""
+        for _ in 0..<600 where text.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        }
+        return text
+    }
+
+    /// Without `BROWSER`, `xdg-open` on `PATH` is started; the browser's environment has no
+    /// `HARDTACK_*` variable nor `PGPASSWORD`, and keeps the rest.
+    @Test func xdgOpenIsTheFallbackAndGetsNoSecrets() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xdg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.appendingPathComponent("xdg-open")
+        let output = directory.appendingPathComponent("env")
+        try "#!/bin/sh\n{ printf '%s\\n' \"$1\"; /usr/bin/env; } > '\(output.path).tmp' && /bin/mv '\(output.path).tmp' '\(output.path)'\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+        let opened = BrowserOpener(environment: [
+            "PATH": directory.path, "HARDTACK_PASSPHRASE": "correct-horse", "PGPASSWORD": "pg-secret",
+            "HARDTACK_STORE": "postgresql://u:pw@127.0.0.1/db", "LANG": "C.UTF-8",
+        ]).open(URL(string: "https://id.example.com/authorize")!)
+        #expect(opened == "xdg-open")
+        let text = contents(of: output)
+        #expect(text.hasPrefix("https://id.example.com/authorize\n"))
+        #expect(text.contains("LANG=C.UTF-8"))
+        #expect(!text.contains("correct-horse") && !text.contains("pg-secret") && !text.contains("HARDTACK_"))
+    }
 }

@@ -13,8 +13,9 @@ import Testing
 /// Authlib's grant implementations (Tools/OAuthProvider, started by `Tools/oauth-server run`, which
 /// `Tools/test` uses, and named in `HARDTACK_TEST_AUTHLIB`): PKCE required by the server, rotating
 /// refresh tokens, revocation, userinfo and the device grant, with the session's later commands going
-/// to the issuer it remembers. Without the provider the tests fail and say so.
-@Suite struct AuthlibProviderTests {
+/// to the issuer it remembers. Without the provider the tests fail and say so. Serialized: the tests
+/// read the provider's shared counters before and after, which a test running beside would change.
+@Suite(.serialized) struct AuthlibProviderTests {
     let sandbox = CLISandbox()
 
     func issuer() throws -> String {

@@ -46,4 +46,33 @@ import Testing
         #expect(await !server.decideDeviceCode(user, approvedBy: "alice"))
         #expect(await poll(device) == "expired_token")
     }
+
+    /// With `openid` in the scope the tokens come with an ID token for the approving user, without a
+    /// nonce (the device grant has none); without it, none.
+    @Test(arguments: [true, false])
+    func anIDTokenComesWhenOpenIDIsAsked(_ openID: Bool) async throws {
+        var fields = [("client_id", Requests.clientID)]
+        if openID { fields.append(("scope", "openid profile")) }
+        let started = await server.handle(Requests.form("/oauth/device_authorization", fields))
+        let object = try #require(try JSONSerialization.jsonObject(with: started.body) as? [String: Any])
+        let device = try #require(object["device_code"] as? String)
+        let userCode = try #require(object["user_code"] as? String)
+        #expect(await server.decideDeviceCode(userCode, approvedBy: "alice"))
+        let reply = await server.handle(Requests.form(
+            "/oauth/token",
+            [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", device), ("client_id", Requests.clientID)]))
+        #expect(reply.status == 200)
+        let tokens = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any])
+        let idToken = tokens["id_token"] as? String
+        #expect((idToken != nil) == openID)
+        if let idToken {
+            let payload = String(idToken.split(separator: ".")[1])
+            var base64 = payload.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            let decoded = try #require(Data(base64Encoded: base64))
+            let claims = try #require(try JSONSerialization.jsonObject(with: decoded) as? [String: Any])
+            #expect(claims["sub"] as? String == "alice" && claims["aud"] as? String == Requests.clientID)
+            #expect(claims["nonce"] == nil)
+        }
+    }
 }

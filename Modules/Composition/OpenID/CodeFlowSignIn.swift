@@ -54,6 +54,13 @@ public struct CodeFlowSignIn: Sendable {
         let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let grant: AuthorizationGrant
         let gateway: OpenIDAuthenticationGateway
+        // The browser's request, answered once the sign-in has ended: "complete" only after the code was
+        // exchanged, the ID token checked and the session stored; any failure on the way answers it
+        // with the failure page.
+        var redirect: HeldRedirect?
+        defer {
+            redirect?.answer("The sign-in did not complete. The terminal says why; you may close this window.")
+        }
         do throws(AuthenticationError) {
             let metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: issuer)
             let listener: LoopbackRedirectListener
@@ -73,19 +80,12 @@ public struct CodeFlowSignIn: Sendable {
             }
             let issuerText = metadata.issuer
             let sendsIss = metadata.sendsIssuerInAuthorizationResponse
-            let query: String
             do {
-                query = try await listener.receive(timeout: timeout) { query in
-                    let accepted = (try? AuthorizationRedirect(query: query).code(
-                        for: request, issuer: issuerText, issuerSendsIss: sendsIss)) != nil
-                    return accepted
-                        ? "Sign-in complete. You may close this window and return to the terminal."
-                        : "The sign-in did not complete. The terminal says why; you may close this window."
-                }
+                redirect = try await listener.receiveHeld(timeout: timeout)
             } catch {
                 throw .unsupported(error.description)
             }
-            let code = try AuthorizationRedirect(query: query).code(
+            let code = try AuthorizationRedirect(query: redirect?.query ?? "").code(
                 for: request, issuer: issuerText, issuerSendsIss: sendsIss)
             grant = request.grant(code: code)
             gateway = OpenIDAuthenticationGateway(
@@ -105,6 +105,7 @@ public struct CodeFlowSignIn: Sendable {
             throw Task.isCancelled ? .cancelled : .auth(error)
         }
         let keychain = try await SignedInSessionSaver(store: store, account: account, now: now).save(session)
+        redirect?.answer("Sign-in complete. You may close this window and return to the terminal.")
         return (session, keychain)
     }
 }

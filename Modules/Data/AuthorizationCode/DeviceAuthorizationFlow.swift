@@ -41,16 +41,26 @@ public struct DeviceAuthorizationFlow: Sendable {
         guard !reply.deviceCode.isEmpty, !reply.userCode.isEmpty, reply.expiresIn > 0, reply.expiresIn <= 86_400 else {
             throw .invalidResponse("the device authorization reply is incomplete")
         }
-        guard let uri = URL(string: reply.verificationURI), EndpointURL(uri) != nil else {
+        guard Self.isShowable(reply.verificationURI) else {
             throw .invalidResponse("the verification_uri is not an https URL")
         }
-        let complete = reply.verificationURIComplete.flatMap { text in
-            URL(string: text).flatMap(EndpointURL.init) != nil ? text : nil
-        }
+        let complete = reply.verificationURIComplete.flatMap { Self.isShowable($0) ? $0 : nil }
         return DeviceAuthorization(
             deviceCode: SecretBytes(utf8: reply.deviceCode), userCode: ServerText.printable(reply.userCode, limit: 40),
             verificationURI: reply.verificationURI, verificationURIComplete: complete,
-            expiresAt: now().addingTimeInterval(reply.expiresIn), interval: min(max(reply.interval ?? 5, 1), 60))
+            expiresAt: now().addingTimeInterval(reply.expiresIn), interval: max(reply.interval ?? 5, 1))
+    }
+
+    /// Whether `text` is an acceptable URI to print for the user: an `https` (or loopback `http`) URL of
+    /// plain characters. A URI is printed as the server sent it, so one with a control character (which
+    /// could drive the terminal), a space or an unbounded length is refused, not cleaned up; Foundation's
+    /// `URL(string:)` alone would accept it, percent-encoding what it cannot hold.
+    static func isShowable(_ text: String) -> Bool {
+        guard text.utf8.count <= 2048,
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }),
+            let url = URL(string: text)
+        else { return false }
+        return EndpointURL(url) != nil
     }
 
     /// Polls until the user decides or the code expires.

@@ -17,8 +17,10 @@ extension EmbeddedAuthServer {
         let letters = AuthCrypto.digest(AuthCrypto.randomToken()).prefix(8).map { alphabet[Int($0) % alphabet.count] }
         let userCode = String(letters[0..<4]) + "-" + String(letters[4..<8])
         let lifetime: TimeInterval = 600
+        let scopes = (form["scope"] ?? "").split(separator: " ")
         deviceCodes[deviceCode] = PendingDeviceCode(
-            clientID: clientID, userCode: userCode, expiresAt: clock.now.addingTimeInterval(lifetime))
+            clientID: clientID, userCode: userCode, expiresAt: clock.now.addingTimeInterval(lifetime),
+            openID: scopes.contains("openid"))
         let verification = issuer(of: request) + "/oauth/device"
         return AuthReply.json(
             200,
@@ -79,7 +81,8 @@ extension EmbeddedAuthServer {
     }
 
     /// `grant_type=urn:ietf:params:oauth:grant-type:device_code`.
-    func exchangeDeviceCode(_ form: [String: String], clientID: String) -> HTTPResponse {
+    /// The tokens come with an ID token (no nonce: the device grant has none) when `openid` was asked.
+    func exchangeDeviceCode(_ form: [String: String], clientID: String, issuer: String) -> HTTPResponse {
         guard let code = form["device_code"], let pending = deviceCodes[code], pending.clientID == clientID else {
             return AuthReply.error(400, "invalid_grant", "the device code is unknown")
         }
@@ -95,7 +98,9 @@ extension EmbeddedAuthServer {
         case .approved(let subject, let name)?:
             deviceCodes[code] = nil
             counters.signIns += 1
-            return tokenReply(startFamily(subject: subject, name: name, clientID: clientID))
+            let tokens = startFamily(subject: subject, name: name, clientID: clientID)
+            guard pending.openID else { return tokenReply(tokens) }
+            return idTokenReply(tokens, subject: subject, name: name, clientID: clientID, issuer: issuer, nonce: nil)
         case nil:
             deviceCodes[code]?.lastPoll = now
             if let last = pending.lastPoll, now.timeIntervalSince(last) < devicePollingInterval - 0.5 {

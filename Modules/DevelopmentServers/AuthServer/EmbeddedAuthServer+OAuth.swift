@@ -39,7 +39,7 @@ extension EmbeddedAuthServer {
             case .failure(let refusal): return AuthReply.error(400, "invalid_grant", refusal.reason)
             }
         case "urn:ietf:params:oauth:grant-type:device_code":
-            return exchangeDeviceCode(form, clientID: clientID)
+            return exchangeDeviceCode(form, clientID: clientID, issuer: issuer(of: request))
         case "authorization_code":
             return exchangeAuthorizationCode(form, clientID: clientID, issuer: issuer(of: request))
         default:

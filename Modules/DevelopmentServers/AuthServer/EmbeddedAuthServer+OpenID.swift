@@ -68,13 +68,22 @@ extension EmbeddedAuthServer {
         }
         counters.signIns += 1
         let tokens = startFamily(subject: pending.subject, name: pending.name, clientID: clientID)
+        return idTokenReply(
+            tokens, subject: pending.subject, name: pending.name, clientID: clientID, issuer: issuer, nonce: pending.nonce)
+    }
+
+    /// A token reply with an ID token for `subject`, signed with the current key, carrying `nonce` when
+    /// the request had one.
+    func idTokenReply(
+        _ tokens: IssuedTokens, subject: String, name: String, clientID: String, issuer: String, nonce: String?
+    ) -> HTTPResponse {
         var reply = tokenReplyObject(tokens)
         let now = clock.now.timeIntervalSince1970.rounded(.down)
         var claims: [String: Any] = [
-            "iss": issuer, "sub": pending.subject, "aud": clientID, "iat": now,
-            "exp": now + options.accessTokenLifetime, "name": pending.name,
+            "iss": issuer, "sub": subject, "aud": clientID, "iat": now, "exp": now + options.accessTokenLifetime,
+            "name": name,
         ]
-        if let nonce = pending.nonce { claims["nonce"] = nonce }
+        if let nonce { claims["nonce"] = nonce }
         if idTokenSigner.keys.isEmpty { try? idTokenSigner.rotate(to: .rs256) }
         guard let idToken = try? idTokenSigner.sign(claims) else {
             return AuthReply.error(500, "server_error", "the ID token could not be signed")

@@ -11,6 +11,8 @@ struct PendingDeviceCode: Sendable {
     let clientID: String
     let userCode: String
     let expiresAt: Date
+    /// Whether `openid` was in the scope asked for: the tokens then come with an ID token.
+    var openID = false
     var lastPoll: Date?
     var decision: Decision?
 }

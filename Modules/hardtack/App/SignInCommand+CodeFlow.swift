@@ -20,8 +20,11 @@ extension SignInCommand {
         "--timeout", value: "SECONDS", help: "How long to wait for the browser (default: 300).", range: 1...3600,
         invalidValue: "--timeout takes a whole number of seconds from 1 to 3600")
 
-    /// The flow asked for, or implied: password when a username or provider is given, else code.
-    var chosenFlow: String { flowOption ?? (username != nil || provider != nil ? "password" : "code") }
+    /// The flow asked for, or implied: password when a username, `--password-stdin` or a provider is
+    /// given, else code.
+    var chosenFlow: String {
+        flowOption ?? (username != nil || readsPassword || provider != nil ? "password" : "code")
+    }
 
     /// Runs the code or device flow; URLs, codes and progress go to standard error, the result to
     /// standard output.

@@ -59,14 +59,14 @@ struct SignInCommand: HardtackCommand {
         switch chosenFlow {
         case "code": return try await executeBrowserFlow(context, device: false)
         case "device": return try await executeBrowserFlow(context, device: true)
-        case "password":
-            if options.server.contract == .oauth {
-                Console.error(
-                    "warning: the password grant must not be used (RFC 9700 §2.4); prefer --flow code or --flow device")
-            }
+        case "password": break
         default: throw context.usage("--flow takes code, device or password")
         }
         let credentials = try credentials(context)
+        // Without --style the contract is OAuth (a sign-in starts a session afresh).
+        if case .password = credentials, (options.server.contract ?? .oauth) == .oauth {
+            Console.error("warning: the password grant must not be used (RFC 9700 §2.4); prefer --flow code or --flow device")
+        }
         // A sign-in that fails (a server that is down, a wrong password) leaves no new store behind.
         let storeConfiguration = try options.store.configuration(context)
         let cleanup = NewStoreCleanup(storeConfiguration)

@@ -68,17 +68,23 @@ import Testing
         let iss = "iss=https%3A%2F%2Fid.example.com"
         #expect(try code("code=c1&state=\(state)&\(iss)").revealedString() == "c1")
         #expect(try code("code=c1&state=\(state)", sendsIss: false).revealedString() == "c1")
-        #expect(throws: AuthenticationError.self) { try code("code=c1&state=\(state)") }
-        #expect(throws: AuthenticationError.self) { try code("code=c1&state=\(state)&iss=https%3A%2F%2Fevil.example.com") }
-        #expect(throws: AuthenticationError.self) { try code("code=c1&state=\(state)x&\(iss)") }
-        #expect(throws: AuthenticationError.self) { try code("code=c1&\(iss)") }
-        #expect(throws: AuthenticationError.self) { try code("code=c1&code=c2&state=\(state)&\(iss)") }
-        #expect(throws: AuthenticationError.self) { try code("state=\(state)&\(iss)") }
+        let missingIss = AuthenticationError.invalidResponse("the redirect has no `iss`, which the issuer says it always sends")
+        let wrongIss = AuthenticationError.invalidResponse("the redirect's `iss` is not the issuer signed in with")
+        let wrongState = AuthenticationError.invalidResponse(
+            "the redirect's `state` does not match the request (a forged or stale redirect)")
+        #expect(throws: missingIss) { try code("code=c1&state=\(state)") }
+        #expect(throws: wrongIss) { try code("code=c1&state=\(state)&iss=https%3A%2F%2Fevil.example.com") }
+        #expect(throws: wrongState) { try code("code=c1&state=\(state)x&\(iss)") }
+        #expect(throws: wrongState) { try code("code=c1&\(iss)") }
+        #expect(throws: AuthenticationError.invalidResponse("the redirect repeats a parameter")) {
+            try code("code=c1&code=c2&state=\(state)&\(iss)")
+        }
+        #expect(throws: AuthenticationError.invalidResponse("the redirect has no code")) { try code("state=\(state)&\(iss)") }
         #expect(throws: AuthenticationError.invalidCredentials("the sign-in was refused in the browser")) {
             try code("error=access_denied&state=\(state)&\(iss)")
         }
         // An error with a wrong state is a forged redirect, not a refusal.
-        #expect(throws: AuthenticationError.self) { try code("error=access_denied&state=zzz&\(iss)") }
+        #expect(throws: wrongState) { try code("error=access_denied&state=zzz&\(iss)") }
         #expect(throws: AuthenticationError.rejected(status: 400, reason: "the authorization server answered server_error")) {
             try code("error=server_error&state=\(state)&\(iss)")
         }

@@ -37,6 +37,40 @@ import Testing
             """#)
     }
 
+    func deviceReply(verificationURI: String, complete: String) {
+        let body: [String: Any] = [
+            "device_code": "dc-secret", "user_code": "WDJB-MJHT", "verification_uri": verificationURI,
+            "verification_uri_complete": complete, "expires_in": 600, "interval": 5,
+        ]
+        http.reply("/device", status: 200, body: (try? JSONSerialization.data(withJSONObject: body)) ?? Data())
+    }
+
+    /// A verification URI is printed for the user as the server sent it: one carrying a terminal escape
+    /// (which `URL(string:)` accepts, percent-encoding it) is refused, and a complete URI of that kind is
+    /// left out, never shown.
+    @Test func aVerificationURIWithAControlCharacterIsNeverShown() async throws {
+        deviceReply(verificationURI: "https://id.example.com/activate\u{1B}]0;owned\u{07}", complete: "https://id.example.com/a")
+        await #expect(throws: AuthenticationError.invalidResponse("the verification_uri is not an https URL")) {
+            _ = try await flow().start(scope: "profile")
+        }
+    }
+
+    @Test func aCompleteURIWithAControlCharacterIsLeftOut() async throws {
+        deviceReply(verificationURI: "https://id.example.com/activate", complete: "https://id.example.com/a\u{1B}[2J")
+        let authorization = try await flow().start(scope: "profile")
+        #expect(authorization.verificationURI == "https://id.example.com/activate")
+        #expect(authorization.verificationURIComplete == nil)
+    }
+
+    /// RFC 8628 §3.5: never poll faster than the server asks, however slow that is.
+    @Test func aLongIntervalIsKept() async throws {
+        deviceReply(interval: 120, expiresIn: 600)
+        http.reply("/token", status: 200, body: #"{"access_token":"at1","token_type":"Bearer","expires_in":300,"refresh_token":"rt1"}"#)
+        let flow = try await flow()
+        _ = try await flow.waitForApproval(try await flow.start(scope: "profile"))
+        #expect(slept.withLock { $0 } == [120])
+    }
+
     func tokenError(_ code: String) { http.reply("/token", status: 400, body: #"{"error":"\#(code)"}"#) }
 
     @Test func pendingThenSlowDownThenApproval() async throws {
@@ -70,7 +104,10 @@ import Testing
         deviceReply(interval: 5, expiresIn: 30)
         tokenError("authorization_pending")
         let flow = try await flow()
-        await #expect(throws: AuthenticationError.self) {
+        await #expect(
+            throws: AuthenticationError.rejected(
+                status: 400, reason: "expired_token: the device code expired before it was approved")
+        ) {
             try await flow.waitForApproval(try await flow.start(scope: "profile"))
         }
         #expect(slept.withLock { $0.reduce(0, +) } <= 30)
@@ -94,6 +131,8 @@ import Testing
             metadata: metadata, clientID: "tv", clients: { _ in client }, signatures: OpenSSLSignatureVerifier(), now: clock.now)
         let flow = DeviceAuthorizationFlow(
             metadata: metadata, clientID: "tv", clients: { _ in client }, gateway: gateway, sleep: { _ in }, now: clock.now)
-        await #expect(throws: AuthenticationError.self) { try await flow.start(scope: "profile") }
+        await #expect(
+            throws: AuthenticationError.unsupported("the issuer has no device authorization endpoint; try --flow code")
+        ) { try await flow.start(scope: "profile") }
     }
 }
