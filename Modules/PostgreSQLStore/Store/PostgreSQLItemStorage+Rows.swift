@@ -1,7 +1,7 @@
 import Data
 import StoreCore
 
-/// The rows of `items`, the digest row and the header row: the reads and writes of the port.
+/// The rows of `items` and the header row: the reads and writes of the port.
 extension PostgreSQLItemStorage {
     // MARK: Rows
 
@@ -108,14 +108,6 @@ extension PostgreSQLItemStorage {
         ]
     }
 
-    /// Rows carry a version (the `ver` column).
-    var rowVersions: Bool { true }
-
-    /// One past the store's change counter as the write transaction read it under its lock: the counter
-    /// only grows (every statement that changes `items` moves it), so every later write's version is
-    /// greater than every version written before.
-    func newRowVersion() -> Int64 { (writeStartVersion ?? 0) + 1 }
-
     func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
         try change("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
     }
@@ -166,19 +158,21 @@ extension PostgreSQLItemStorage {
         _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
             -> Void
     ) throws(SecureStoreError) {
-        let result = try run("SELECT id, class, grp, uniq, prim, ver FROM \(schema).items")
+        try visitIndexEntries(try run("SELECT id, class, grp, uniq, prim, ver FROM \(schema).items"), visit)
+    }
+
+    /// Calls `visit` with each row of `result` (id, class, grp, uniq, prim, ver).
+    func visitIndexEntries(
+        _ result: PostgreSQLResult,
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
+            -> Void
+    ) throws(SecureStoreError) {
         for row in 0..<result.rowCount {
             let (id, classCode, version) = try read { () throws(PostgreSQLError) in
                 (try result.int64(row, 0), Int64(try result.int32(row, 1)), try result.int64(row, 5))
             }
             try visit(id, classCode, try indexCells(result, row: row, from: 2), version)
         }
-    }
-
-    // MARK: Rows digest
-
-    func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
-        try run("INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.bytes(encoded)])
     }
 
     // MARK: Header and maintenance
