@@ -65,7 +65,7 @@ enum PostgreSQLBenchmark {
 
     /// A schema name unique to this process and run.
     static func schemaName(_ implementation: String, _ run: Int) -> String {
-        "bench_\(implementation)_\(getpid())_\(run)"
+        "bench_\(implementation.replacingOccurrences(of: "-", with: "_"))_\(getpid())_\(run)"
     }
 
     private static func line(_ op: Operation, _ summary: LatencySummary, _ implementation: String) -> String {
