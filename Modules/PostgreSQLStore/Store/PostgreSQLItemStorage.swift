@@ -36,6 +36,9 @@ final class PostgreSQLItemStorage: ItemStorage {
     var writeVersionUsedAsID = false
     /// The `BEGIN` of a transaction not sent yet: it travels with the transaction's first statement.
     var pendingBegin: String?
+    /// Writes of the open transaction whose answers the store does not need, not sent yet: they travel
+    /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:)``).
+    var deferredWrites = ""
 
     /// A digest row's change counter and the transaction that last wrote it.
     struct RowState: Equatable {
@@ -62,6 +65,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     @discardableResult
     func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(SecureStoreError) -> PostgreSQLResult {
         try sendPendingBegin()
+        try sendDeferredWrites()
         try reconnectIfIdleAndLost()
         do {
             return try connection.prepared(sql, parameters)
@@ -80,6 +84,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// Runs a transaction-control statement; `BEGIN` on a connection found lost is sent again on a new
     /// one (nothing was under way).
     private func execute(_ sql: String, retryOnLostConnection: Bool = false) throws(SecureStoreError) {
+        try sendDeferredWrites()
         do {
             try connection.execute(sql)
         } catch where error.isConnectionLost && retryOnLostConnection {
@@ -150,6 +155,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// connection found lost is reopened and the whole sent again.
     func batch(_ sql: String, carryingBegin begin: String? = nil) throws(SecureStoreError) -> PostgreSQLResult {
         let begin = begin ?? pendingBegin
+        if begin == nil { try sendDeferredWrites() }
         let text = begin.map { "\($0); \(sql)" } ?? sql
         pendingBegin = nil
         // From here the server may have begun: a failure rolls back, and nothing is sent again alone.
@@ -216,7 +222,8 @@ final class PostgreSQLItemStorage: ItemStorage {
     func commit() throws(SecureStoreError) {
         defer { endTransaction() }
         guard pendingBegin == nil else { return }  // Nothing was sent: nothing to commit.
-        var sql = ""
+        var sql = deferredWrites
+        deferredWrites = ""
         var after: [BlindIndex: RowState] = [:]
         if writing {
             for (group, encoded) in pendingGroupDigests {
@@ -250,6 +257,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func endTransaction() {
+        deferredWrites = ""
         transactionStates = [:]
         pendingGroupDigests = [:]
         ownTransaction = nil
@@ -277,6 +285,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func rollbackToSavepoint(_ name: String) {
+        deferredWrites = ""  // Made after the savepoint (every statement before it sent them): undone with it.
         try? connection.execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
     }
 
