@@ -106,6 +106,28 @@ import Testing
         #expect(try second.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 2)
     }
 
+    @Test func anotherGroupsWritesLeaveAGroupsCounterAlone() throws {
+        let test = TestStore()
+        let tenantA = try test.open(groups: ["tenant-a"])
+        let tenantB = try test.open(groups: ["tenant-b"])
+        try tenantA.add(.genericPassword(service: "api", account: "alice"), data: secret("a"))
+        try tenantB.add(.genericPassword(service: "api", account: "bob"), data: secret("b"))
+        let sql = try test.sql()
+        // Tenant A's digest row: the group of the oldest row.
+        let stateOfA =
+            "SELECT version::text || '/' || xmin::text FROM \(test.schema).group_digests "
+            + "WHERE grp = (SELECT grp FROM \(test.schema).items ORDER BY id LIMIT 1)"
+        let before = try sql.query(stateOfA).string(0, 0)
+        try tenantB.add(.genericPassword(service: "api", account: "carol"), data: secret("c"))
+        try tenantB.update(.genericPassword(service: "api", account: "bob"), attributes: nil, data: secret("b2"))
+        #expect(try tenantB.delete(.genericPassword(service: "api", account: "carol")) == 1)
+        // What tenant A's handles compare to see another connection's change did not move, so they
+        // read none of the rows again.
+        #expect(try sql.query(stateOfA).string(0, 0) == before)
+        try tenantA.update(.genericPassword(service: "api", account: "alice"), attributes: nil, data: secret("a2"))
+        #expect(try sql.query(stateOfA).string(0, 0) != before, "a write of the group moves it")
+    }
+
     @Test func aRowMovedToAnotherGroupIsDamageInBothGroups() throws {
         let test = TestStore()
         let tenantA = try test.open(groups: ["tenant-a"])
