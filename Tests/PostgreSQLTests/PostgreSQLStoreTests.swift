@@ -88,7 +88,7 @@ import Testing
             .genericPassword(service: "canary-service-7c1", account: "canary-account-7c1", label: "canary-label-7c1"),
             data: secret("canary-secret-7c1"))
         let sql = try test.sql()
-        for table in ["items", "meta", "rows_digest"] {
+        for table in ["items", "meta", "group_digests", "group_registry"] {
             let rows = try sql.query("SELECT t::text FROM \(test.schema).\(table) t")
             for row in 0..<rows.rowCount {
                 let text = try rows.string(row, 0)
@@ -188,15 +188,16 @@ import Testing
         let items = "\(test.schema).items"
         let old = try sql.query("SELECT id, attrs, data, ver FROM \(items)")
         let (id, attributes, data, version) = (try old.int64(0, 0), try old.bytes(0, 1), try old.bytes(0, 2), try old.int64(0, 3))
-        // Sign-out then sign-in, each from a process of its own: the same key added again, under the
-        // same row id (a new handle takes the newest id plus one).
+        // Sign-out then sign-in, each from a process of its own: the same key added again.
         try store.delete(query)
         try test.open().add(query, data: secret("second sign-in"))
         let now = try sql.query("SELECT id, ver FROM \(items)")
-        #expect(try now.int64(0, 0) == id, "the freed row id is given again")
-        #expect(try now.int64(0, 1) > version, "but never an old version")
+        #expect(try now.int64(0, 0) != id, "a freed row id is never given again (ids come from a sequence)")
+        #expect(try now.int64(0, 1) > version, "nor an old version")
+        // The old row put back whole, in place of the new one.
         _ = try sql.query(
-            "UPDATE \(items) SET attrs = $1, data = $2, ver = $3", [.bytes(attributes), .bytes(data), .int64(version)])
+            "UPDATE \(items) SET id = $1, attrs = $2, data = $3, ver = $4",
+            [.int64(id), .bytes(attributes), .bytes(data), .int64(version)])
         #expect(try !store.verify().isSound, "the older copy disagrees with the digest")
         #expect(throws: SecureStoreError.self) {
             try store.add(.genericPassword(service: "session", account: "bob"), data: secret("b"))
@@ -213,10 +214,10 @@ import Testing
             try store.find(.genericPassword(service: "api", account: "carol"), limit: .one, returning: .data)
         }
         let sql = try test.sql()
-        let before = try sql.query("SELECT version FROM \(test.schema).rows_digest").int64(0, 0)
+        let before = try sql.query("SELECT version FROM \(test.schema).group_digests").int64(0, 0)
         try sql.execute("DELETE FROM \(test.schema).items WHERE id = (SELECT min(id) FROM \(test.schema).items)")
         // Someone allowed to update the digest row sets its counter back, hiding the delete.
-        _ = try sql.query("UPDATE \(test.schema).rows_digest SET version = $1", [.int64(before)])
+        _ = try sql.query("UPDATE \(test.schema).group_digests SET version = $1", [.int64(before)])
         do {
             _ = try store.find(.genericPassword(service: "api", account: "alice"), limit: .one, returning: .data)
             Issue.record("a deleted row read as found")
@@ -347,7 +348,7 @@ import Testing
         }
         #expect(waiting == 1)
         // Blocks until the server ends the store's transaction (after deadlock_timeout), then holds the lock.
-        _ = try other.query("SELECT value FROM \(test.schema).rows_digest WHERE id = 1 FOR UPDATE")
+        _ = try other.query("SELECT value FROM \(test.schema).group_digests FOR UPDATE")
         try other.execute("ROLLBACK")
         while !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
         let result = try #require(outcome.withLock { $0 })

@@ -1,7 +1,7 @@
 import Data
 import StoreCore
 
-/// The rows of `items`, the digest row and the header row: the reads and writes of the port.
+/// The rows of `items` and the header row: the reads and writes of the port.
 extension PostgreSQLItemStorage {
     // MARK: Rows
 
@@ -88,9 +88,7 @@ extension PostgreSQLItemStorage {
     }
 
     func insert(_ row: ItemRow) throws(SecureStoreError) {
-        try change(
-            "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data, ver) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            Self.parameters(row))
+        try deferWrite(insertText(row))
     }
 
     func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool {
@@ -108,35 +106,25 @@ extension PostgreSQLItemStorage {
         ]
     }
 
-    /// Rows carry a version (the `ver` column).
-    var rowVersions: Bool { true }
-
-    /// One past the store's change counter as the write transaction read it under its lock: the counter
-    /// only grows (every statement that changes `items` moves it), so every later write's version is
-    /// greater than every version written before.
-    func newRowVersion() -> Int64 { (writeStartVersion ?? 0) + 1 }
-
     func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
         try change("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
     }
 
     func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
-        try change(
-            "UPDATE \(schema).items SET attrs = $1, data = $2, ver = $3 WHERE id = $4",
-            [.bytes(attributes), .bytes(data), .int64(version ?? 1), .int64(id)])
+        try deferWrite(
+            "UPDATE \(schema).items SET attrs = \(Self.literal(attributes)), data = \(Self.literal(data)), "
+                + "ver = \(version ?? 1) WHERE id = \(id)")
     }
 
     func updateRow(_ row: ItemRow) throws(SecureStoreError) {
-        try change(
-            "UPDATE \(schema).items SET grp = $1, uniq = $2, prim = $3, attrs = $4, data = $5, ver = $6 WHERE id = $7",
-            [
-                .bytes(row.group.bytes), .bytes(row.unique.bytes), .bytes(row.primary.bytes), .bytes(row.sealedAttributes),
-                .bytes(row.sealedData), .int64(row.version ?? 1), .int64(row.id),
-            ])
+        try deferWrite(
+            "UPDATE \(schema).items SET grp = \(Self.literal(row.group.bytes)), uniq = \(Self.literal(row.unique.bytes)), "
+                + "prim = \(Self.literal(row.primary.bytes)), attrs = \(Self.literal(row.sealedAttributes)), "
+                + "data = \(Self.literal(row.sealedData)), ver = \(row.version ?? 1) WHERE id = \(row.id)")
     }
 
     func deleteRow(_ id: Int64) throws(SecureStoreError) {
-        try change("DELETE FROM \(schema).items WHERE id = $1", [.int64(id)])
+        try deferWrite("DELETE FROM \(schema).items WHERE id = \(id)")
     }
 
     func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
@@ -166,19 +154,21 @@ extension PostgreSQLItemStorage {
         _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
             -> Void
     ) throws(SecureStoreError) {
-        let result = try run("SELECT id, class, grp, uniq, prim, ver FROM \(schema).items")
+        try visitIndexEntries(try run("SELECT id, class, grp, uniq, prim, ver FROM \(schema).items"), visit)
+    }
+
+    /// Calls `visit` with each row of `result` (id, class, grp, uniq, prim, ver).
+    func visitIndexEntries(
+        _ result: PostgreSQLResult,
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
+            -> Void
+    ) throws(SecureStoreError) {
         for row in 0..<result.rowCount {
             let (id, classCode, version) = try read { () throws(PostgreSQLError) in
                 (try result.int64(row, 0), Int64(try result.int32(row, 1)), try result.int64(row, 5))
             }
             try visit(id, classCode, try indexCells(result, row: row, from: 2), version)
         }
-    }
-
-    // MARK: Rows digest
-
-    func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
-        try run("INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.bytes(encoded)])
     }
 
     // MARK: Header and maintenance

@@ -2,9 +2,11 @@ import Data
 import Foundation
 import StoreCore
 
-/// The store's rows in PostgreSQL, through one connection: `\(schema).items`, the rows digest row and
-/// the header row. Writers serialize on the digest row (`SELECT … FOR UPDATE`); reads that need one
-/// snapshot run in a repeatable-read, read-only transaction; everything else runs on its own.
+/// The store's rows in PostgreSQL, through one connection: `\(schema).items`, one rows digest row per
+/// access group (`group_digests`), the registry of groups and the header row. Writers of a group
+/// serialize on its digest row (`SELECT … FOR UPDATE`), so writers of different groups do not wait for
+/// each other; reads that need one snapshot run in a repeatable-read, read-only transaction;
+/// everything else runs on its own.
 ///
 /// Not `Sendable`: it belongs to one ``StoreEngine``, which uses it from one thread at a time.
 final class PostgreSQLItemStorage: ItemStorage {
@@ -12,33 +14,39 @@ final class PostgreSQLItemStorage: ItemStorage {
     let connection: PostgreSQLConnection
     /// The schema that holds the store's tables (checked to be a plain identifier).
     let schema: String
-    /// The digest row's change counter as it stood when this handle last reported a change, and the
-    /// value reported then: the counter the core sees moves only when another connection changed the
-    /// rows, as SQLite's `data_version` does.
+    /// For each group, its digest row's change counter and `xmin` as they stood when this handle last
+    /// reported a change, and the counter reported then: the counter the core sees moves only when
+    /// another connection changed the group's rows, as SQLite's `data_version` does.
     ///
-    /// The counter is kept with the digest row's `xmin` (the transaction that last wrote the row, which
-    /// SQL cannot set): someone who sets the counter back after deleting a row still moves `xmin`.
-    private var knownVersion: RowState?
-    private var reportedCounter: Int64 = 0
-    /// The digest row as the open transaction read it when it began (under its lock, for a write).
-    private var snapshot: (version: Int64, value: [UInt8], xmin: String)?
+    /// The counter is kept with the row's `xmin` (the transaction that last wrote it, which SQL cannot
+    /// set): someone who sets the counter back after deleting a row still moves `xmin`.
+    var knownStates: [BlindIndex: RowState] = [:]
+    var reportedCounters: [BlindIndex: Int64] = [:]
+    /// The digest rows the open transaction read (under their locks, for a write), as they were then.
+    var transactionStates: [BlindIndex: RowState] = [:]
+    /// The group digests the open write transaction will store when it commits.
+    var pendingGroupDigests: [BlindIndex: [UInt8]] = [:]
     /// The open write transaction's own transaction id (32 bits, as `xmin` shows it).
-    private var ownTransaction: String?
+    var ownTransaction: String?
+    /// The version the open write transaction gives the rows it writes: a value of the store's
+    /// sequence taken under its first lock, greater than every version given before; also the id of
+    /// its first new row.
+    var writeVersion: Int64?
+    /// Whether ``writeVersion`` already served as a new row's id.
+    var writeVersionUsedAsID = false
+    /// The `BEGIN` of a transaction not sent yet: it travels with the transaction's first statement.
+    var pendingBegin: String?
+    /// Writes of the open transaction whose answers the store does not need, not sent yet: they travel
+    /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:)``).
+    var deferredWrites = ""
 
-    /// The digest row's counter and the transaction that last wrote it.
-    private struct RowState: Equatable {
+    /// A digest row's change counter and the transaction that last wrote it.
+    struct RowState: Equatable {
         let version: Int64
         let xmin: String
     }
     /// Whether the open transaction is a write.
-    private var writing = false
-    /// The rows digest the open write transaction will store when it commits.
-    private var pendingDigest: [UInt8]?
-    /// How many statements that change `items` the open write transaction ran: the trigger bumps the
-    /// counter once for each, and no one else can while this transaction holds the digest row's lock.
-    private var itemStatements: Int64 = 0
-    /// ``itemStatements`` at each open savepoint, innermost last.
-    private var savepointStatements: [Int64] = []
+    var writing = false
     /// Whether a transaction is open here (the connection cannot say once it is lost): a statement run
     /// inside one is never sent again on a new connection. The opener sets it around its own.
     var transactionOpen = false
@@ -56,6 +64,8 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// idle connection cut) it is reopened and the statement sent once more.
     @discardableResult
     func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(SecureStoreError) -> PostgreSQLResult {
+        try sendPendingBegin()
+        try sendDeferredWrites()
         try reconnectIfIdleAndLost()
         do {
             return try connection.prepared(sql, parameters)
@@ -74,6 +84,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// Runs a transaction-control statement; `BEGIN` on a connection found lost is sent again on a new
     /// one (nothing was under way).
     private func execute(_ sql: String, retryOnLostConnection: Bool = false) throws(SecureStoreError) {
+        try sendDeferredWrites()
         do {
             try connection.execute(sql)
         } catch where error.isConnectionLost && retryOnLostConnection {
@@ -114,112 +125,77 @@ final class PostgreSQLItemStorage: ItemStorage {
     // MARK: Transactions
 
     /// Whether a transaction is open and usable: one that failed (the server refuses every statement
-    /// until it is rolled back) counts as not open, as SQLite's rolled-back transaction does.
+    /// until it is rolled back) counts as not open, as SQLite's rolled-back transaction does. One whose
+    /// `BEGIN` waits to travel with its first statement is open.
     var isInTransaction: Bool {
+        if pendingBegin != nil { return true }
         switch connection.transactionStatus {
-        case .inTransaction, .active: true
-        default: false
+        case .inTransaction, .active: return true
+        default: return false
         }
     }
 
-    /// Begins a transaction and reads the digest row in the same round trip (under its lock for a write,
-    /// which serializes writers as `BEGIN IMMEDIATE` does in SQLite).
-    private func begin(_ begin: String, locking: Bool) throws(SecureStoreError) {
+    /// Starts a transaction. Its `BEGIN` is sent with the first statement (a write's is the lock of the
+    /// digest rows of the groups it touches), saving a round trip.
+    private func begin(_ begin: String, writing: Bool) throws(SecureStoreError) {
+        endTransaction()
         try reconnectIfIdleAndLost()
-        // A write also learns its own transaction id: the digest row it writes will carry it as `xmin`.
-        let own = locking ? "(pg_current_xact_id()::text::bigint % 4294967296)::text" : "NULL::text"
-        let sql =
-            "\(begin); SELECT version, value, xmin::text, \(own) FROM \(schema).rows_digest WHERE id = 1"
-            + (locking ? " FOR UPDATE" : "")
-        var result: PostgreSQLResult
+        pendingBegin = begin
+        self.writing = writing
+    }
+
+    /// Sends a `BEGIN` still waiting, on its own (a statement that cannot carry it).
+    func sendPendingBegin() throws(SecureStoreError) {
+        guard let begin = pendingBegin else { return }
+        _ = try batch("SELECT 1", carryingBegin: begin)
+    }
+
+    /// Runs `sql` (text, several statements allowed, literals only) with a `BEGIN` still waiting in
+    /// front of it, and returns the last result. With a `BEGIN`, nothing was under way yet, so a
+    /// connection found lost is reopened and the whole sent again.
+    func batch(_ sql: String, carryingBegin begin: String? = nil) throws(SecureStoreError) -> PostgreSQLResult {
+        let begin = begin ?? pendingBegin
+        if begin == nil { try sendDeferredWrites() }
+        let text = begin.map { "\($0); \(sql)" } ?? sql
+        pendingBegin = nil
+        // From here the server may have begun: a failure rolls back, and nothing is sent again alone.
+        if begin != nil { transactionOpen = true }
         do {
-            result = try connection.simpleQuery(sql)
-        } catch where error.isConnectionLost {
-            // Nothing was under way: send it again on a new connection.
+            return try connection.simpleQuery(text)
+        } catch where error.isConnectionLost && begin != nil {
             try reconnect()
-            do { result = try connection.simpleQuery(sql) } catch { throw PostgreSQLFailure.storeError(error) }
+            do { return try connection.simpleQuery(text) } catch { throw PostgreSQLFailure.storeError(error) }
         } catch {
-            rollback()
             throw PostgreSQLFailure.storeError(error)
         }
-        transactionOpen = true
-        writing = locking
-        itemStatements = 0
-        savepointStatements = []
-        pendingDigest = nil
-        do throws(SecureStoreError) {
-            guard result.rowCount == 1 else { throw SecureStoreError.integrityFailure("the rows digest is missing") }
-            let (versionText, valueText, xmin) = try read { () throws(PostgreSQLError) in
-                (try result.serverText(0, 0), try result.serverText(0, 1), try result.serverText(0, 2))
-            }
-            guard let version = Int64(versionText), let value = Self.bytea(valueText) else {
-                throw SecureStoreError.integrityFailure("the rows digest is malformed")
-            }
-            snapshot = (version, value, xmin)
-            ownTransaction = locking ? try read { () throws(PostgreSQLError) in try result.serverText(0, 3) } : nil
-        } catch {
-            rollback()
-            throw error
-        }
     }
 
-    /// `bytes` as lowercase hex digits (without Foundation's `String(format:)`, which cost a write
-    /// several microseconds per byte in dynamic casts).
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// The bytes of `bytea` in the server's hex text form (`\x0a1b…`).
-    private static func bytea(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0
-        else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity((digits.count - 2) / 2)
-        func nibble(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            default: nil
-            }
-        }
-        var index = 2
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    func beginWrite() throws(SecureStoreError) { try begin("BEGIN", locking: true) }
+    func beginWrite() throws(SecureStoreError) { try begin("BEGIN", writing: true) }
 
     func beginRead() throws(SecureStoreError) {
-        try begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", locking: false)
+        try begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writing: false)
     }
 
-    /// Commits, storing the rows digest in the same round trip (it is a keyed hash of index cells,
-    /// not a secret, so it may travel as a literal).
+    /// Commits, storing the changed group digests in the same round trip (keyed hashes of index
+    /// cells, not secrets, so they may travel as literals). Each stored digest row gets the counter
+    /// one past the one read under its lock, so that this handle knows the row's state after its own
+    /// commit (its counter and this transaction's `xmin`) without reading it again.
     func commit() throws(SecureStoreError) {
-        let start = snapshot.map { RowState(version: $0.version, xmin: $0.xmin) }
-        let statements = itemStatements
-        let own = ownTransaction
-        let digestWritten = writing && pendingDigest != nil
-        var sql = "COMMIT"
-        if writing, let pendingDigest {
-            let hex = Self.hex(pendingDigest)
-            sql = "UPDATE \(schema).rows_digest SET value = '\\x\(hex)'::bytea WHERE id = 1; COMMIT"
-        }
         defer { endTransaction() }
+        guard pendingBegin == nil else { return }  // Nothing was sent: nothing to commit.
+        var sql = deferredWrites
+        deferredWrites = ""
+        var after: [BlindIndex: RowState] = [:]
+        if writing {
+            for (group, encoded) in pendingGroupDigests {
+                let next = (transactionStates[group]?.version ?? 0) + 1
+                sql += "UPDATE \(schema).group_digests SET value = \(Self.literal(encoded)), version = \(next) "
+                    + "WHERE grp = \(Self.literal(group.bytes)); "
+                if let own = ownTransaction { after[group] = RowState(version: next, xmin: own) }
+            }
+        }
         do {
-            try connection.execute(sql)
+            try connection.execute(sql + "COMMIT")
         } catch {
             // A COMMIT whose answer was lost may or may not have taken effect; one the server refused
             // (a statement error, a cancel) certainly did not.
@@ -233,71 +209,54 @@ final class PostgreSQLItemStorage: ItemStorage {
             }
             throw PostgreSQLFailure.storeError(error)
         }
-        // Only this handle changed the rows since the core last looked: the counter it sees stays.
-        if writing, let start, start == knownVersion {
-            // Only this handle wrote the row since: its counter moved by this transaction's statements,
-            // and its `xmin` is this transaction's id if it wrote the row at all.
-            let wroteRow = statements > 0 || digestWritten
-            knownVersion = RowState(
-                version: start.version + statements, xmin: wroteRow ? (own ?? start.xmin) : start.xmin)
+        guard writing else { return }
+        // A group whose rows only this handle changed since the core last looked keeps its counter.
+        // A locked group whose digest did not change had no row changed (every change moves the digest).
+        for (group, start) in transactionStates where knownStates[group] == start {
+            knownStates[group] = after[group] ?? start
         }
     }
 
-    private func endTransaction() {
-        snapshot = nil
+    func endTransaction() {
+        deferredWrites = ""
+        transactionStates = [:]
+        pendingGroupDigests = [:]
         ownTransaction = nil
+        writeVersion = nil
+        writeVersionUsedAsID = false
         writing = false
-        pendingDigest = nil
-        itemStatements = 0
-        savepointStatements = []
+        pendingBegin = nil
         transactionOpen = false
     }
 
     func rollback() {
+        let sent = pendingBegin == nil
         defer { endTransaction() }
-        guard connection.transactionStatus != .idle, connection.isHealthy else { return }
+        guard sent, connection.transactionStatus != .idle, connection.isHealthy else { return }
         try? connection.execute("ROLLBACK")
     }
 
     func savepoint(_ name: String) throws(SecureStoreError) {
+        try sendPendingBegin()
         try execute("SAVEPOINT \(name)")
-        savepointStatements.append(itemStatements)
     }
 
     func releaseSavepoint(_ name: String) throws(SecureStoreError) {
         try execute("RELEASE SAVEPOINT \(name)")
-        _ = savepointStatements.popLast()
     }
 
     func rollbackToSavepoint(_ name: String) {
+        deferredWrites = ""  // Made after the savepoint (every statement before it sent them): undone with it.
         try? connection.execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
-        if let statements = savepointStatements.popLast() { itemStatements = statements }
     }
 
-    func changeCounter() throws(SecureStoreError) -> Int64 {
-        let state: RowState
-        if let snapshot {
-            state = RowState(version: snapshot.version, xmin: snapshot.xmin)
-        } else {
-            let result = try run("SELECT version, xmin::text FROM \(schema).rows_digest WHERE id = 1")
-            guard result.rowCount == 1 else { throw .integrityFailure("the rows digest is missing") }
-            state = try read { () throws(PostgreSQLError) in
-                RowState(version: try result.int64(0, 0), xmin: try result.string(0, 1))
-            }
-        }
-        if state != knownVersion {
-            knownVersion = state
-            reportedCounter &+= 1
-        }
-        return reportedCounter
-    }
+    /// The store as a whole has no counter: each group has one (``groupChangeCounter(_:)``).
+    func changeCounter() throws(SecureStoreError) -> Int64 { 0 }
 
-    /// Runs a statement that changes `items`, counting it for the change counter once it succeeded.
+    /// Runs a statement that changes `items`.
     @discardableResult
     func change(_ sql: String, _ parameters: [PostgreSQLValue]) throws(SecureStoreError) -> PostgreSQLResult {
-        let result = try run(sql, parameters)
-        itemStatements += 1
-        return result
+        try run(sql, parameters)
     }
 
     /// The server's clock (`clock_timestamp()`, which moves within a transaction), so that every
@@ -306,26 +265,5 @@ final class PostgreSQLItemStorage: ItemStorage {
         let result = try run("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::int8")
         let milliseconds = try read { () throws(PostgreSQLError) in try result.int64(0, 0) }
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
-
-    /// The change counter the open write transaction read under its lock.
-    var writeStartVersion: Int64? { writing ? snapshot?.version : nil }
-
-    // MARK: The digest row inside a transaction
-
-    func loadRowsDigest() throws(SecureStoreError) -> [UInt8]? {
-        if let snapshot { return pendingDigest ?? snapshot.value }
-        let result = try run("SELECT value FROM \(schema).rows_digest WHERE id = 1")
-        guard result.rowCount == 1 else { return [] }
-        return try read { () throws(PostgreSQLError) in try result.bytes(0, 0) }
-    }
-
-    func storeRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError) {
-        // Inside a write transaction, sent with its COMMIT.
-        if writing {
-            pendingDigest = encoded
-            return
-        }
-        try run("UPDATE \(schema).rows_digest SET value = $1 WHERE id = 1", [.bytes(encoded)])
     }
 }

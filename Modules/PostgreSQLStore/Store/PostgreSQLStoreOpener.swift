@@ -26,8 +26,10 @@ enum PostgreSQLStoreOpener {
             throw PostgreSQLFailure.storeError(error)
         }
         let storage = PostgreSQLItemStorage(connection: connection, schema: schema)
-        if let stored = try existingHeader(storage) {
-            return (try unlock(stored, storage: storage, keySource: keySource, groups: groups, options: options), storage)
+        if case let (stored, version)? = try existingHeader(storage) {
+            let engine = try unlock(stored, storage: storage, keySource: keySource, groups: groups, options: options)
+            if version < PostgreSQLSchema.currentVersion { try PostgreSQLSchemaUpgrade.run(engine: engine, storage: storage) }
+            return (engine, storage)
         }
         // A new store: derive its keys first (Argon2id may take a second), then create it, unless
         // another instance created it meanwhile.
@@ -36,15 +38,15 @@ enum PostgreSQLStoreOpener {
             if let theirs = try storage.readHeaderRecord() { return theirs }
             // Only an empty schema becomes a new store: a fresh master key would orphan existing items,
             // and a digest left behind means a store was here.
-            let digests = try storage.run("SELECT count(*) FROM \(schema).rows_digest")
+            let digests = try storage.run(
+                "SELECT (SELECT count(*) FROM \(schema).group_registry) + (SELECT count(*) FROM \(schema).group_digests)")
             guard try storage.newestRowID() == 0, try translated({ () throws(PostgreSQLError) in try digests.int64(0, 0) }) == 0
             else { throw missingHeader }
             try storage.run(
                 "INSERT INTO \(schema).meta (id, schema_version, header, checksum, wrapped_key) VALUES (1, $1, $2, $3, $4)",
                 [.int32(PostgreSQLSchema.currentVersion), .bytes(record.header), .bytes(record.checksum), .bytes(record.wrappedKey)])
             try storage.run(
-                "INSERT INTO \(schema).rows_digest (id, value) VALUES (1, $1)",
-                [.bytes(RowsDigest.empty.encoded)])
+                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)", [.bytes(RowsDigest.empty.encoded)])
             return nil
         }
         if let theirs = created {
@@ -63,7 +65,9 @@ enum PostgreSQLStoreOpener {
 
     /// The stored header of an existing store at a schema version this code reads, or `nil` when the
     /// server has no store yet.
-    private static func existingHeader(_ storage: PostgreSQLItemStorage) throws(SecureStoreError) -> HeaderRecord? {
+    private static func existingHeader(_ storage: PostgreSQLItemStorage) throws(SecureStoreError)
+        -> (HeaderRecord?, Int32)?
+    {
         let schema = storage.schema
         let exists = try storage.run(PostgreSQLSchema.metaExists(schema))
         guard try translated({ () throws(PostgreSQLError) in try exists.bool(0, 0) }) else { return nil }
@@ -71,13 +75,14 @@ enum PostgreSQLStoreOpener {
         // The tables and the header row are created in one transaction: tables without it are damage
         // (a deleted header), never a store to make anew.
         guard version.rowCount == 1 else { throw missingHeader }
-        try checkVersion(try translated { () throws(PostgreSQLError) in try version.int32(0, 0) })
-        return try storage.readHeaderRecord()
+        let found = try translated { () throws(PostgreSQLError) in try version.int32(0, 0) }
+        try checkVersion(found)
+        return (try storage.readHeaderRecord(), found)
     }
 
     /// Runs `body` in a transaction that holds the schema-creation lock and has made sure the schema
     /// exists, at a version this code reads.
-    private static func inCreationTransaction<Result>(
+    static func inCreationTransaction<Result>(
         _ storage: PostgreSQLItemStorage, _ body: () throws(SecureStoreError) -> Result
     ) throws(SecureStoreError) -> Result {
         let schema = storage.schema
@@ -110,7 +115,7 @@ enum PostgreSQLStoreOpener {
     }
 
     /// `body`'s value, with a connection-layer failure said as the store's.
-    private static func translated<Value>(_ body: () throws(PostgreSQLError) -> Value) throws(SecureStoreError) -> Value {
+    static func translated<Value>(_ body: () throws(PostgreSQLError) -> Value) throws(SecureStoreError) -> Value {
         do {
             return try body()
         } catch {

@@ -1,38 +1,53 @@
 package import Data
 
-/// The rows digest: read at the start of each write transaction, checked against the rows when
-/// another connection changed them, updated with each row inserted, moved or deleted, and written
-/// back at commit (see ``RowsDigest``).
+/// The rows digest: read at the start of each write transaction (per group: before the transaction
+/// touches the group's rows), checked against the rows when another connection changed them, updated
+/// with each row inserted, moved or deleted, and written back at commit (see ``RowsDigest``).
 extension StoreEngine {
-    /// Reads the rows digest at the start of a write transaction, and checks the rows against it unless
-    /// they were checked since the last change by another connection: a write never builds on damage.
+    /// Starts the write transaction's digests. With one digest for the store, reads it and checks the
+    /// rows against it unless they were checked since the last change by another connection: a write
+    /// never builds on damage. Per-group digests are read by ``lockDigests(_:)``.
     func beginDigest() throws(SecureStoreError) {
-        digestChanged = false
-        guard let keys, let stored = try loadDigest() else {
-            pendingDigest = nil
-            return
-        }
-        try checkRowsIfChanged(against: stored, keys: keys)
-        pendingDigest = stored
+        pendingDigests = [:]
+        changedDigests = []
+        guard !storage.digestPerGroup, let keys, let stored = try loadDigest() else { return }
+        try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
+        pendingDigests[Self.wholeStore] = stored
     }
 
-    /// Writes the rows digest back when the transaction changed a row.
+    /// Writes back the digests the transaction changed.
     func finishDigest() throws(SecureStoreError) {
-        guard digestChanged, let pendingDigest else { return }
-        try storage.storeRowsDigest(pendingDigest.encoded)
-        digestChanged = false
+        for scope in changedDigests {
+            guard let digest = pendingDigests[scope] else { continue }
+            if scope == Self.wholeStore {
+                try storage.storeRowsDigest(digest.encoded)
+            } else {
+                try storage.storeGroupDigest(scope, digest.encoded, created: false)
+            }
+        }
+        changedDigests = []
     }
 
     func digestInsert(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) {
-        guard pendingDigest != nil else { return }
-        pendingDigest!.insert(try rowHash(row, keys: keys))
-        digestChanged = true
+        let scope = try digestScope(of: row)
+        guard pendingDigests[scope] != nil else { return }
+        pendingDigests[scope]!.insert(try rowHash(row, keys: keys))
+        changedDigests.insert(scope)
     }
 
     func digestRemove(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) {
-        guard pendingDigest != nil else { return }
-        pendingDigest!.remove(try rowHash(row, keys: keys))
-        digestChanged = true
+        let scope = try digestScope(of: row)
+        guard pendingDigests[scope] != nil else { return }
+        pendingDigests[scope]!.remove(try rowHash(row, keys: keys))
+        changedDigests.insert(scope)
+    }
+
+    /// The digest a row counts in: the store's, or its group's (locked now if the operation did not
+    /// lock it before reading, which every operation of the store's does).
+    private func digestScope(of row: ItemRow) throws(SecureStoreError) -> BlindIndex {
+        guard storage.digestPerGroup else { return Self.wholeStore }
+        if pendingDigests[row.group] == nil { try lockDigests([row.group]) }
+        return row.group
     }
 
     private func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
@@ -41,37 +56,42 @@ extension StoreEngine {
             primary: row.primary, version: row.version, keys: keys)
     }
 
-    /// The stored rows digest, or `nil` for a store made before it existed (until ``ensureRowsDigest()``).
+    /// The stored store-wide rows digest, or `nil` for a store made before it existed (until
+    /// ``ensureRowsDigest()``) or one that keeps a digest per group.
     func loadDigest() throws(SecureStoreError) -> RowsDigest? {
-        guard let encoded = try storage.loadRowsDigest() else { return nil }
+        guard !storage.digestPerGroup, let encoded = try storage.loadRowsDigest() else { return nil }
+        return try Self.decoded(encoded)
+    }
+
+    static func decoded(_ encoded: [UInt8]) throws(SecureStoreError) -> RowsDigest {
         guard let digest = RowsDigest(encoded: encoded) else {
             throw .integrityFailure("the rows digest is missing or malformed")
         }
         return digest
     }
 
-    /// Checks the rows against `stored` unless nothing changed since they last matched.
-    func checkRowsIfChanged(against stored: RowsDigest, keys: ItemKeys) throws(SecureStoreError) {
-        let version = try storage.changeCounter()
-        if let digestChecked, digestChecked.version == version {
-            if let damage = digestChecked.damage { throw damage }
+    /// Checks the rows of `scope` against `stored` unless nothing changed since they last matched.
+    func checkRowsIfChanged(_ scope: BlindIndex, against stored: RowsDigest, keys: ItemKeys) throws(SecureStoreError) {
+        let version = try scope == Self.wholeStore ? storage.changeCounter() : storage.groupChangeCounter(scope)
+        if let checked = digestChecked[scope], checked.version == version {
+            if let damage = checked.damage { throw damage }
             return
         }
         do throws(SecureStoreError) {
-            guard try computeDigest(keys: keys) == stored else { throw RowsDigest.mismatch }
-            digestChecked = (version, nil)
+            guard try computeDigest(scope, keys: keys) == stored else { throw RowsDigest.mismatch }
+            digestChecked[scope] = (version, nil)
         } catch .integrityFailure(let reason) {
             // A row that does not match, or a page that fails its checksum: the same answer until the
             // data changes. Other failures (busy, I/O) are not remembered: the next read tries again.
-            digestChecked = (version, .integrityFailure(reason))
+            digestChecked[scope] = (version, .integrityFailure(reason))
             throw .integrityFailure(reason)
         }
     }
 
-    /// The digest of the rows as they are, from a pass over every row's index cells.
-    func computeDigest(keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
+    /// The digest of the rows of `scope` as they are, from a pass over their index cells.
+    func computeDigest(_ scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
         var digest = RowsDigest.empty
-        try storage.forEachVersionedIndexEntry { id, classCode, cells, version throws(SecureStoreError) in
+        let visit = { (id: Int64, classCode: Int64?, cells: IndexCells?, version: Int64?) throws(SecureStoreError) in
             // Cells of another type than the store writes would hash like the right ones but not match
             // in a lookup (a class stored as the blob "1…" is not the integer 1): damage.
             guard let classCode, let cells else { throw RowsDigest.mismatch }
@@ -80,20 +100,34 @@ extension StoreEngine {
                     id: id, classCode: classCode, group: cells.group, unique: cells.unique, primary: cells.primary,
                     version: version, keys: keys))
         }
+        if scope == Self.wholeStore {
+            try storage.forEachVersionedIndexEntry(visit)
+        } else {
+            try storage.forEachVersionedIndexEntry(inGroup: scope, visit)
+        }
         return digest
     }
 
     /// Before answering "none" (or "all of them"), checks in one snapshot that the rows match their
-    /// digest and, for a lookup through an index, that the backend's index did not leave a row out:
-    /// damage is an integrity failure, never a missing item.
+    /// digest (per group: the digests of the groups asked about) and, for a lookup through an index,
+    /// that the backend's index did not leave a row out: damage is an integrity failure, never a
+    /// missing item.
     func confirmComplete(_ query: ItemAttributes, keys: ItemKeys, found: Int) throws(SecureStoreError) {
         try readSnapshot { () throws(SecureStoreError) in
-            if let stored = try loadDigest() { try checkRowsIfChanged(against: stored, keys: keys) }
+            let positions = try resolveGroupsForRead(query.accessGroup)
+            if storage.digestPerGroup {
+                for position in positions { try confirmGroup(groupIndexes[position], keys: keys) }
+            } else {
+                let pending = pendingDigests[Self.wholeStore]
+                if let stored = try pending == nil ? loadDigest() : pending {
+                    try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
+                }
+            }
             guard found == 0 else { return }
             let plan = QueryPlan(query)
             guard plan.byUnique || plan.byPrimary else { return }  // Other reads scan the table itself.
             let itemClass = query.itemClass
-            for position in try resolveGroupsForRead(query.accessGroup) {
+            for position in positions {
                 let group = groupIndexes[position]
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
                 let selection: RowSelection =
@@ -110,20 +144,21 @@ extension StoreEngine {
 
     /// Gives a store made before the rows digest one, taking its rows as they are (trust on first use).
     package func ensureRowsDigest() throws(SecureStoreError) {
-        guard let keys, try loadDigest() == nil else { return }
+        guard !storage.digestPerGroup, let keys, try loadDigest() == nil else { return }
         try writeTyped { () throws(SecureStoreError) in
             guard try storage.loadRowsDigest() == nil else { return }
-            try storage.createRowsDigest(try computeDigest(keys: keys).encoded)
+            try storage.createRowsDigest(try computeDigest(Self.wholeStore, keys: keys).encoded)
         }
     }
 
-    /// Whether the rows match their digest, for ``verify()``.
+    /// Whether the rows match their digest (or digests), for ``verify()``.
     func rowsMatchDigest(keys: ItemKeys) throws(SecureStoreError) -> Bool {
-        guard let stored = try loadDigest() else { return true }
         do {
-            return try computeDigest(keys: keys) == stored
+            if storage.digestPerGroup { return try groupsMatchDigests(keys: keys) }
+            guard let stored = try loadDigest() else { return true }
+            return try computeDigest(Self.wholeStore, keys: keys) == stored
         } catch .integrityFailure {
-            return false  // A cell of the wrong type or size: the rows cannot match.
+            return false  // A cell of the wrong type or size, a malformed digest: the rows cannot match.
         }
     }
 }

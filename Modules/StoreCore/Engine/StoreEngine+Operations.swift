@@ -17,7 +17,12 @@ extension StoreEngine {
         // One transaction: the row and the rows digest change together. The insert usually takes the id
         // this handle expects; when the guess is stale (or there is none yet), it reads the newest id.
         try writeTyped { () throws(SecureStoreError) in
-            if let guess = nextID, try insert(full, data: data, group: group, keys: keys, ifNewest: guess) { return }
+            try lockDigests([groupIndexes[group]])
+            if !storage.assignsRowIDs, let guess = nextID,
+                try insert(full, data: data, group: group, keys: keys, ifNewest: guess)
+            {
+                return
+            }
             try insert(full, data: data, group: group, keys: keys)
         }
     }
@@ -27,6 +32,10 @@ extension StoreEngine {
         -> [StoredItem]
     {
         let keys = try unlockedKeys()
+        // Inside a write transaction, a read that the transaction may act on holds its groups' digests
+        // first (as SQLite's `BEGIN IMMEDIATE` holds the store), so that no other writer of those
+        // groups changes what it read before it commits.
+        if transactionDepth > 0 { try lockDigests(for: query) }
         var results: [StoredItem] = []
         let wantsAttributes = parts.contains(.attributes)
         let wantsData = parts.contains(.data)
@@ -57,6 +66,7 @@ extension StoreEngine {
             if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
+            try lockDigests(for: query, movingTo: changes)
             if changes == nil, let data, QueryPlan(query).isExactlyUnique {
                 let count = try updateData(byUnique: query, data: data, keys: keys)
                 guard count > 0 else {
@@ -92,6 +102,7 @@ extension StoreEngine {
             return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys)
         }
         return try writeTyped { () throws(SecureStoreError) -> Int in
+            try lockDigests(for: query)
             var ids: [Int64] = []
             try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
                 (row, _) throws(SecureStoreError) in
@@ -117,6 +128,7 @@ extension StoreEngine {
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
             let groupIndex = groupIndexes[group]
+            try lockDigests([groupIndex])
             let unique = try keys.uniqueIndex(full, group: groupIndex)
             let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
             if let row = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes).first {
@@ -179,6 +191,7 @@ extension StoreEngine {
         let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
         let cells = IndexCells(group: group, unique: unique, primary: primary)
         return try writeTyped { () throws(SecureStoreError) -> Int in
+            try lockDigests([group])
             let deleted = try storage.deleteVersionedRows(exactly: cells, itemClass: itemClass)
             for (id, version) in deleted {
                 try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells, version: version), keys: keys)

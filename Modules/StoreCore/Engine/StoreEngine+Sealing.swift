@@ -10,7 +10,7 @@ extension StoreEngine {
     /// the old item's indexes, and putting back an old row whole is the rollback the security model
     /// does not cover).
     func insert(_ full: ItemAttributes, data: SecretBytes, group: Int, keys: ItemKeys) throws(SecureStoreError) {
-        let id = try storage.newestRowID() + 1
+        let id = try storage.assignsRowIDs ? storage.newRowID() : storage.newestRowID() + 1
         let row = try sealedRow(id: id, full, data: data, group: group, keys: keys)
         try storage.insert(row)
         try digestInsert(row, keys: keys)

@@ -31,17 +31,21 @@ package final class StoreEngine {
     /// The row id this handle expects its next insert to get: one past the last it inserted. Only a
     /// guess (another process may have inserted since), checked by the insert itself.
     var nextID: Int64?
-    /// The rows digest of the write transaction in progress: read when it starts, written when it
-    /// commits if a row was inserted, deleted or moved (see ``RowsDigest``).
-    var pendingDigest: RowsDigest?
-    /// Whether ``pendingDigest`` changed in the transaction in progress.
-    var digestChanged = false
-    /// The change counter at which the rows were last checked against the stored digest, and the
-    /// damage found then (`nil`: they matched). This handle's own commits keep a match matching (and
-    /// cannot start on damage); another connection's commit changes the counter, and the rows are
-    /// checked again. Remembering damage makes every later read of a damaged store fail at once instead
-    /// of after another full pass.
-    var digestChecked: (version: Int64, damage: SecureStoreError?)?
+    /// The rows digests of the write transaction in progress, by scope (``wholeStore``, or an access
+    /// group's index where the backend keeps one per group): read when the transaction starts (or, per
+    /// group, before it touches the group's rows), written when it commits if a row was inserted,
+    /// deleted or moved (see ``RowsDigest``).
+    var pendingDigests: [BlindIndex: RowsDigest] = [:]
+    /// The scopes whose digest changed in the transaction in progress.
+    var changedDigests: Set<BlindIndex> = []
+    /// For each scope, the change counter at which its rows were last checked against the stored
+    /// digest, and the damage found then (`nil`: they matched). This handle's own commits keep a match
+    /// matching (and cannot start on damage); another connection's commit changes the counter, and the
+    /// rows are checked again. Remembering damage makes every later read of a damaged store fail at
+    /// once instead of after another full pass.
+    var digestChecked: [BlindIndex: (version: Int64, damage: SecureStoreError?)] = [:]
+    /// The scope of a store-wide rows digest (an index of no bytes, which no group has).
+    static let wholeStore = BlindIndex(count: 0)
 
     /// An engine over `storage`, locked until ``install(_:)``.
     package init(storage: any ItemStorage, options: StoreOptions, groups: [String], header: StoreHeader) {
@@ -96,14 +100,15 @@ package final class StoreEngine {
             transactionDepth += 1
             defer { transactionDepth -= 1 }
             // The rows digest as it was at the savepoint: rolled back with the rows it describes.
-            let digestAtSavepoint = (pendingDigest, digestChanged)
+            let digestAtSavepoint = (pendingDigests, changedDigests)
             do {
                 let result = try body()
                 try storage.releaseSavepoint(savepoint)
                 return result
             } catch {
                 storage.rollbackToSavepoint(savepoint)
-                (pendingDigest, digestChanged) = digestAtSavepoint
+                // (A group's digest row locked inside the savepoint is unlocked with it, and read again.)
+                (pendingDigests, changedDigests) = digestAtSavepoint
                 throw error
             }
         }
@@ -111,7 +116,8 @@ package final class StoreEngine {
         transactionDepth = 1
         defer {
             transactionDepth = 0
-            pendingDigest = nil
+            pendingDigests = [:]
+            changedDigests = []
         }
         do {
             try beginDigest()

@@ -2,7 +2,7 @@
 /// 16 bytes, held inline so that computing, reading and comparing one allocates nothing.
 ///
 /// Not secret (the file stores it as it is), so equality need not be constant-time.
-package struct BlindIndex: Equatable {
+package struct BlindIndex: Hashable {
     /// The largest index Hardtack computes.
     package static let capacity = 16
 
@@ -52,5 +52,13 @@ package struct BlindIndex: Equatable {
     @inlinable
     package static func == (lhs: BlindIndex, rhs: BlindIndex) -> Bool {
         lhs.count == rhs.count && lhs.words == rhs.words
+    }
+
+    /// Hashes the bytes (the unused tail is always zero).
+    @inlinable
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        hasher.combine(words.0)
+        hasher.combine(words.1)
     }
 }

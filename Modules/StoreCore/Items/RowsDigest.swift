@@ -56,6 +56,13 @@ package struct RowsDigest: Equatable {
         toggle(hash)
     }
 
+    /// Counts in every row another digest counts (the digests of disjoint sets of rows combine into the
+    /// digest of their union).
+    package mutating func merge(_ other: RowsDigest) {
+        count += other.count
+        toggle(other.accumulator)
+    }
+
     private mutating func toggle(_ hash: [UInt8]) {
         for index in 0..<Self.hashBytes { accumulator[index] ^= hash[index] }
     }
@@ -75,6 +82,14 @@ package struct RowsDigest: Equatable {
             cell.withUnsafeBytes { message.append(contentsOf: $0) }
         }
         if let version { message += bigEndian(UInt64(bitPattern: version)) }
+        return try Sodium.keyedHash(message, key: keys.index, length: hashBytes)
+    }
+
+    /// The keyed hash of one access group's index, for the digest of the set of groups that have a
+    /// digest row of their own (a backend that keeps one per group).
+    package static func groupHash(_ group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
+        var message: [UInt8] = [0x07, UInt8(group.count)]
+        group.withUnsafeBytes { message.append(contentsOf: $0) }
         return try Sodium.keyedHash(message, key: keys.index, length: hashBytes)
     }
 

@@ -72,6 +72,40 @@ package protocol ItemStorage: AnyObject {
     /// Gives a store without a rows digest one, inside the open write transaction.
     func createRowsDigest(_ encoded: [UInt8]) throws(SecureStoreError)
 
+    /// Whether the backend keeps one rows digest per access group (writers of different groups then
+    /// do not wait for each other) rather than one for the store. A single-writer backend (SQLite)
+    /// keeps one; the group-digest operations below are used only when this is `true`.
+    var digestPerGroup: Bool { get }
+    /// Inside the open write transaction: locks the digest rows of `groups` (other writers of those
+    /// groups wait until commit) and returns those that exist, encoded.
+    func lockGroupDigests(_ groups: [BlindIndex]) throws(SecureStoreError) -> [BlindIndex: [UInt8]]
+    /// Reads the digest rows of `groups` that exist (in the open snapshot, if any).
+    func loadGroupDigests(_ groups: [BlindIndex]) throws(SecureStoreError) -> [BlindIndex: [UInt8]]
+    /// Every digest row: its group (`nil` where the cell is not an index of the size the store writes)
+    /// and its encoded digest.
+    func allGroupDigests() throws(SecureStoreError) -> [(group: BlindIndex?, encoded: [UInt8])]
+    /// Writes a group's digest inside the open write transaction; `created` makes its row (which then
+    /// stays locked until commit).
+    func storeGroupDigest(_ group: BlindIndex, _ encoded: [UInt8], created: Bool) throws(SecureStoreError)
+    /// The digest of the set of groups that have a digest row, locked when `locking` (inside the open
+    /// write transaction); `nil` when its row is missing.
+    func loadGroupRegistry(locking: Bool) throws(SecureStoreError) -> [UInt8]?
+    /// Writes the digest of the set of groups inside the open write transaction.
+    func storeGroupRegistry(_ encoded: [UInt8]) throws(SecureStoreError)
+    /// ``changeCounter()`` for one group's rows: it changes whenever another connection changed them.
+    func groupChangeCounter(_ group: BlindIndex) throws(SecureStoreError) -> Int64
+    /// ``forEachVersionedIndexEntry(_:)`` for the rows whose group cell is `group`.
+    func forEachVersionedIndexEntry(
+        inGroup group: BlindIndex,
+        _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
+            -> Void
+    ) throws(SecureStoreError)
+    /// Whether the backend gives new rows their ids (``newRowID()``) rather than the core taking one
+    /// past the newest: writers that do not serialize on one lock cannot share "the newest id".
+    var assignsRowIDs: Bool { get }
+    /// An id no row has had (``assignsRowIDs``).
+    func newRowID() throws(SecureStoreError) -> Int64
+
     /// The stored header, checksum and wrapped master key, or `nil` when there are none.
     func readHeaderRecord() throws(SecureStoreError) -> HeaderRecord?
     /// Replaces the header record inside the open write transaction (a passphrase change).

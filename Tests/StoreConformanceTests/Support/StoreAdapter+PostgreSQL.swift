@@ -22,7 +22,7 @@ extension StoreAdapter {
             persistedState: {
                 guard let connection = try? PostgreSQLConnection(to: PostgreSQLLocation(uri)) else { return [] }
                 var state: [UInt8] = []
-                for table in ["meta", "items", "rows_digest"] {
+                for table in ["meta", "items", "group_digests", "group_registry"] {
                     guard let rows = try? connection.query("SELECT t::text FROM \(schema).\(table) t ORDER BY 1") else {
                         state += Array("\(table): none\n".utf8)
                         continue

@@ -16,11 +16,16 @@ final class HardtackPostgreSQLSubject: WorkloadSubject {
     private let dropsSchema: Bool
 
     /// Opens a fresh store in schema `schema` on the server at `uri` and prepares `workload`'s inputs.
-    init(_ workload: Workload, uri: String, schema: String, prefix: String = "", dropsSchema: Bool = true) throws {
+    /// `group` is the access group of the handle (a tenant of its own).
+    init(
+        _ workload: Workload, uri: String, schema: String, prefix: String = "", dropsSchema: Bool = true,
+        group: String = "default"
+    ) throws {
         self.uri = uri
         self.schema = schema
         self.dropsSchema = dropsSchema
-        store = try PostgreSQLSecureItemStore.open(uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource)
+        store = try PostgreSQLSecureItemStore.open(
+            uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource, accessGroups: [group])
         items = workload.accounts.map { ItemAttributes.genericPassword(service: Workload.service, account: prefix + $0) }
         secrets = workload.secrets.map { SecretBytes($0) }
         newSecrets = workload.updateSecrets.map { SecretBytes($0) }

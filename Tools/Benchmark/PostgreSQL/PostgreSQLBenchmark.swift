@@ -56,7 +56,8 @@ enum PostgreSQLBenchmark {
             "disk backend=postgresql bytes_per_item impl=hardtack \(Int(hardtack.bytesPerItem)) "
                 + "impl=direct \(Int(direct.bytesPerItem)) (table, indexes and TOAST)")
         if options.writers > 0 {
-            for implementation in ["hardtack", "direct"] {
+            // "hardtack-groups": each writer process a tenant of its own (an access group of its own).
+            for implementation in ["hardtack", "hardtack-groups", "direct"] {
                 try writers(implementation, uri: uri, options: options, seed: seed)
             }
         }
@@ -64,7 +65,7 @@ enum PostgreSQLBenchmark {
 
     /// A schema name unique to this process and run.
     static func schemaName(_ implementation: String, _ run: Int) -> String {
-        "bench_\(implementation)_\(getpid())_\(run)"
+        "bench_\(implementation.replacingOccurrences(of: "-", with: "_"))_\(getpid())_\(run)"
     }
 
     private static func line(_ op: Operation, _ summary: LatencySummary, _ implementation: String) -> String {
@@ -73,7 +74,8 @@ enum PostgreSQLBenchmark {
     }
 
     /// Starts `options.writers` processes that put and then update items of their own in one shared
-    /// store, and prints the writes per second of them all together.
+    /// store (with `hardtack-groups`, each in an access group of its own), and prints the writes per
+    /// second of them all together.
     private static func writers(_ implementation: String, uri: String, options: BenchmarkOptions, seed: UInt64) throws {
         let schema = schemaName("\(implementation)_writers", 0)
         let perWriter = max(50, options.count / options.writers)
@@ -81,7 +83,7 @@ enum PostgreSQLBenchmark {
         var generator = SeededGenerator(seed: seed)
         let empty = Workload(count: 1, generator: &generator)
         let owner: AnyObject =
-            implementation == "hardtack"
+            implementation.hasPrefix("hardtack")
             ? try HardtackPostgreSQLSubject(empty, uri: uri, schema: schema, prefix: "owner-")
             : try DirectPostgreSQLSubject(empty, uri: uri, schema: schema, prefix: "owner-")
         defer { withExtendedLifetime(owner) {} }
@@ -118,9 +120,10 @@ enum PostgreSQLBenchmark {
         var generator = SeededGenerator(seed: options.seed ?? 1)
         let workload = Workload(count: options.count, generator: &generator)
         let subject: any WorkloadSubject =
-            implementation == "hardtack"
+            implementation.hasPrefix("hardtack")
             ? try HardtackPostgreSQLSubject(
-                workload, uri: uri, schema: schema, prefix: "w\(options.writerIndex)-", dropsSchema: false)
+                workload, uri: uri, schema: schema, prefix: "w\(options.writerIndex)-", dropsSchema: false,
+                group: implementation == "hardtack-groups" ? "tenant-\(options.writerIndex)" : "default")
             : try DirectPostgreSQLSubject(
                 workload, uri: uri, schema: schema, prefix: "w\(options.writerIndex)-", creating: false)
         for item in 0..<workload.count { try subject.put(item) }
