@@ -26,16 +26,7 @@ extension StoreEngine {
                 continue
             }
             let name = Self.naming(attributes)
-            let indexesAgree: Bool
-            do {
-                let group = try keys.groupIndex(attributes.accessGroup ?? "")
-                indexesAgree =
-                    try group == row.group && keys.uniqueIndex(attributes, group: group) == row.unique
-                    && keys.primaryIndex(row.itemClass, value: attributes[row.itemClass.primaryAttribute], group: group)
-                        == row.primary
-            } catch {
-                indexesAgree = false
-            }
+            let indexesAgree = RowOpening.indexesAgree(row, with: attributes, keys: keys)
             guard indexesAgree else {
                 damaged += 1
                 items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .indexes, name: name))

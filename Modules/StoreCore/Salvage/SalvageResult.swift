@@ -1,0 +1,48 @@
+/// What salvage brought back from a damaged store: the items that authenticated (one version of each),
+/// the items it found a trace of but could not bring back, and how it knows whether anything else is
+/// missing. Holds secrets (the items' data) in ``SecretBytes`` only.
+public struct SalvageResult: Sendable {
+    /// The items recovered, in row order.
+    public let items: [ExportedItem]
+    /// The items seen but not recovered.
+    public let lost: [LostItem]
+    /// How many items the store's rows digest says it held, when a digest was found.
+    public let expected: Int?
+    /// Items the digest counts that left no trace at all (0 when there is no digest).
+    public let unaccounted: Int
+    /// Whether the recovered rows are exactly the rows the store's digest describes: then nothing was lost.
+    public let matchesDigest: Bool
+    /// Candidate copies of item rows read.
+    public let candidates: Int
+    /// Copies set aside because a newer authentic version of the same item was kept.
+    public let superseded: Int
+    /// Parts of the store (pages, rows) that failed their own check and were read anyway.
+    public let damagedParts: Int
+    /// How many parts (pages or rows) were read.
+    public let partsRead: Int
+
+    /// Whether every item came back: the digest matches, or, without a digest, nothing was seen lost.
+    public var isComplete: Bool {
+        if expected != nil { return matchesDigest && lost.isEmpty }
+        return lost.isEmpty
+    }
+
+    /// How many items were lost: those seen and those the digest counts but no trace of was found.
+    public var lostCount: Int { lost.count + unaccounted }
+
+    /// A salvage's findings.
+    package init(
+        items: [ExportedItem], lost: [LostItem], expected: Int?, unaccounted: Int, matchesDigest: Bool, candidates: Int,
+        superseded: Int, damagedParts: Int, partsRead: Int
+    ) {
+        self.items = items
+        self.lost = lost
+        self.expected = expected
+        self.unaccounted = unaccounted
+        self.matchesDigest = matchesDigest
+        self.candidates = candidates
+        self.superseded = superseded
+        self.damagedParts = damagedParts
+        self.partsRead = partsRead
+    }
+}
