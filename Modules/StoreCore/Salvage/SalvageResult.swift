@@ -21,11 +21,10 @@ public struct SalvageResult: Sendable {
     /// How many parts (pages or rows) were read.
     public let partsRead: Int
 
-    /// Whether every item came back: the digest matches, or, without a digest, nothing was seen lost.
-    public var isComplete: Bool {
-        if expected != nil { return matchesDigest && lost.isEmpty }
-        return lost.isEmpty
-    }
+    /// Whether every item came back: the recovered rows are exactly those the store's rows digest
+    /// describes, and no trace of another item was found. Without a digest (destroyed, or a store that
+    /// never had one) that cannot be told, and salvage does not claim it.
+    public var isComplete: Bool { expected != nil && matchesDigest && lost.isEmpty }
 
     /// How many items were lost: those seen and those the digest counts but no trace of was found.
     public var lostCount: Int { lost.count + unaccounted }
