@@ -12,6 +12,8 @@ struct SQLiteCellScanner {
     struct Cell: Hashable {
         let rowID: Int64
         let payload: [UInt8]
+        /// Whether the page's own cell pointer led to it (not only a try at every offset).
+        var structured = false
     }
 
     /// Every cell of page `page` whose payload `accept` takes, from the page's own structure and from
@@ -25,13 +27,17 @@ struct SQLiteCellScanner {
             for index in 0..<count {
                 let pointer = start + 8 + 2 * index
                 guard pointer + 1 < images.usableSize else { break }
-                if let cell = cell(in: bytes, at: Int(bytes[pointer]) << 8 | Int(bytes[pointer + 1])), accept(cell.payload) {
+                if var cell = cell(in: bytes, at: Int(bytes[pointer]) << 8 | Int(bytes[pointer + 1])), accept(cell.payload) {
+                    cell.structured = true
                     found.insert(cell)
                 }
             }
         }
         for offset in 0..<images.usableSize {
-            if let cell = cell(in: bytes, at: offset), accept(cell.payload) { found.insert(cell) }
+            guard let cell = cell(in: bytes, at: offset), accept(cell.payload) else { continue }
+            var structured = cell
+            structured.structured = true
+            if !found.contains(structured) { found.insert(cell) }
         }
         return found
     }

@@ -10,7 +10,7 @@ package final class SQLiteSalvageSource: SalvageSource {
     /// The pages read.
     private let images: SQLitePageImages
     /// Every record found, with its row id and the recency of the page it was on.
-    private var records: [(rowID: Int64, values: [SQLiteRecord.Value], recency: Int64)] = []
+    private var records: [(rowID: Int64, values: [SQLiteRecord.Value], recency: Int64, structured: Bool)] = []
 
     /// Reads the store file at `path` (and its `-wal`), read-only.
     /// - Throws: ``SecureStoreError/storage(_:)`` when the file cannot be read.
@@ -20,11 +20,12 @@ package final class SQLiteSalvageSource: SalvageSource {
         for page in images.pages.values.sorted(by: { $0.number < $1.number }) {
             for cell in scanner.cells(of: page, accept: Self.mayBeStoreRecord) {
                 guard let values = SQLiteRecord.values(cell.payload, maxColumns: 8) else { continue }
-                records.append((cell.rowID, values, page.recency))
+                records.append((cell.rowID, values, page.recency, cell.structured))
             }
         }
-        // Newest copies first.
-        records.sort { $0.recency > $1.recency }
+        // Newest copies first, and of those, the ones the pages' own structure leads to (a try at every
+        // offset can also find a record's shape by chance, inside other bytes).
+        records.sort { ($0.recency, $0.structured ? 1 : 0) > ($1.recency, $1.structured ? 1 : 0) }
     }
 
     /// A quick look at a payload's record header: 2, 4 or 7 columns, the first NULL.

@@ -135,12 +135,14 @@ package enum StoreSalvage {
         return .authentic(Authentic(row: row, attributes: attributes, data: data, recency: candidate.recency))
     }
 
-    /// The count the newest readable rows digest gives, and whether the kept rows are exactly the rows
-    /// it describes.
+    /// The count the rows digest gives, and whether the kept rows are exactly the rows it describes: a
+    /// copy that matches them (a keyed hash, which no stray bytes match by chance), else the first
+    /// copy that decodes.
     private static func digestCheck(_ rows: [ItemRow], digests: [[UInt8]], keys: ItemKeys) throws(SecureStoreError)
         -> (expected: Int?, matches: Bool)
     {
-        guard let stored = digests.lazy.compactMap(RowsDigest.init(encoded:)).first else { return (nil, false) }
+        let stored = digests.compactMap(RowsDigest.init(encoded:))
+        guard let first = stored.first else { return (nil, false) }
         var digest = RowsDigest.empty
         for row in rows {
             digest.insert(
@@ -148,6 +150,7 @@ package enum StoreSalvage {
                     id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
                     primary: row.primary, version: row.version, keys: keys))
         }
-        return (Int(clamping: stored.count), digest == stored)
+        if stored.contains(digest) { return (Int(clamping: digest.count), true) }
+        return (Int(clamping: first.count), false)
     }
 }

@@ -9,7 +9,7 @@ struct SalvageVerb: HardtackCommand {
         "--to", value: "PATH|URI", help: "The new store to write (a file or a postgresql:// URI that holds no store).",
         isRequired: true, allowsEmpty: false)
     static let toKeyFile = Option<String>(
-        "--to-key-file", value: "PATH", help: "The new store's key file (default: the new store's path + .key, created).",
+        "--to-key-file", value: "PATH", help: "The new store's key file (default: $HARDTACK_PASSPHRASE if set, else the new path + .key, created).",
         allowsEmpty: false)
     static let toPassphraseFile = Option<String>(
         "--to-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line protects the new store.",
@@ -89,7 +89,8 @@ struct SalvageVerb: HardtackCommand {
         }
     }
 
-    /// The new store's configuration: its own key options, never the damaged store's passphrase variable.
+    /// The new store's configuration: its own key options, resolved as every command resolves a store's
+    /// (so with none named, a new file gets its own key file unless `HARDTACK_PASSPHRASE` is set).
     private func targetConfiguration(_ context: CommandContext, source: StoreConfiguration) throws(CommandFailure)
         -> StoreConfiguration
     {
@@ -98,12 +99,10 @@ struct SalvageVerb: HardtackCommand {
                 "a PostgreSQL salvage target needs its key named: --to-key-file, --to-key-env, --to-key-credential or "
                     + "--to-passphrase-file")
         }
-        var environment = context.environment
-        environment[StoreConfiguration.passphraseVariable] = nil
         do throws(SecureStoreError) {
             return try StoreConfiguration.resolve(
                 storePath: target, key: targetKey, accessGroups: source.accessGroups, passphraseCost: source.passphraseCost,
-                environment: environment)
+                environment: context.environment)
         } catch {
             throw .store(error)
         }
