@@ -61,7 +61,8 @@ import Testing
             try store.checkpoint()
         }
         let source = try SQLiteSalvageSource(path: fixture.path)
-        var rows = try source.candidateRows().candidates
+        var rows = try source.candidateRows().candidates.sorted { $0.row.id < $1.row.id }
+        #expect(rows.map(\.row.id) == [1, 2])
         // Row 1 given row 2's unique index: its ciphertexts are bound to the old one.
         rows[0].row.unique = rows[1].row.unique
         let given = GivenSource(headers: try source.headerRecords(), digests: try source.rowsDigests(), candidates: rows)

@@ -121,4 +121,20 @@ import Testing
         #expect(result.items.filter { $0.attributes.string(.account) == "account-3" }.count == 1)
         _ = open
     }
+
+    @Test(arguments: ["header", "checksum", "wrapped_key"])
+    func oneFlippedBitInTheHeaderRecordIsRepairedByAuthentication(column: String) throws {
+        let store = SalvageFixture(count: 10)
+        try store.create()
+        let cell = try store.fixture.raw().blob("SELECT \(column) FROM meta WHERE id = 1")
+        try store.damage { bytes in
+            let start = SalvageFixture.firstIndex(of: cell, in: bytes)!
+            bytes[start + cell.count / 2] ^= 0x08
+        }
+        // The store itself no longer opens: its only copy of the wrapped key is damaged.
+        #expect(throws: SecureStoreError.self) { _ = try store.fixture.open() }
+        let result = try store.salvage()
+        #expect(store.audit(result) == SalvageFixture.Audit(wrong: 0, right: 10))
+        #expect(result.isComplete)
+    }
 }

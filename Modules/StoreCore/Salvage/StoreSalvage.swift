@@ -95,7 +95,7 @@ package enum StoreSalvage {
             < (rhs.row.version ?? 0, rhs.modified, rhs.recency, rhs.row.id)
     }
 
-    /// Unlocks with the first header record the key opens.
+    /// Unlocks with the first header record the key opens (repairing one flipped bit, ``HeaderRepair``).
     private static func unlock(_ records: [HeaderRecord], keySource: KeySource) throws(SecureStoreError) -> ItemKeys {
         guard !records.isEmpty else {
             throw .integrityFailure(
@@ -107,7 +107,7 @@ package enum StoreSalvage {
         for record in records where !tried.contains(record) {
             tried.append(record)
             do {
-                return try KeyHierarchy.unlock(record, keySource: keySource).keys
+                return try HeaderRepair.unlock(record, keySource: keySource)
             } catch {
                 // A wrong key is the answer that matters most; damage to one copy is not.
                 if case .wrongKey = error { firstError = error } else if firstError == nil { firstError = error }
