@@ -56,7 +56,8 @@ struct VerifyVerb: HardtackCommand {
                 .damaged,
                 problem
                     ?? "the store is damaged (\(health.damagedItems) damaged items; database check: "
-                    + "\(health.databaseCheck)). Restore it from a backup; sound items can still be read.")
+                    + "\(health.databaseCheck)). Restore it from a backup, or copy every item that still authenticates into a new store with "
+                    + "`hardtack keychain salvage --to NEW`.")
         }
     }
 
