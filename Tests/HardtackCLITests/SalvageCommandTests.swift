@@ -108,3 +108,50 @@ import Testing
         #expect(read.stdout == "PG-SECRET-0\n")
     }
 }
+
+/// `verify` on a store too damaged to open: counted as salvage reads it, with the kind of damage.
+@Suite struct VerifyDamageKindTests {
+    @Test func aStoreThatCannotOpenIsCountedAsSalvageReadsIt() throws {
+        let sandbox = CLISandbox()
+        for index in 0..<5 {
+            try sandbox.addGeneric(service: "svc\(index)", account: "acct", secret: "KIND-SECRET-\(index)")
+        }
+        // Page 1 (the schema) fails its checksum: SQLite cannot open the store at all.
+        var bytes = FileBytes.read(sandbox.store)
+        bytes[2000] ^= 0x01
+        try FileBytes.write(bytes, to: sandbox.store)
+        let text = try sandbox.keychain(["verify"])
+        #expect(text.status == 65, "\(text.stderr)")
+        #expect(text.stdout.contains("sound items: 5"))
+        #expect(text.stdout.contains("counted as salvage reads the store"))
+        #expect(text.stdout.contains("damage: 1 page failing its checksum"))
+        #expect(text.stderr.contains("salvage --to NEW"))
+        let json = try sandbox.keychain(["verify", "--json"])
+        #expect(json.status == 65)
+        #expect(json.stdout.contains("\"sound\": 5"))
+        #expect(json.stdout.contains("\"countedBy\": \"salvage\""))
+        #expect(json.stdout.contains("\"pages\": 1"))
+        #expect(!json.stdout.contains("KIND-SECRET") && !text.stdout.contains("KIND-SECRET"))
+    }
+
+    @Test func aSoundStoreHasNoDamageAndADamagedOneSaysWhere() throws {
+        let sandbox = CLISandbox()
+        for index in 0..<3 {
+            try sandbox.addGeneric(service: "svc\(index)", account: "acct", secret: "KIND-SECRET-\(index)")
+        }
+        let sound = try sandbox.keychain(["verify", "--json"])
+        #expect(sound.stdout.contains("\"rowsDigest\": false") && sound.stdout.contains("\"rows\": 0"))
+        #expect(try sandbox.keychain(["verify"]).stdout.contains("damage: none"))
+        // One bit in the middle of the newest row's secret (the first cell from the page's start).
+        var bytes = FileBytes.read(sandbox.store)
+        let leaf = try #require(stride(from: 4096, to: bytes.count, by: 4096).first { bytes[$0] == 0x0D && bytes[$0 + 4] == 3 })
+        let cell = leaf + (Int(bytes[leaf + 5]) << 8 | Int(bytes[leaf + 6]))
+        bytes[cell + 150] ^= 0x01
+        try FileBytes.write(bytes, to: sandbox.store)
+        let damaged = try sandbox.keychain(["verify"])
+        #expect(damaged.status == 65)
+        #expect(damaged.stdout.contains("sound items: 2"), "\(damaged.stdout)")
+        #expect(damaged.stdout.contains("damage: 1 page failing its checksum, 1 row, the rows digest"))
+        #expect(damaged.stdout.contains("damaged: row 3, genericPassword: its attributes do not decrypt"))
+    }
+}

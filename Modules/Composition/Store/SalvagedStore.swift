@@ -40,6 +40,9 @@ public struct SalvagedStore: Sendable {
     /// Pages or rows that failed their own check (a page checksum, a row the server could not return).
     public var damagedParts: Int { result.damagedParts }
 
+    /// Whether the store header was damaged (repaired by authentication, or an earlier copy failed).
+    public var headerDamaged: Bool { result.headerDamaged }
+
     /// The lost items, in row order.
     public var lost: [Lost] {
         result.lost.map { item in

@@ -24,6 +24,26 @@ public enum StoreSalvager {
         return SalvagedStore(result: try StoreSalvage.recover(from: reader, keySource: source.key.keySource))
     }
 
+    /// The counts of a store that could not be opened, read as salvage reads it: the items that
+    /// authenticate are sound, those lost (and those the rows digest counts but left no trace) damaged.
+    /// `nil` when even that cannot be read (no header left, the wrong key, no such store).
+    public static func health(_ source: StoreConfiguration) -> StoreHealth? {
+        guard let salvaged = try? read(source) else { return nil }
+        var kinds = StoreHealth.DamageKinds()
+        kinds.pages = StoreConfiguration.isPostgreSQL(source.storePath) ? 0 : salvaged.damagedParts
+        kinds.rows = salvaged.lost.count
+        kinds.rowsDigest = !salvaged.matchesDigest
+        kinds.header = salvaged.headerDamaged
+        let damaged = salvaged.lost.compactMap { item -> StoreHealth.Damaged? in
+            guard let rowID = item.rowID, let itemClass = item.itemClass else { return nil }
+            return StoreHealth.Damaged(rowID: rowID, itemClass: itemClass, problem: item.problem, name: item.name)
+        }
+        return StoreHealth(
+            soundItems: salvaged.recovered, damagedItems: max(salvaged.lostCount, salvaged.isComplete ? 0 : 1),
+            databaseCheck: "not run (the store could not be opened; counted as salvage reads it)", damaged: damaged,
+            kinds: kinds, countedBySalvage: true)
+    }
+
     /// Why a salvage target cannot be used, or `nil` when it can: it must be a new store, not the source.
     public static func refusal(target: StoreConfiguration, source: StoreConfiguration) -> String? {
         if sameStore(target.storePath, source.storePath) {

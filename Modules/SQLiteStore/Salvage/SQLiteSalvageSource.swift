@@ -28,6 +28,12 @@ package final class SQLiteSalvageSource: SalvageSource {
         records.sort { ($0.recency, $0.structured ? 1 : 0) > ($1.recency, $1.structured ? 1 : 0) }
     }
 
+    /// How many pages of the database file at `path` fail their checksum (pages its log replaces
+    /// aside), read without SQLite; 0 when the file cannot be read.
+    package static func damagedPages(path: String) -> Int {
+        (try? SQLitePageImages(path: path))?.damagedPages ?? 0
+    }
+
     /// A quick look at a payload's record header: 2, 4 or 7 columns, the first NULL.
     private static func mayBeStoreRecord(_ payload: [UInt8]) -> Bool {
         guard payload.count >= 3, payload[0] >= 3, payload[0] <= 24, payload[1] == 0 else { return false }

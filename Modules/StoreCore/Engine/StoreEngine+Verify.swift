@@ -40,10 +40,12 @@ extension StoreEngine {
             sound += 1
         }
         var check = try storage.structuralCheck()
-        if check == "ok", try !rowsMatchDigest(keys: keys) {
+        let digestMatches = try rowsMatchDigest(keys: keys)
+        if check == "ok", !digestMatches {
             check = "item rows do not match their digest (a row was removed or its indexes changed)"
         }
-        return VerifyReport(soundItems: sound, damagedItems: damaged, databaseCheck: check, damaged: items)
+        return VerifyReport(
+            soundItems: sound, damagedItems: damaged, databaseCheck: check, damaged: items, digestMatches: digestMatches)
     }
 
     /// The attributes that name an item in a report: its primary attribute, account and label.

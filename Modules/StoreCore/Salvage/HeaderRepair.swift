@@ -12,17 +12,23 @@ import Domain
 /// header variant that would change the salt or cost is tried only for key material, whose
 /// key-encryption key is a cheap hash.
 package enum HeaderRepair {
-    /// The keys `record` yields under `keySource`, repairing a single flipped bit if need be.
+    /// The keys `record` yields under `keySource`, repairing a single flipped bit if need be, and
+    /// whether the record was damaged (a bit repaired, or a checksum that does not match).
     /// - Throws: what unlocking the record as stored throws (``SecureStoreError/wrongKey`` for the
     ///   wrong key, an integrity failure for a record beyond repair).
-    package static func unlock(_ record: HeaderRecord, keySource: KeySource) throws(SecureStoreError) -> ItemKeys {
+    package static func unlock(_ record: HeaderRecord, keySource: KeySource) throws(SecureStoreError)
+        -> (keys: ItemKeys, damaged: Bool)
+    {
         var cache: [[UInt8]: SecureKey] = [:]
         var firstError: SecureStoreError?
         for (index, header) in variants(record.header).enumerated() {
             let wrapped = index == 0 ? variants(record.wrappedKey) : [record.wrappedKey]
             do {
-                if let keys = try unlock(header: header, wrapped: wrapped, original: record.header, keySource, &cache) {
-                    return keys
+                if let (keys, variant) = try unlock(
+                    header: header, wrapped: wrapped, original: record.header, keySource, &cache)
+                {
+                    let checksum = StoreHeader.checksum(header: record.header, wrappedKey: record.wrappedKey)
+                    return (keys, index > 0 || variant > 0 || checksum != record.checksum)
                 }
                 if index == 0 { firstError = .wrongKey }
             } catch {
@@ -32,11 +38,11 @@ package enum HeaderRepair {
         throw firstError ?? .wrongKey
     }
 
-    /// The keys from `header` and the first of `wrapped` that authenticates, or `nil`.
+    /// The keys from `header` and the first of `wrapped` that authenticates, with its position, or `nil`.
     private static func unlock(
         header bytes: [UInt8], wrapped: [[UInt8]], original: [UInt8], _ keySource: KeySource,
         _ cache: inout [[UInt8]: SecureKey]
-    ) throws(SecureStoreError) -> ItemKeys? {
+    ) throws(SecureStoreError) -> (ItemKeys, Int)? {
         let header = try StoreHeader(
             decoding: bytes, checksum: StoreHeader.checksum(header: bytes, wrappedKey: wrapped[0]), wrappedKey: wrapped[0])
         // What the key-encryption key depends on: the kind, the cost and the salt.
@@ -50,11 +56,11 @@ package enum HeaderRepair {
             kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
             cache[derivation] = kek
         }
-        for box in wrapped {
+        for (position, box) in wrapped.enumerated() {
             guard let master = try? Sodium.unwrap(box, additionalData: header.encoded, key: kek),
                 master.count == SecureKey.byteCount
             else { continue }
-            return try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID)
+            return (try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID), position)
         }
         return nil
     }

@@ -20,6 +20,8 @@ public struct SalvageResult: Sendable {
     public let damagedParts: Int
     /// How many parts (pages or rows) were read.
     public let partsRead: Int
+    /// Whether the header record used was damaged (repaired, or an earlier copy failed).
+    public let headerDamaged: Bool
 
     /// Whether every item came back: the recovered rows are exactly those the store's rows digest
     /// describes, and no trace of another item was found. Without a digest (destroyed, or a store that
@@ -32,7 +34,7 @@ public struct SalvageResult: Sendable {
     /// A salvage's findings.
     package init(
         items: [ExportedItem], lost: [LostItem], expected: Int?, unaccounted: Int, matchesDigest: Bool, candidates: Int,
-        superseded: Int, damagedParts: Int, partsRead: Int
+        superseded: Int, damagedParts: Int, partsRead: Int, headerDamaged: Bool = false
     ) {
         self.items = items
         self.lost = lost
@@ -43,5 +45,6 @@ public struct SalvageResult: Sendable {
         self.superseded = superseded
         self.damagedParts = damagedParts
         self.partsRead = partsRead
+        self.headerDamaged = headerDamaged
     }
 }

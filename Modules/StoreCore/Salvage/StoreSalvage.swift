@@ -22,7 +22,7 @@ package enum StoreSalvage {
     package static func recover(from source: any SalvageSource, keySource: KeySource) throws(SecureStoreError)
         -> SalvageResult
     {
-        let keys = try unlock(try source.headerRecords(), keySource: keySource)
+        let (keys, headerDamaged) = try unlock(try source.headerRecords(), keySource: keySource)
         defer { keys.wipe() }
         let scan = try source.candidateRows()
         var opened: [Int64: [Authentic]] = [:]
@@ -66,7 +66,7 @@ package enum StoreSalvage {
             items: kept.map { ExportedItem(attributes: $0.attributes, data: $0.data) }, lost: lost, expected: expected,
             unaccounted: max(0, (expected ?? 0) - kept.count - lost.count), matchesDigest: matches,
             candidates: scan.candidates.count, superseded: superseded, damagedParts: scan.damagedParts,
-            partsRead: scan.partsRead)
+            partsRead: scan.partsRead, headerDamaged: headerDamaged)
     }
 
     /// One authentic copy of an item.
@@ -96,7 +96,9 @@ package enum StoreSalvage {
     }
 
     /// Unlocks with the first header record the key opens (repairing one flipped bit, ``HeaderRepair``).
-    private static func unlock(_ records: [HeaderRecord], keySource: KeySource) throws(SecureStoreError) -> ItemKeys {
+    private static func unlock(_ records: [HeaderRecord], keySource: KeySource) throws(SecureStoreError)
+        -> (ItemKeys, damaged: Bool)
+    {
         guard !records.isEmpty else {
             throw .integrityFailure(
                 "no copy of the store header could be found, so no item can be decrypted (the file is not a Hardtack "
@@ -107,7 +109,8 @@ package enum StoreSalvage {
         for record in records where !tried.contains(record) {
             tried.append(record)
             do {
-                return try HeaderRepair.unlock(record, keySource: keySource)
+                let (keys, damaged) = try HeaderRepair.unlock(record, keySource: keySource)
+                return (keys, damaged || tried.count > 1)
             } catch {
                 // A wrong key is the answer that matters most; damage to one copy is not.
                 if case .wrongKey = error { firstError = error } else if firstError == nil { firstError = error }
