@@ -123,7 +123,7 @@ import Testing
         let text = try sandbox.keychain(["verify"])
         #expect(text.status == 65, "\(text.stderr)")
         #expect(text.stdout.contains("sound items: 5"))
-        #expect(text.stdout.contains("counted as salvage reads the store"))
+        #expect(text.stdout.contains("counted as salvage reads the store: the database could not read it through"))
         #expect(text.stdout.contains("damage: 1 page failing its checksum"))
         #expect(text.stderr.contains("salvage --to NEW"))
         let json = try sandbox.keychain(["verify", "--json"])

@@ -24,7 +24,7 @@ public enum StoreSalvager {
         return SalvagedStore(result: try StoreSalvage.recover(from: reader, keySource: source.key.keySource))
     }
 
-    /// The counts of a store that could not be opened, read as salvage reads it: the items that
+    /// The counts of a store the database could not open or read through, read as salvage reads it: the items that
     /// authenticate are sound, those lost (and those the rows digest counts but left no trace) damaged.
     /// `nil` when even that cannot be read (no header left, the wrong key, no such store).
     public static func health(_ source: StoreConfiguration) -> StoreHealth? {
@@ -40,7 +40,7 @@ public enum StoreSalvager {
         }
         return StoreHealth(
             soundItems: salvaged.recovered, damagedItems: max(salvaged.lostCount, salvaged.isComplete ? 0 : 1),
-            databaseCheck: "not run (the store could not be opened; counted as salvage reads it)", damaged: damaged,
+            databaseCheck: "not run (the database could not read the store through; counted as salvage reads it)", damaged: damaged,
             kinds: kinds, countedBySalvage: true)
     }
 

@@ -46,7 +46,8 @@ struct VerifyVerb: HardtackCommand {
                 throw .store(error)
             }
         } catch .store(.integrityFailure(let what)) {
-            // Damage that stops the store from opening: counted as salvage reads the store, else a report
+            // Damage that stops the database from opening or reading the store through: counted as salvage
+            // reads the store, page by page, else a report
             // with the store itself as the damaged part.
             problem = SecureStoreError.integrityFailure(what).description
             let configuration = try store.configuration(context, onlyReads: true)
@@ -122,7 +123,7 @@ struct VerifyVerb: HardtackCommand {
     private static func countNote(_ health: StoreHealth, problem: String?) -> String {
         guard problem != nil else { return "" }
         return health.countedBySalvage && health.databaseCheck != "not run"
-            ? " (counted as salvage reads the store: it could not be opened)"
+            ? " (counted as salvage reads the store: the database could not read it through)"
             : " (the store itself: its items could not be counted)"
     }
 
