@@ -22,14 +22,17 @@ package final class PostgreSQLSalvageSource: SalvageSource {
         }
     }
 
+    /// The header row, when the server can return it.
     package func headerRecords() throws(SecureStoreError) -> [HeaderRecord] {
         (try? storage.readHeaderRecord()).flatMap { $0 }.map { [$0] } ?? []
     }
 
+    /// The rows digest, when the server can return it.
     package func rowsDigests() throws(SecureStoreError) -> [[UInt8]] {
         (try? storage.loadRowsDigest()).flatMap { $0 }.map { [$0] } ?? []
     }
 
+    /// Every item row, read one at a time by id.
     package func candidateRows() throws(SecureStoreError) -> SalvageScan {
         let ids = try storage.run("SELECT id FROM \(storage.schema).items ORDER BY id")
         var scan = SalvageScan(candidates: [])

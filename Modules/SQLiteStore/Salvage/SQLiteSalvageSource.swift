@@ -40,6 +40,7 @@ package final class SQLiteSalvageSource: SalvageSource {
         return true
     }
 
+    /// Every `meta` record found (row 1: NULL and three blobs), newest page first.
     package func headerRecords() throws(SecureStoreError) -> [HeaderRecord] {
         records.compactMap { record in
             guard record.rowID == 1, record.values.count == 4, case .bytes(let header) = record.values[1],
@@ -49,6 +50,7 @@ package final class SQLiteSalvageSource: SalvageSource {
         }
     }
 
+    /// Every `rows_digest` record found (row 1: NULL and a 24-byte blob), newest page first.
     package func rowsDigests() throws(SecureStoreError) -> [[UInt8]] {
         records.compactMap { record in
             guard record.rowID == 1, record.values.count == 2, case .bytes(let value) = record.values[1],
@@ -58,6 +60,7 @@ package final class SQLiteSalvageSource: SalvageSource {
         }
     }
 
+    /// Every distinct copy of an item row found, and the rows whose class or index cells cannot be read.
     package func candidateRows() throws(SecureStoreError) -> SalvageScan {
         var candidates: [SalvageCandidate] = []
         var unreadable: [(rowID: Int64?, classCode: Int64?)] = []

@@ -1,4 +1,3 @@
-
 /// One copy of an item row that a salvage source found: the row as its cells read, and how recent
 /// the copy is compared with the source's other copies (a higher number is newer: a later frame of
 /// SQLite's write-ahead log over the database file). Not yet authenticated.
