@@ -45,4 +45,26 @@ import Testing
         }
         #expect(absent?.isIntegrityFailure == true, "not found claimed on a damaged store")
     }
+
+    @Test func aDamagedRowsDigestLeavesLookupsByUniqueKeyAndRefusesListsAndWrites() throws {
+        let store = SalvageFixture(count: 30)
+        try store.create()
+        let digest = try store.fixture.raw().blob("SELECT value FROM rows_digest WHERE id = 1")
+        try store.damage { bytes in
+            let start = SalvageFixture.firstIndex(of: digest, in: bytes)!
+            bytes[start + 3] ^= 0x02
+        }
+        let handle = try store.fixture.open()
+        let item = SalvageFixture.values(7)
+        let found = try handle.find(.genericPassword(service: item.service, account: item.account), limit: .all, returning: .data)
+        #expect(found.map { $0.data?.text } == [item.secret])
+        let list = #expect(throws: SecureStoreError.self) {
+            _ = try handle.find(.genericPassword(service: item.service), limit: .all, returning: .attributes)
+        }
+        #expect(list?.isIntegrityFailure == true)
+        let write = #expect(throws: SecureStoreError.self) {
+            try handle.add(.genericPassword(service: "new", account: "new"), data: secret("x"))
+        }
+        #expect(write?.isIntegrityFailure == true, "a write built on a damaged digest")
+    }
 }
