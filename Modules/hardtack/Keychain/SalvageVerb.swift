@@ -35,7 +35,8 @@ struct SalvageVerb: HardtackCommand {
                 + "modification date, then the newest page). Nothing that fails is ever written.",
             "The items go into a new store (--to, which must not exist and is not the damaged store), in one "
                 + "transaction, under the new store's own key options (--to-*; a new file's default is its own .key "
-                + "file). Items keep their attributes and access group; the new store dates them.",
+                + "file). Items keep their attributes and access group (every group is salvaged; --access-group only "
+                + "puts its groups first in the new store's); the new store dates them.",
             "Prints how many items were recovered and lost, naming each lost item by what is still known of it; exits "
                 + "0 when everything came back (the store's rows digest matches the recovered rows), 65 when some "
                 + "items were lost or whether any were cannot be told.",
@@ -73,9 +74,12 @@ struct SalvageVerb: HardtackCommand {
         }
         // A new store only when there is something to put in it (or the damaged one held nothing).
         if salvaged.recovered > 0 || salvaged.isComplete {
+            // All or nothing: a write that fails (a full disk) leaves no new store behind.
+            let cleanup = NewStoreCleanup(destination)
             do throws(SecureStoreError) {
                 _ = try StoreSalvager.write(salvaged, to: destination)
             } catch {
+                cleanup.removeWhatWasCreated(destination)
                 throw .store(error)
             }
         }
