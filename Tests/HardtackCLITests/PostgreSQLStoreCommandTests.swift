@@ -6,18 +6,8 @@ import Testing
 /// the real server that `Tools/test` starts (`HARDTACK_TEST_POSTGRES`): a database of its own per
 /// test, never the URI's password in any output.
 struct PostgreSQLStoreCommandTests {
-    /// A new, empty database on the test server, and its URI (with the server's password).
     private func freshDatabase(_ sandbox: CLISandbox) throws -> (uri: String, password: String) {
-        guard let server = ProcessInfo.processInfo.environment["HARDTACK_TEST_POSTGRES"], !server.isEmpty else {
-            throw MissingServer()
-        }
-        let name = "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        let created = try sandbox.runProcess("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
-        try #require(created.status == 0, "psql: \(created.stderr)")
-        var components = try #require(URLComponents(string: server))
-        components.path = "/" + name
-        let password = try #require(components.password)
-        return (try #require(components.string), password.removingPercentEncoding ?? password)
+        try sandbox.freshPostgreSQLDatabase()
     }
 
     @Test func keychainVerbsWorkOnAPostgreSQLStore() throws {
@@ -91,12 +81,5 @@ struct PostgreSQLStoreCommandTests {
         #expect(status.stderr.contains("cannot connect to the PostgreSQL server"))
         #expect(!status.stderr.contains(password))
         #expect(Date().timeIntervalSince(started) < 10)
-    }
-
-    /// Why a test cannot run.
-    struct MissingServer: Error, CustomStringConvertible {
-        var description: String {
-            "HARDTACK_TEST_POSTGRES is not set: run the tests with Tools/test (it starts a throwaway PostgreSQL)"
-        }
     }
 }

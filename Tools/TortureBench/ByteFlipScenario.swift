@@ -67,6 +67,8 @@ enum ByteFlipScenario {
         )
         var bits = sweep(context, directory: large, kind: "bits", count: trials, log: true, bits: 8)
         report(context, "random bit flips (1 to 8 per trial, anywhere in the database or log)", &bits)
+
+        SalvageSweep.run(context, small: small, smallSize: dbSize, large: large, largeSize: largeDB)
     }
 
     private static func sweep(

@@ -5,6 +5,7 @@ enum Workers {
         let rest = Array(arguments.dropFirst())
         switch arguments.first {
         case "flips": return FlipWorker.run(rest)
+        case "salvage": return SalvageWorker.run(rest)
         case "crash-writer": return CrashWriterWorker.run(rest)
         case "contender": return ContentionWorker.run(rest)
         case "dto-fuzz": return await DTOFuzzWorker.run(rest)

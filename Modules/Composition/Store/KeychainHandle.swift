@@ -68,9 +68,13 @@ public struct KeychainHandle: Sendable {
                 rowID: item.rowID, itemClass: item.itemClass, problem: problem,
                 name: item.name.isEmpty ? nil : try? ItemAttributes(item.itemClass, item.name))
         }
+        var kinds = StoreHealth.DamageKinds()
+        kinds.rows = report.damagedItems
+        kinds.rowsDigest = !report.digestMatches
+        if case .sqlite(let store) = backend { kinds.pages = SQLiteSalvageSource.damagedPages(path: store.path) }
         return StoreHealth(
             soundItems: report.soundItems, damagedItems: report.damagedItems, databaseCheck: report.databaseCheck,
-            damaged: damaged)
+            damaged: damaged, kinds: kinds)
     }
 
     /// Protects the store with a new passphrase or key from now on, in one transaction; the old one

@@ -15,6 +15,24 @@ public struct StoreHealth: Sendable, Hashable {
         public let name: ItemAttributes?
     }
 
+    /// What kinds of damage the check found.
+    public struct DamageKinds: Sendable, Hashable {
+        /// Pages of the database file whose checksum fails (SQLite; 0 on PostgreSQL).
+        public var pages = 0
+        /// Item rows that do not authenticate, whose indexes disagree, or that cannot be read.
+        public var rows = 0
+        /// Whether the rows do not match the rows digest (a row removed, added or moved), or it is gone.
+        public var rowsDigest = false
+        /// Whether the store header is damaged (repaired by salvage, or beyond repair).
+        public var header = false
+
+        /// No damage of any kind.
+        public init() {}
+
+        /// Whether any kind of damage was found.
+        public var any: Bool { pages > 0 || rows > 0 || rowsDigest || header }
+    }
+
     /// Items that decrypted and whose indexes match their attributes.
     public let soundItems: Int
     /// Items that failed to decrypt or whose indexes disagree with their attributes.
@@ -23,15 +41,25 @@ public struct StoreHealth: Sendable, Hashable {
     public let databaseCheck: String
     /// The damaged items whose rows could still be read.
     public let damaged: [Damaged]
+    /// What kinds of damage were found.
+    public let kinds: DamageKinds
+    /// Whether the counts come from reading the store as salvage does, because the store itself could
+    /// not be opened.
+    public let countedBySalvage: Bool
 
     /// Creates a report.
-    public init(soundItems: Int, damagedItems: Int, databaseCheck: String, damaged: [Damaged] = []) {
+    public init(
+        soundItems: Int, damagedItems: Int, databaseCheck: String, damaged: [Damaged] = [],
+        kinds: DamageKinds = DamageKinds(), countedBySalvage: Bool = false
+    ) {
         self.soundItems = soundItems
         self.damagedItems = damagedItems
         self.databaseCheck = databaseCheck
         self.damaged = damaged
+        self.kinds = kinds
+        self.countedBySalvage = countedBySalvage
     }
 
     /// Whether every item is sound and the database found nothing wrong.
-    public var isSound: Bool { damagedItems == 0 && databaseCheck == "ok" }
+    public var isSound: Bool { damagedItems == 0 && databaseCheck == "ok" && !kinds.any && !countedBySalvage }
 }

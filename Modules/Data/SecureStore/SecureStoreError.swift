@@ -80,7 +80,8 @@ extension SecureStoreError: CustomStringConvertible {
             "The key material cannot be used: \(reason)."
         case .integrityFailure(let what):
             "Integrity check failed: \(what). The store is damaged or was tampered with; restore it from a "
-                + "backup (hardtack keychain verify tells how many items are sound)."
+                + "backup (hardtack keychain verify tells how many items are sound; hardtack keychain salvage --to NEW "
+                + "copies every item that still authenticates into a new store)."
         case .insecurePermissions(let path, let fix):
             "Refusing to use \(path): \(fix)"
         case .storage(let failure):

@@ -143,8 +143,18 @@ extension StoreEngine {
     }
 
     /// Gives a store made before the rows digest one, taking its rows as they are (trust on first use).
+    /// A digest that cannot be read (its page fails its checksum, its row is malformed) is left for the
+    /// reads and writes that need it to report: opening still succeeds, so that lookups by unique key,
+    /// which do not need it, still answer.
     package func ensureRowsDigest() throws(SecureStoreError) {
-        guard !storage.digestPerGroup, let keys, try loadDigest() == nil else { return }
+        guard !storage.digestPerGroup else { return }
+        let stored: RowsDigest?
+        do {
+            stored = try loadDigest()
+        } catch .integrityFailure {
+            return
+        }
+        guard let keys, stored == nil else { return }
         try writeTyped { () throws(SecureStoreError) in
             guard try storage.loadRowsDigest() == nil else { return }
             try storage.createRowsDigest(try computeDigest(Self.wholeStore, keys: keys).encoded)

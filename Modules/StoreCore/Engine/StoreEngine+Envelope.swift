@@ -48,29 +48,18 @@ extension StoreEngine {
         row.sealedData = sealed
     }
 
-    /// The decrypted encoding of a row's attributes.
+    /// The decrypted encoding of a row's attributes (see ``RowOpening``).
     func openAttributeBytes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
-        try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) { additionalData throws(SecureStoreError) in
-            try Sodium.openPadded(
-                row.sealedAttributes, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.attributes,
-                what: "an item's attributes")
-        }
+        try RowOpening.attributeBytes(row, keys: keys)
     }
 
     /// A row's attributes, decrypted and decoded; their class must be the row's.
     func openAttributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        let plain = try openAttributeBytes(row, keys: keys)
-        let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
-        guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
-        return attributes
+        try RowOpening.attributes(row, keys: keys)
     }
 
     /// A row's secret, decrypted and unpadded.
     func openData(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
-        try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
-            try Sodium.openPadded(
-                row.sealedData, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,
-                what: "an item's data")
-        }
+        try RowOpening.data(row, keys: keys)
     }
 }

@@ -54,11 +54,30 @@ extension StoreEngine {
         }
     }
 
-    /// The rows `selection` picks, with the cells `columns` names.
+    /// The rows `selection` picks, with the cells `columns` names. When a lookup through the backend's
+    /// index fails as damage (a page of the index failing its checksum), the table itself is read and
+    /// the rows picked out of it: damage to the index costs no item whose own row is sound. What such a
+    /// read finds is authenticated as usual, and an answer of "none" still needs the rows digest and
+    /// the index (``confirmComplete(_:keys:found:)``), so it stays damage.
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not
     ///   know or an index cell of the wrong type or size.
     func fetchRows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError) -> [ItemRow] {
-        let (rows, unreadable) = try storage.rows(selection, columns: columns)
+        let rows: [ItemRow]
+        let unreadable: Int
+        do {
+            (rows, unreadable) = try storage.rows(selection, columns: columns)
+        } catch .integrityFailure(let reason) {
+            let wanted: (ItemRow) -> Bool
+            switch selection {
+            case .unique(let primary, let unique): wanted = { $0.primary == primary && $0.unique == unique }
+            case .primary(let primary): wanted = { $0.primary == primary }
+            case .classAndGroup, .all: throw .integrityFailure(reason)
+            }
+            guard let (all, _) = try? storage.rows(.all, columns: columns) else { throw .integrityFailure(reason) }
+            let picked = all.filter(wanted)
+            guard !picked.isEmpty else { throw .integrityFailure(reason) }
+            return picked
+        }
         guard unreadable == 0 else { throw .integrityFailure("an item has an unknown class or a malformed index") }
         return rows
     }

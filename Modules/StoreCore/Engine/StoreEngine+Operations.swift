@@ -49,8 +49,13 @@ extension StoreEngine {
                 StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
             return limit == .all
         }
-        // "None" and "all of them" are claims about rows not read: they need the rows to be intact.
-        if results.isEmpty || limit == .all { try confirmComplete(query, keys: keys, found: results.count) }
+        // "None" and "all of them" are claims about rows not read: they need the rows to be intact. A
+        // lookup by unique key that found its item in every group it searched read every row there can
+        // be (a unique key names at most one item per group): its answer is whole without that check, so
+        // damage elsewhere in the store does not cost it.
+        let searched = try resolveGroupsForRead(query.accessGroup).count
+        let whole = QueryPlan(query).byUnique && results.count == searched
+        if results.isEmpty || (limit == .all && !whole) { try confirmComplete(query, keys: keys, found: results.count) }
         guard !results.isEmpty else { throw .itemNotFound }
         return results
     }

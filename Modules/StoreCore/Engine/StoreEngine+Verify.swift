@@ -26,16 +26,7 @@ extension StoreEngine {
                 continue
             }
             let name = Self.naming(attributes)
-            let indexesAgree: Bool
-            do {
-                let group = try keys.groupIndex(attributes.accessGroup ?? "")
-                indexesAgree =
-                    try group == row.group && keys.uniqueIndex(attributes, group: group) == row.unique
-                    && keys.primaryIndex(row.itemClass, value: attributes[row.itemClass.primaryAttribute], group: group)
-                        == row.primary
-            } catch {
-                indexesAgree = false
-            }
+            let indexesAgree = RowOpening.indexesAgree(row, with: attributes, keys: keys)
             guard indexesAgree else {
                 damaged += 1
                 items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .indexes, name: name))
@@ -49,10 +40,12 @@ extension StoreEngine {
             sound += 1
         }
         var check = try storage.structuralCheck()
-        if check == "ok", try !rowsMatchDigest(keys: keys) {
+        let digestMatches = try rowsMatchDigest(keys: keys)
+        if check == "ok", !digestMatches {
             check = "item rows do not match their digest (a row was removed or its indexes changed)"
         }
-        return VerifyReport(soundItems: sound, damagedItems: damaged, databaseCheck: check, damaged: items)
+        return VerifyReport(
+            soundItems: sound, damagedItems: damaged, databaseCheck: check, damaged: items, digestMatches: digestMatches)
     }
 
     /// The attributes that name an item in a report: its primary attribute, account and label.

@@ -10,13 +10,18 @@ public struct VerifyReport: Sendable, Hashable {
     /// The damaged items whose rows could still be read (rows that cannot be read at all, an unknown
     /// class or a malformed index cell, are only counted in ``damagedItems``).
     public let damaged: [DamagedItem]
+    /// Whether the rows match the rows digest (a store without one counts as matching).
+    public let digestMatches: Bool
 
     /// A report of `soundItems` and `damagedItems` with the backend's structural check.
-    package init(soundItems: Int, damagedItems: Int, databaseCheck: String, damaged: [DamagedItem] = []) {
+    package init(
+        soundItems: Int, damagedItems: Int, databaseCheck: String, damaged: [DamagedItem] = [], digestMatches: Bool = true
+    ) {
         self.soundItems = soundItems
         self.damagedItems = damagedItems
         self.databaseCheck = databaseCheck
         self.damaged = damaged
+        self.digestMatches = digestMatches
     }
 
     /// Whether everything is sound.

@@ -4,7 +4,7 @@ import CommandLineKit
 /// accepted before or after the verb.
 struct KeychainCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "keychain", abstract: "Add, find and delete passwords in the encrypted store; dump, verify, change its key.",
+        name: "keychain", abstract: "Add, find and delete passwords in the encrypted store; dump, verify, salvage, change its key.",
         usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",
         discussion: ["Keeps passwords in one encrypted file, with verbs shaped like macOS `security`."],
         environment: [
@@ -17,7 +17,7 @@ struct KeychainCommand: Command {
             AddPasswordVerb<GenericPasswords>.self, FindPasswordVerb<GenericPasswords>.self,
             DeletePasswordVerb<GenericPasswords>.self, AddPasswordVerb<InternetPasswords>.self,
             FindPasswordVerb<InternetPasswords>.self, DeletePasswordVerb<InternetPasswords>.self, DumpVerb.self,
-            VerifyVerb.self, ChangePassphraseVerb.self, ExportVerb.self, ImportVerb.self,
+            VerifyVerb.self, SalvageVerb.self, ChangePassphraseVerb.self, ExportVerb.self, ImportVerb.self,
         ],
         subcommandNoun: "keychain verb", subcommandPlaceholder: "VERB", subcommandsTitle: "Verbs",
         exitStatuses: ExitStatus.keychainTable)

@@ -46,17 +46,29 @@ struct VerifyVerb: HardtackCommand {
                 throw .store(error)
             }
         } catch .store(.integrityFailure(let what)) {
-            // Damage that stops the count: still a report, with the store itself as the damaged part.
+            // Damage that stops the database from opening or reading the store through: counted as salvage
+            // reads the store, page by page, else a report
+            // with the store itself as the damaged part.
             problem = SecureStoreError.integrityFailure(what).description
-            health = StoreHealth(soundItems: 0, damagedItems: 1, databaseCheck: "not run")
+            let configuration = try store.configuration(context, onlyReads: true)
+            health =
+                StoreSalvager.health(configuration)
+                ?? StoreHealth(soundItems: 0, damagedItems: 1, databaseCheck: "not run", countedBySalvage: true)
         }
         report(health, location: location, problem: problem)
         guard health.isSound, problem == nil else {
+            if let problem, health.soundItems > 0 {
+                throw .finding(
+                    .damaged,
+                    "\(problem) Counted as salvage reads the store: \(health.soundItems) items can be copied into a "
+                        + "new store with `hardtack keychain salvage --to NEW`.")
+            }
             throw .finding(
                 .damaged,
                 problem
                     ?? "the store is damaged (\(health.damagedItems) damaged items; database check: "
-                    + "\(health.databaseCheck)). Restore it from a backup; sound items can still be read.")
+                    + "\(health.databaseCheck)). Restore it from a backup, or copy every item that still authenticates into a new store with "
+                    + "`hardtack keychain salvage --to NEW`.")
         }
     }
 
@@ -66,6 +78,14 @@ struct VerifyVerb: HardtackCommand {
                 ("store", .string(location)), ("sound", .count(health.soundItems)),
                 ("damaged", .count(health.damagedItems)), ("databaseCheck", .string(health.databaseCheck)),
                 ("complete", .bool(problem == nil)), ("problem", problem.map(JSONValue.string) ?? .null),
+                ("countedBy", .string(health.countedBySalvage ? "salvage" : "store")),
+                (
+                    "damage",
+                    .object([
+                        ("pages", .count(health.kinds.pages)), ("rows", .count(health.kinds.rows)),
+                        ("rowsDigest", .bool(health.kinds.rowsDigest)), ("header", .bool(health.kinds.header)),
+                    ])
+                ),
                 (
                     "damagedItems",
                     .array(
@@ -84,7 +104,8 @@ struct VerifyVerb: HardtackCommand {
                 """
                 store: \(location)
                 sound items: \(health.soundItems)
-                damaged items: \(health.damagedItems)\(problem == nil ? "" : " (the store itself: its items could not be counted)")
+                damaged items: \(health.damagedItems)\(Self.countNote(health, problem: problem))
+                damage: \(Self.kinds(health.kinds))
                 database check: \(health.databaseCheck)
                 """)
             for item in health.damaged {
@@ -96,6 +117,24 @@ struct VerifyVerb: HardtackCommand {
                 Console.print("damaged: row \(item.rowID), \(AttributeText.classKey(item.itemClass))\(name): \(item.problem)")
             }
         }
+    }
+
+    /// What follows the damaged count when the store could not be opened.
+    private static func countNote(_ health: StoreHealth, problem: String?) -> String {
+        guard problem != nil else { return "" }
+        return health.countedBySalvage && health.databaseCheck != "not run"
+            ? " (counted as salvage reads the store: the database could not read it through)"
+            : " (the store itself: its items could not be counted)"
+    }
+
+    /// The kinds of damage, in words: `none`, or `2 pages failing their checksum, 1 row, the rows digest`.
+    private static func kinds(_ kinds: StoreHealth.DamageKinds) -> String {
+        var parts: [String] = []
+        if kinds.pages > 0 { parts.append("\(kinds.pages) page\(kinds.pages == 1 ? "" : "s") failing its checksum") }
+        if kinds.rows > 0 { parts.append("\(kinds.rows) row\(kinds.rows == 1 ? "" : "s")") }
+        if kinds.rowsDigest { parts.append("the rows digest (the rows do not match it)") }
+        if kinds.header { parts.append("the store header") }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 
     /// The naming attributes of a damaged item, as the dump shows attributes.

@@ -1,0 +1,61 @@
+public import Data
+import StoreCore
+
+/// What salvage read from a damaged store, ready to be written into a new one: counts, and the lost
+/// items named by what is still known of them. Holds the recovered secrets (in `SecretBytes`) until
+/// written; never shows one.
+public struct SalvagedStore: Sendable {
+    /// One item salvage saw but could not bring back.
+    public struct Lost: Sendable, Hashable {
+        /// Its row, when known.
+        public let rowID: Int64?
+        /// Its class, when known.
+        public let itemClass: ItemClass?
+        /// What is wrong, in words.
+        public let problem: String
+        /// The attributes that name it (service or server, account, label), when they still decrypt.
+        public let name: ItemAttributes?
+    }
+
+    let result: SalvageResult
+
+    /// Items recovered (each authenticated, one version of each).
+    public var recovered: Int { result.items.count }
+    /// Items seen but not recovered, plus those the rows digest counts that left no trace.
+    public var lostCount: Int { result.lostCount }
+    /// Items the digest counts that left no trace.
+    public var unaccounted: Int { result.unaccounted }
+    /// How many items the store's rows digest says it held, when one was found.
+    public var expected: Int? { result.expected }
+    /// Whether the recovered rows are exactly those the digest describes.
+    public var matchesDigest: Bool { result.matchesDigest }
+    /// Whether every item came back.
+    public var isComplete: Bool { result.isComplete }
+    /// Candidate copies of item rows read, and older or duplicate copies set aside.
+    public var candidates: Int { result.candidates }
+    /// Copies set aside because a newer authentic copy of the same item was kept.
+    public var superseded: Int { result.superseded }
+    /// Pages (SQLite) or rows (PostgreSQL) read, and how many of them failed their own check.
+    public var partsRead: Int { result.partsRead }
+    /// Pages or rows that failed their own check (a page checksum, a row the server could not return).
+    public var damagedParts: Int { result.damagedParts }
+
+    /// Whether the store header was damaged (repaired by authentication, or an earlier copy failed).
+    public var headerDamaged: Bool { result.headerDamaged }
+
+    /// The lost items, in row order.
+    public var lost: [Lost] {
+        result.lost.map { item in
+            let problem =
+                switch item.reason {
+                case .unreadableRow: "its row's cells could not be read"
+                case .attributes: "its attributes do not decrypt"
+                case .indexes: "its index cells disagree with its attributes"
+                case .data: "its secret does not decrypt"
+                }
+            return Lost(
+                rowID: item.rowID, itemClass: item.itemClass, problem: problem,
+                name: item.name.isEmpty || item.itemClass == nil ? nil : try? ItemAttributes(item.itemClass!, item.name))
+        }
+    }
+}

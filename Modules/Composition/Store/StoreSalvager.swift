@@ -1,0 +1,94 @@
+public import Data
+import Foundation
+import PostgreSQLStore
+import SQLiteStore
+import StoreCore
+
+/// `hardtack keychain salvage`: the items of a damaged store that still authenticate, read without
+/// changing it, then written into a new store in one transaction.
+public enum StoreSalvager {
+    /// Reads what can be salvaged from the store `source` describes, unlocked with its key, without
+    /// changing it: a file is read page by page (its log too) without SQLite, a PostgreSQL store row by row.
+    /// - Throws: ``SecureStoreError/wrongKey`` when the key opens no copy of the header;
+    ///   ``SecureStoreError/integrityFailure(_:)`` when no header is left; storage errors when the store
+    ///   cannot be read at all.
+    public static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
+        if StoreConfiguration.isPostgreSQL(source.storePath) {
+            let reader = try PostgreSQLSalvageSource(uri: source.storePath)
+            return SalvagedStore(result: try StoreSalvage.recover(from: reader, keySource: source.key.keySource))
+        }
+        guard FileManager.default.fileExists(atPath: source.storePath) else {
+            throw .itemNotFound
+        }
+        let reader = try SQLiteSalvageSource(path: source.storePath)
+        return SalvagedStore(result: try StoreSalvage.recover(from: reader, keySource: source.key.keySource))
+    }
+
+    /// The counts of a store the database could not open or read through, read as salvage reads it: the items that
+    /// authenticate are sound, those lost (and those the rows digest counts but left no trace) damaged.
+    /// `nil` when even that cannot be read (no header left, the wrong key, no such store).
+    public static func health(_ source: StoreConfiguration) -> StoreHealth? {
+        guard let salvaged = try? read(source) else { return nil }
+        var kinds = StoreHealth.DamageKinds()
+        kinds.pages = StoreConfiguration.isPostgreSQL(source.storePath) ? 0 : salvaged.damagedParts
+        kinds.rows = salvaged.lost.count
+        kinds.rowsDigest = !salvaged.matchesDigest
+        kinds.header = salvaged.headerDamaged
+        let damaged = salvaged.lost.compactMap { item -> StoreHealth.Damaged? in
+            guard let rowID = item.rowID, let itemClass = item.itemClass else { return nil }
+            return StoreHealth.Damaged(rowID: rowID, itemClass: itemClass, problem: item.problem, name: item.name)
+        }
+        return StoreHealth(
+            soundItems: salvaged.recovered, damagedItems: max(salvaged.lostCount, salvaged.isComplete ? 0 : 1),
+            databaseCheck: "not run (the database could not read the store through; counted as salvage reads it)", damaged: damaged,
+            kinds: kinds, countedBySalvage: true)
+    }
+
+    /// Why a salvage target cannot be used, or `nil` when it can: it must be a new store, not the source.
+    public static func refusal(target: StoreConfiguration, source: StoreConfiguration) -> String? {
+        if sameStore(target.storePath, source.storePath) {
+            return "the salvage target is the damaged store itself; name a new store with --to"
+        }
+        if StoreConfiguration.isPostgreSQL(target.storePath) {
+            guard (try? PostgreSQLSecureItemStore.exists(uri: target.storePath)) == false else {
+                return "a store already exists at \(target.displayLocation) (or the server cannot be asked); "
+                    + "salvage writes only into a new store"
+            }
+            return nil
+        }
+        for path in [target.storePath, target.storePath + "-wal"] where FileManager.default.fileExists(atPath: path) {
+            return "\(path) already exists; salvage writes only into a new store"
+        }
+        return nil
+    }
+
+    /// Writes `result`'s items into the new store `target` in one transaction (all or none), with every
+    /// access group the items belong to; returns how many were written.
+    public static func write(_ salvaged: SalvagedStore, to target: StoreConfiguration) throws(SecureStoreError) -> Int {
+        let result = salvaged.result
+        var configuration = target
+        var groups = target.accessGroups
+        for group in Set(result.items.map { $0.attributes.accessGroup ?? "" }).sorted() where !groups.contains(group) {
+            groups.append(group)
+        }
+        configuration.accessGroups = groups.filter { !$0.isEmpty }
+        let handle = try configuration.open()
+        let summary = try StoreExport.add(result.items, to: handle.items, update: false)
+        return summary.added
+    }
+
+    /// Whether two locations name one store: the same file (after resolving links) or the same URI.
+    private static func sameStore(_ lhs: String, _ rhs: String) -> Bool {
+        if lhs == rhs { return true }
+        guard !StoreConfiguration.isPostgreSQL(lhs), !StoreConfiguration.isPostgreSQL(rhs) else { return false }
+        func resolved(_ path: String) -> String {
+            let url = URL(fileURLWithPath: path)
+            let directory = url.deletingLastPathComponent().resolvingSymlinksInPath().path
+            let leaf = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map {
+                URL(fileURLWithPath: $0, relativeTo: url.deletingLastPathComponent()).standardized.path
+            }
+            return leaf ?? directory + "/" + url.lastPathComponent
+        }
+        return resolved(lhs) == resolved(rhs)
+    }
+}

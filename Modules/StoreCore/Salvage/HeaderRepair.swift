@@ -1,0 +1,81 @@
+package import Data
+import Domain
+
+/// Unlocking a damaged store's header record for salvage, where one flipped bit in it would otherwise
+/// lose every item: the wrapped master key is its only copy.
+///
+/// The record is tried as stored, then with each single bit of the wrapped key flipped, then with each
+/// single bit of the encoded header flipped. The stored checksum is not needed: a variant counts only
+/// when the wrapped key authenticates (XChaCha20-Poly1305) under the key-encryption key with the
+/// header as additional data, which no wrong variant does except with negligible probability; so a
+/// repaired record is the one that was written, never a guess. A passphrase's Argon2id runs once: a
+/// header variant that would change the salt or cost is tried only for key material, whose
+/// key-encryption key is a cheap hash.
+package enum HeaderRepair {
+    /// The keys `record` yields under `keySource`, repairing a single flipped bit if need be, and
+    /// whether the record was damaged (a bit repaired, or a checksum that does not match).
+    /// - Throws: what unlocking the record as stored throws (``SecureStoreError/wrongKey`` for the
+    ///   wrong key, an integrity failure for a record beyond repair).
+    package static func unlock(_ record: HeaderRecord, keySource: KeySource) throws(SecureStoreError)
+        -> (keys: ItemKeys, damaged: Bool)
+    {
+        var cache: [[UInt8]: SecureKey] = [:]
+        var firstError: SecureStoreError?
+        for (index, header) in variants(record.header).enumerated() {
+            let wrapped = index == 0 ? variants(record.wrappedKey) : [record.wrappedKey]
+            do {
+                if let (keys, variant) = try unlock(
+                    header: header, wrapped: wrapped, original: record.header, keySource, &cache)
+                {
+                    let checksum = StoreHeader.checksum(header: record.header, wrappedKey: record.wrappedKey)
+                    return (keys, index > 0 || variant > 0 || checksum != record.checksum)
+                }
+                if index == 0 { firstError = .wrongKey }
+            } catch {
+                if index == 0 { firstError = error }
+            }
+        }
+        throw firstError ?? .wrongKey
+    }
+
+    /// The keys from `header` and the first of `wrapped` that authenticates, with its position, or `nil`.
+    private static func unlock(
+        header bytes: [UInt8], wrapped: [[UInt8]], original: [UInt8], _ keySource: KeySource,
+        _ cache: inout [[UInt8]: SecureKey]
+    ) throws(SecureStoreError) -> (ItemKeys, Int)? {
+        let header = try StoreHeader(
+            decoding: bytes, checksum: StoreHeader.checksum(header: bytes, wrappedKey: wrapped[0]), wrappedKey: wrapped[0])
+        // What the key-encryption key depends on: the kind, the cost and the salt.
+        let derivation = [header.keyKind.rawValue] + bigEndian(header.cost.opsLimit) + bigEndian(header.cost.memLimit)
+            + header.salt
+        let kek: SecureKey
+        if let known = cache[derivation] {
+            kek = known
+        } else {
+            guard bytes == original || header.keyKind == .keyMaterial else { return nil }
+            kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
+            cache[derivation] = kek
+        }
+        for (position, box) in wrapped.enumerated() {
+            guard let master = try? Sodium.unwrap(box, additionalData: header.encoded, key: kek),
+                master.count == SecureKey.byteCount
+            else { continue }
+            return (try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID), position)
+        }
+        return nil
+    }
+
+    /// `bytes`, then every copy of it with one bit flipped.
+    private static func variants(_ bytes: [UInt8]) -> [[UInt8]] {
+        var all = [bytes]
+        all.reserveCapacity(1 + 8 * bytes.count)
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var variant = bytes
+                variant[index] ^= UInt8(1) << UInt8(bit)
+                all.append(variant)
+            }
+        }
+        return all
+    }
+}
