@@ -161,7 +161,7 @@ let package = Package(
             name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "BrowserRedirectTests", dependencies: ["BrowserRedirect"], path: "Tests/BrowserRedirectTests",
+            name: "BrowserRedirectTests", dependencies: ["BrowserRedirect", "TestSupport"], path: "Tests/BrowserRedirectTests",
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",

@@ -1,5 +1,6 @@
 import BrowserRedirect
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -50,16 +51,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let script = directory.appendingPathComponent("browser")
         let output = directory.appendingPathComponent("args")
-        try "#!/bin/sh\nprintf '%s|' \"$@\" > '\(output.path)'\n".write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+        try ExecutableScript.write("#!/bin/sh\nprintf '%s|' \"$@\" > '\(output.path)'\n", to: script.path)
         let opened = BrowserOpener(environment: ["BROWSER": script.path, "PATH": "/nonexistent"])
             .open(URL(string: "https://id.example.com/authorize?a=1&b=2")!)
         #expect(opened == "browser")
-        var text = ""
-        for _ in 0..<100 where text.isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
-            text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        }
+        let text = contents(of: output)
         #expect(text == "https://id.example.com/authorize?a=1&b=2|")
         #expect(BrowserOpener(environment: ["PATH": "/nonexistent"]).open(URL(string: "https://x.example")!) == nil)
     }
@@ -82,9 +78,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let script = directory.appendingPathComponent("xdg-open")
         let output = directory.appendingPathComponent("env")
-        try "#!/bin/sh\n{ printf '%s\\n' \"$1\"; /usr/bin/env; } > '\(output.path).tmp' && /bin/mv '\(output.path).tmp' '\(output.path)'\n"
-            .write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+        try ExecutableScript.write(
+            "#!/bin/sh\n{ printf '%s\\n' \"$1\"; /usr/bin/env; } > '\(output.path).tmp' && /bin/mv '\(output.path).tmp' '\(output.path)'\n",
+            to: script.path)
         let opened = BrowserOpener(environment: [
             "PATH": directory.path, "HARDTACK_PASSPHRASE": "correct-horse", "PGPASSWORD": "pg-secret",
             "HARDTACK_STORE": "postgresql://u:pw@127.0.0.1/db", "LANG": "C.UTF-8",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A `BROWSER` program for the code flow's end-to-end tests: it is started with the authorization URL
 /// as its one argument, fetches the login form, posts it (approving as alice/wonderland, or denying,
@@ -50,8 +51,7 @@ enum ScriptedBrowser {
         let script = directory + "/browser.py"
         try source.write(toFile: script, atomically: true, encoding: .utf8)
         let wrapper = directory + "/browser"
-        try "#!/bin/sh\nexec python3 '\(script)' \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: wrapper)
+        try ExecutableScript.write("#!/bin/sh\nexec python3 '\(script)' \"$@\"\n", to: wrapper)
         return wrapper
     }
 }

@@ -83,7 +83,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     public func replace(with session: Session) throws(AuthenticationError) {
         try run {
             try store.transaction { transaction in
-                try write(session, to: transaction)
+                try write(session, to: transaction, replacedMayHaveSecret: true)
                 try transaction.delete(item(Account.claim))
             }
         }
@@ -147,7 +147,8 @@ public struct SecureStoreSessionRepository: SessionRepository {
                 // COMMIT was sent) left exactly this session: it was stored.
                 if current.session.isSameGeneration(as: refreshed) { return true }
                 guard current.session.isSameGeneration(as: stale) else { return false }
-                try write(refreshed, to: transaction)
+                try write(
+                    refreshed, to: transaction, replacedMayHaveSecret: current.session.issuer?.clientSecret != nil)
                 try transaction.delete(item(Account.claim))
                 return true
             }
@@ -211,15 +212,19 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    private func write(_ session: Session, to transaction: any SecureItemTransaction) throws {
+    /// Writes the session's items; `replacedMayHaveSecret` says whether the session it replaces may have
+    /// left a client secret (unknown at sign-in; known from the stored session during a refresh).
+    private func write(_ session: Session, to transaction: any SecureItemTransaction, replacedMayHaveSecret: Bool) throws {
         try transaction.addOrUpdate(item(Account.refreshToken), data: session.refreshToken.value)
         try transaction.addOrUpdate(item(Account.accessToken), data: session.accessToken.value)
         try transaction.addOrUpdate(item(Account.record), value: SessionRecordDTO(session))
         // The client secret, for the providers that demand one, is a secret: an item of its own, never
         // a field of the record. A session without one leaves none of an earlier session behind.
+        // Deleted only when one may be there: a delete that finds nothing is an answer ("none") the store
+        // confirms against its rows digest, a pass over the rows after a write.
         if let secret = session.issuer?.clientSecret {
             try transaction.addOrUpdate(item(Account.clientSecret), data: secret)
-        } else {
+        } else if replacedMayHaveSecret {
             try transaction.delete(item(Account.clientSecret))
         }
     }
