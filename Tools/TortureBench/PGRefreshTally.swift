@@ -11,8 +11,10 @@ struct PGRefreshTally {
     var serverRefreshes = 0
     /// Refreshes the processes that ended by themselves say they made.
     var reportedRefreshes = 0
-    /// Reuse the auth server detected: in rounds without faults, in rounds with a kill only, in rounds
-    /// with a cut or a restart, and beyond what the round's faults can explain.
+    /// Reuse the auth server detected: in rounds without faults, explained by a kill -9 of a process of
+    /// that account (it may have died after its request reached the server), in rounds with a cut or a
+    /// restart beyond the kills (a live process's rotation must never be lost to either), and beyond
+    /// what the round's kills can explain.
     var reuseClean = 0
     var reuseAfterKill = 0
     var reuseAfterCut = 0
@@ -65,8 +67,8 @@ struct PGRefreshTally {
                 + "\(serverRefreshes), by processes that lived \(reportedRefreshes)")
         context.say(
             "reuse detected by the auth server: \(reuseClean + reuseAfterKill + reuseAfterCut + reuseUnexplained) — "
-                + "in rounds without faults \(reuseClean), after a kill -9 \(reuseAfterKill), after a cut or restart "
-                + "\(reuseAfterCut), unexplained \(reuseUnexplained)")
+                + "in rounds without faults \(reuseClean), explained by a kill -9 \(reuseAfterKill), after a cut or "
+                + "restart beyond the kills \(reuseAfterCut), otherwise unexplained \(reuseUnexplained)")
         context.say(
             "sessions signed out \(signedOut) (each after a reuse the server saw), unexplained \(signedOutUnexplained); "
                 + "stuck \(stuck)")
@@ -79,7 +81,8 @@ struct PGRefreshTally {
             cleanRefreshes == cleanGenerations,
             "\(cleanRefreshes) refreshes for \(cleanGenerations) generations in rounds without faults (must be 1 each)")
         context.check(reuseClean == 0, "\(reuseClean) reuse detections in rounds without faults")
-        context.check(reuseUnexplained == 0, "\(reuseUnexplained) reuse detections beyond the round's faults")
+        context.check(reuseAfterCut == 0, "\(reuseAfterCut) reuse detections a cut or a restart caused")
+        context.check(reuseUnexplained == 0, "\(reuseUnexplained) reuse detections beyond the round's kills")
         context.check(signedOutUnexplained == 0, "\(signedOutUnexplained) sessions signed out without an explaining reuse")
         context.check(stuck == 0, "\(stuck) stuck calls")
         context.check(problems.isEmpty, "\(problems.count) problems")
