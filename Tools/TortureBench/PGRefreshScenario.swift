@@ -78,12 +78,16 @@ enum PGRefreshScenario {
             // Every account answers one more call, with nothing striking.
             var signedOut: [Int] = []
             var verifySeconds: [Int: Double] = [:]
+            var verifyRefreshes = 0
             for account in 0..<accounts {
                 let result = context.hardtack(me(account), environment: environment, timeout: bound)
                 verifySeconds[account] = result.seconds
                 tally.slowest = max(tally.slowest, result.seconds)
                 switch result.status {
-                case 0: break
+                case 0:
+                    // Its token may have expired again meanwhile (a long round): its refresh counts too.
+                    let line = result.out.split(separator: "\n").first { $0.hasPrefix("refreshes by this process: ") }
+                    verifyRefreshes += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
                 case 3:
                     signedOut.append(account)
                     tally.signOutMessages.insert(result.err.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -104,7 +108,7 @@ enum PGRefreshScenario {
                 outcome, faults: faults, round: index, accounts: accounts,
                 serverRefreshes: (after["refreshes"] ?? 0) - (before["refreshes"] ?? 0),
                 reuse: (after["reuseDetections"] ?? 0) - (before["reuseDetections"] ?? 0),
-                signedOut: signedOut, verifySeconds: verifySeconds)
+                signedOut: signedOut, verifySeconds: verifySeconds, verifyRefreshes: verifyRefreshes)
             for account in signedOut where !signIn(account) {
                 context.fail("cannot sign user\(account) in again")
                 return

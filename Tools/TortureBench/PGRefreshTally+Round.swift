@@ -11,7 +11,7 @@ extension PGRefreshTally {
     /// round's faults), the accounts signed out after it, takeover times and wake-ups.
     mutating func add(
         _ outcome: PGRefreshRound.Outcome, faults: PGRefreshRound.Faults, round: Int, accounts: Int,
-        serverRefreshes refreshes: Int, reuse: Int, signedOut: [Int], verifySeconds: [Int: Double]
+        serverRefreshes refreshes: Int, reuse: Int, signedOut: [Int], verifySeconds: [Int: Double], verifyRefreshes: Int
     ) {
         rounds += 1
         calls += outcome.callers.count
@@ -59,6 +59,8 @@ extension PGRefreshTally {
                 problems.append("round \(round): user\(caller.account) exit \(status): \(caller.errorText)")
             }
         }
+        // The calls after the round refresh too when a long round let the tokens expire again.
+        reported += verifyRefreshes
         reportedRefreshes += reported
         // Reuse and sign-outs, each explained by a fault of the round or counted as unexplained.
         if clean {
