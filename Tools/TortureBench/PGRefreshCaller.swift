@@ -6,8 +6,9 @@ final class PGRefreshCaller {
     let account: Int
     /// The process.
     let child: ChildProcess
-    /// Where its standard output and standard error go.
+    /// Where its standard output goes.
     let output: String
+    /// Where its standard error goes.
     let errors: String
     /// When it was started.
     let started: Date
