@@ -60,6 +60,14 @@ enum AccountsBenchmark {
         // Written without an fsync per commit, to fill it sooner; the commands read it with the defaults.
         let store = try SQLiteSecureItemStore.open(
             at: path, keySource: .keyFile(path: path + ".key"), options: StoreOptions(durability: .normal))
+        try populate(store, count: count, first: first, generator: &generator)
+        try store.checkpoint()
+        Report.line("op=fill accounts=\(count) seconds=\(Report.fixed(Double(MonotonicClock.now() - started) / 1e9, 1))")
+        return path
+    }
+
+    /// Writes `count` signed-in sessions into `store`, accounts numbered from `first`.
+    static func populate(_ store: any SecureItemStore, count: Int, first: Int, generator: inout SeededGenerator) throws {
         let now = Date()
         for index in first..<(first + count) {
             guard let account = AccountName(name(index)) else { throw StatusBenchmark.Failure(description: "bad name") }
@@ -70,13 +78,10 @@ enum AccountsBenchmark {
                 user: User(id: "u\(index)", name: "User \(index)"), method: .password)
             try SecureStoreSessionRepository(store: store, account: account).replace(with: session)
         }
-        try store.checkpoint()
-        Report.line("op=fill accounts=\(count) seconds=\(Report.fixed(Double(MonotonicClock.now() - started) / 1e9, 1))")
-        return path
     }
 
     /// The run with the median exit time of `count` runs, after one to warm the page cache.
-    private static func median(_ count: Int, _ body: () throws -> StatusBenchmark.Figures) throws
+    static func median(_ count: Int, _ body: () throws -> StatusBenchmark.Figures) throws
         -> StatusBenchmark.Figures
     {
         _ = try body()

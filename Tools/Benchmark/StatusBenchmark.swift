@@ -49,7 +49,10 @@ enum StatusBenchmark {
     }
 
     /// Runs `hardtack status --store path` (or another `command`) once.
-    static func run(executable: String, store: String, command: [String] = ["status"]) throws -> Figures {
+    /// `storeArguments` replace `--store path --key-file path.key` (a PostgreSQL URI and `--key-env`).
+    static func run(
+        executable: String, store: String, command: [String] = ["status"], storeArguments: [String]? = nil
+    ) throws -> Figures {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw Failure(description: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
@@ -59,7 +62,7 @@ enum StatusBenchmark {
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
         posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = [executable] + command + ["--store", store, "--key-file", store + ".key"]
+        let arguments = [executable] + command + (storeArguments ?? ["--store", store, "--key-file", store + ".key"])
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment
