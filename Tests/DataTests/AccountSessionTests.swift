@@ -31,6 +31,31 @@ struct AccountSessionTests {
 
     func account(_ name: String) throws -> AccountName { try #require(AccountName(name)) }
 
+    @Test func allSessionsReadInOneQueryAreWhatEachAccountLoads() throws {
+        let store = try openStore()
+        let names = ["work", "personal", "caf\u{E9} \u{1F600}"]
+        for (index, name) in names.enumerated() {
+            try SecureStoreSessionRepository(store: store, account: try account(name)).replace(with: try session("s\(index)"))
+        }
+        try SecureStoreSessionRepository(store: store, account: .default).replace(with: try session("default"))
+        // An account signed out again leaves nothing; one in the middle of a refresh has its claim too.
+        let gone = SecureStoreSessionRepository(store: store, account: try account("gone"))
+        try gone.replace(with: try session("gone"))
+        #expect(try gone.delete())
+        let work = SecureStoreSessionRepository(store: store, account: try account("work"))
+        #expect(Self.isClaimed(try work.claimRefresh(replacing: try session("s0"), owner: "me", lease: 30, now: clock.date)))
+
+        let all = try SecureStoreSessionRepository.sessions(in: store)
+        #expect(Set(all.keys) == Set(try names.map(account) + [.default]))
+        for name in all.keys {
+            let alone = try SecureStoreSessionRepository(store: store, account: name).load()
+            let batch = try #require(all[name]).get()
+            #expect(batch?.refreshToken.value.revealedString() == alone?.refreshToken.value.revealedString())
+            #expect(batch?.accessToken.value.revealedString() == alone?.accessToken.value.revealedString())
+            #expect(batch?.user == alone?.user)
+        }
+    }
+
     @Test func eachAccountsSessionIsItsOwn() throws {
         let store = try openStore()
         let work = SecureStoreSessionRepository(store: store, account: try account("work"))

@@ -37,7 +37,7 @@ import Testing
     }
 
     /// Signs `accounts` in at `url` and waits until their access tokens count as expired.
-    private func signIn(_ accounts: [String], url: String, store: (arguments: [String], environment: [String: String]))
+    func signIn(_ accounts: [String], url: String, store: (arguments: [String], environment: [String: String]))
         throws
     {
         for account in accounts {

@@ -136,6 +136,35 @@ import Testing
         #expect(held, "the instance holds its lock again")
     }
 
+    /// A live instance whose lock connection is cut (as a server restart cuts every connection) is
+    /// not taken for ended: its one-second check takes the lock again before the 3 s confirmation runs
+    /// out, so a claim it marked sent and still has in flight is not presented again by another.
+    @Test func aLiveInstanceWhoseLockConnectionWasCutIsNotSeenGone() throws {
+        let lock = try test.open().takeInstanceLock()
+        defer { lock.release() }
+        let watcher = try test.open().takeInstanceLock()
+        defer { watcher.release() }
+        let owner = foreignOwner(lock)
+        let sql = try test.sql()
+        let cut = try sql.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
+                + "((classid::int8 << 32) | objid::int8) = $1", [.int64(lock.key)])
+        #expect(cut.rowCount == 1)
+        var seenFree = false
+        var seenGone = false
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(5) {
+            let holders = try sql.query(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
+                    + "((classid::int8 << 32) | objid::int8) = $1", [.int64(lock.key)]).int64(0, 0)
+            seenFree = seenFree || holders == 0
+            seenGone = seenGone || watcher.isGone(owner)
+            usleep(20_000)
+        }
+        #expect(seenFree, "the cut left the lock free for a while")
+        #expect(!seenGone, "a live instance was taken for ended while its lock was being taken again")
+    }
+
     @Test func nothingOfTheStoreIsHeldWhileTheTokenEndpointAnswers() async throws {
         let gateway = ScriptedAuthenticationGateway(clock: clock)
         let repository = SecureStoreSessionRepository(store: try test.open())

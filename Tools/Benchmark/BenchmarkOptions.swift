@@ -35,6 +35,8 @@ struct BenchmarkOptions {
     var schema: String?
     /// Which writer process this is (internal), for accounts of its own.
     var writerIndex = 0
+    /// `--accounts`: only `hardtack accounts` over 10,000 accounts and `status` of one among them.
+    var accounts = false
     /// `--refresh-protocol`: with `--postgres`, only the refresh protocol's figures.
     var refreshProtocol = false
 
@@ -54,6 +56,7 @@ struct BenchmarkOptions {
           --postgres URI   the store on this PostgreSQL server against direct libpq, then writer processes
           --writers N      with --postgres: writer processes sharing one store (default 8; 0 for none)
           --refresh-protocol  with --postgres: only claim + mark + complete p50 and a waiter's wake-up p99
+          --accounts       only `hardtack accounts` over 10,000 accounts and `status` of one among them (with --postgres: there)
         """
 
     /// Parses the arguments (without the program name).
@@ -93,6 +96,7 @@ struct BenchmarkOptions {
             case "--help", "-h": options.help = true
             case "--postgres": options.postgres = try value(argument)
             case "--refresh-protocol": options.refreshProtocol = true
+            case "--accounts": options.accounts = true
             case "--writers":
                 guard let writers = Int(try value(argument)), writers >= 0 else {
                     throw UsageError(description: "--writers needs a whole number")

@@ -24,6 +24,8 @@ enum StatusBenchmark {
         var peakKiB: Int
         /// The process's exit status (0: signed in).
         var status: Int32
+        /// Lines it printed on standard output.
+        var lines = 0
     }
 
     /// A failure to set up or run the process.
@@ -46,8 +48,11 @@ enum StatusBenchmark {
         return path
     }
 
-    /// Runs `hardtack status --store path` once.
-    static func run(executable: String, store: String) throws -> Figures {
+    /// Runs `hardtack status --store path` (or another `command`) once.
+    /// `storeArguments` replace `--store path --key-file path.key` (a PostgreSQL URI and `--key-env`).
+    static func run(
+        executable: String, store: String, command: [String] = ["status"], storeArguments: [String]? = nil
+    ) throws -> Figures {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw Failure(description: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
@@ -57,7 +62,7 @@ enum StatusBenchmark {
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
         posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = [executable, "status", "--store", store, "--key-file", store + ".key"]
+        let arguments = [executable] + command + (storeArguments ?? ["--store", store, "--key-file", store + ".key"])
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment
@@ -81,14 +86,20 @@ enum StatusBenchmark {
             }
         }
         let peak = highWaterKiB(pid)
-        while read(pipeEnds[0], &byte, 1) == 1 {}
+        var lines = decisionAt == start ? 0 : 1
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(pipeEnds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            lines += buffer[0..<count].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        }
         var status: Int32 = 0
         guard waitpid(pid, &status, 0) == pid else { throw Failure(description: "waitpid failed") }
         let end = MonotonicClock.now()
         if decisionAt == start { decisionAt = end }
         return Figures(
             decision: Double(decisionAt - start) / 1e6, exit: Double(end - start) / 1e6, peakKiB: peak,
-            status: (status >> 8) & 0xff)
+            status: (status >> 8) & 0xff, lines: lines)
     }
 
     /// The peak resident memory of a running process, from `/proc/PID/status`, in KiB (0 if unknown).

@@ -16,6 +16,10 @@ do {
             try PostgreSQLBenchmark.writerChild(child, uri: uri, schema: schema, options: options)
         } else if let uri = options.postgres, options.refreshProtocol {
             try await RefreshProtocolBenchmark.run(uri: uri, rounds: options.quick ? 100 : 1000)
+        } else if options.accounts, let uri = options.postgres {
+            try PostgreSQLAccountsBenchmark.run(uri: uri, options: options)
+        } else if options.accounts {
+            try AccountsBenchmark.run(options)
         } else if let uri = options.postgres {
             try PostgreSQLBenchmark.run(uri: uri, options: options)
         } else {

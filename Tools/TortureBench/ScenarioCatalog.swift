@@ -8,7 +8,7 @@ enum ScenarioCatalog {
         SanitizerScenario.scenario,
         // On PostgreSQL, each on a throwaway server of its own.
         PGCrashScenario.scenario, PGContentionScenario.scenario, PGTamperScenario.scenario,
-        PGRemnantScenario.scenario, PGCutScenario.scenario,
+        PGRemnantScenario.scenario, PGCutScenario.scenario, PGRefreshScenario.scenario,
     ]
 
     /// The scenario with this name or number.

@@ -19,8 +19,11 @@ public struct RefreshClaimants: Sendable {
         LocalProcessIdentity.ownerID() + (instanceLock?.ownerTag ?? "")
     }
 
-    /// Whether the process or instance that wrote `owner` has ended.
+    /// Whether the process or instance that wrote `owner` has ended. A process of this machine is judged
+    /// by its pid alone: alive, it is not ended even while its instance lock's connection is cut.
     public func isGone(_ owner: String) -> Bool {
-        LocalProcessIdentity.isGone(owner) || (instanceLock?.isGone(owner) ?? false)
+        if LocalProcessIdentity.isGone(owner) { return true }
+        if LocalProcessIdentity.isOfThisMachine(owner) { return false }
+        return instanceLock?.isGone(owner) ?? false
     }
 }

@@ -9,7 +9,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     private let service: String
     private let claimantIsGone: @Sendable (String) -> Bool
 
-    private enum Account {
+    enum Account {
         static let accessToken = "access-token"
         static let refreshToken = "refresh-token"
         static let record = "session"
@@ -51,16 +51,15 @@ public struct SecureStoreSessionRepository: SessionRepository {
         } catch {
             throw error.isUnavailable ? .storeUnavailable(error.description) : .storageFailed(error.description)
         }
-        var names: Set<AccountName> = []
-        for record in records {
-            guard let service = record.attributes?.string(.service) else { continue }
-            if service == defaultService {
-                names.insert(.default)
-            } else if service.hasPrefix(defaultService + "/"), let name = AccountName(String(service.dropFirst(defaultService.count + 1))) {
-                names.insert(name)
-            }
-        }
+        let names = Set(records.compactMap { $0.attributes?.string(.service).flatMap(account(ofService:)) })
         return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
+    }
+
+    /// The account whose items are kept under `service`, or `nil` when it is no session's service.
+    static func account(ofService service: String) -> AccountName? {
+        if service == defaultService { return .default }
+        guard service.hasPrefix(defaultService + "/") else { return nil }
+        return AccountName(String(service.dropFirst(defaultService.count + 1)))
     }
 
     /// Creates a repository over `store`, keeping its items under `service`.
@@ -183,7 +182,11 @@ public struct SecureStoreSessionRepository: SessionRepository {
 
     /// Reads every item of the session with one query, so the pair is read as one snapshot.
     private func read(from transaction: any SecureItemTransaction) throws -> (session: Session, claim: RefreshClaimDTO?)? {
-        let items = try sessionItems(in: transaction)
+        try Self.session(from: try sessionItems(in: transaction))
+    }
+
+    /// The session, and its claim, that one service's `items` hold (`nil`: none).
+    static func session(from items: [StoredItem]) throws -> (session: Session, claim: RefreshClaimDTO?)? {
         if items.isEmpty { return nil }
         var byAccount: [String: SecretBytes] = [:]
         for item in items {
@@ -229,7 +232,9 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    private func decode<Value: Decodable>(_ type: Value.Type, _ data: SecretBytes) throws(AuthenticationError) -> Value {
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ data: SecretBytes) throws(AuthenticationError)
+        -> Value
+    {
         do {
             var copy = data.withUnsafeBytes { Data($0) }
             defer { copy.resetBytes(in: 0..<copy.count) }

@@ -15,16 +15,21 @@ public struct AuthenticationPolicy: Sendable {
     public var refreshWindow: Double
     /// How often a process waiting on another's refresh looks for its result, in milliseconds.
     public var refreshPollMilliseconds: Int
+    /// How long, in seconds, a process that holds newly rotated tokens keeps trying to store them while
+    /// the store cannot be reached (a database restarting): the server has already spent the old
+    /// refresh token, so giving up loses the session. Keep it well below ``refreshLease``.
+    public var completionRetrySeconds: Double
 
     /// Creates a policy; the defaults suit interactive apps.
     public init(
         clockSkew: Double = 30, refreshLease: Double = 45, maxRefreshesPerWindow: Int = 10,
-        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20
+        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 10
     ) {
         self.clockSkew = clockSkew
         self.refreshLease = refreshLease
         self.maxRefreshesPerWindow = maxRefreshesPerWindow
         self.refreshWindow = refreshWindow
         self.refreshPollMilliseconds = refreshPollMilliseconds
+        self.completionRetrySeconds = completionRetrySeconds
     }
 }

@@ -99,7 +99,7 @@ public actor RefreshSession {
             // the token may have been spent (see ``SessionRepository/markRefreshSent(replacing:owner:)``).
             guard try repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
             let refreshed = current.refreshed(with: try await gateway.refresh(current))
-            guard try storeRefreshed(refreshed, replacing: current) else {
+            guard try await storeRefreshed(refreshed, replacing: current) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the
                 // stored one wins, and the tokens just issued are revoked rather than left alive.
                 if !refreshed.refreshToken.isSameToken(as: current.refreshToken) {
@@ -119,13 +119,31 @@ public actor RefreshSession {
         }
     }
 
-    /// Stores the refreshed session, trying once more if the first write fails: the server has already
-    /// rotated the refresh token, so losing this write would leave only a superseded token behind.
-    private func storeRefreshed(_ refreshed: Session, replacing current: Session) throws(AuthenticationError) -> Bool {
-        do {
-            return try repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
-        } catch .storageFailed {
-            return try repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
+    /// Stores the refreshed session, trying again with growing pauses (0.1 s doubling to 2 s) for up to
+    /// ``AuthenticationPolicy/completionRetrySeconds`` while the write fails or the store cannot be
+    /// reached: the server has already rotated the refresh token, so losing this write would leave only
+    /// a superseded token behind. Each attempt reads what is stored first, so a write whose `COMMIT`
+    /// went through unacknowledged is recognised, never repeated.
+    private func storeRefreshed(_ refreshed: Session, replacing current: Session) async throws(AuthenticationError)
+        -> Bool
+    {
+        var waited = 0.0
+        var pause = 0.1
+        while true {
+            do {
+                return try repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
+            } catch {
+                switch error {
+                case .storageFailed, .storeUnavailable:
+                    // Counted in pauses, not by `now`, which a test's clock may hold still.
+                    guard waited + pause <= policy.completionRetrySeconds else { throw error }
+                    try? await Task.sleep(for: .seconds(pause))
+                    waited += pause
+                    pause = min(pause * 2, 2)
+                default:
+                    throw error
+                }
+            }
         }
     }
 

@@ -26,6 +26,12 @@ public struct ValidateAuthentication: Sendable {
         } catch {
             return .storeUnavailable(reason: error.description)
         }
+        return decision(for: session)
+    }
+
+    /// The decision for `session` as already loaded (`nil`: none stored), for a caller that needs the
+    /// session too and would otherwise read it twice.
+    public func decision(for session: Session?) -> LaunchDecision {
         guard let session else { return .signedOut }
         let now = now()
         if session.refreshToken.isExpired(at: now) && !session.accessToken.isUsable(at: now, skew: policy.clockSkew) {

@@ -22,13 +22,23 @@ public enum LocalProcessIdentity {
 
     /// Whether the process that made `owner` (with ``ownerID()``) has ended.
     public static func isGone(_ owner: String) -> Bool {
+        guard let pid = localPID(owner) else { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Whether `owner` names a process of this boot of this machine, in this pid namespace: one whose
+    /// end ``isGone(_:)`` can see.
+    public static func isOfThisMachine(_ owner: String) -> Bool { localPID(owner) != nil }
+
+    /// The pid in `owner`, when it names a process of this boot, machine and pid namespace.
+    private static func localPID(_ owner: String) -> Int32? {
         guard owner.hasPrefix("pid"), let at = owner.firstIndex(of: "@"),
             let pid = Int32(owner[owner.index(owner.startIndex, offsetBy: 3)..<at]), pid > 0
-        else { return false }
+        else { return nil }
         let place = owner[owner.index(after: at)...].split(separator: "/", omittingEmptySubsequences: false)
         guard place.count == 3, !bootID.isEmpty, !pidNamespace.isEmpty, place[0] == bootID, place[1] == pidNamespace
-        else { return false }
-        return kill(pid, 0) != 0 && errno == ESRCH
+        else { return nil }
+        return pid
     }
 
     /// This boot of this machine (empty when unknown, and then no owner is ever known to be gone).

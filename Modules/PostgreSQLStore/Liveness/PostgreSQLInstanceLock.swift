@@ -5,7 +5,8 @@ import Foundation
 /// This instance's sign of life on a PostgreSQL server: a session-level advisory lock held on an idle
 /// connection of its own, so that another instance, on any machine, can tell within a second that the
 /// owner of a refresh claim has ended (the server releases a killed client's lock when its connection
-/// closes: 65 ms measured here), instead of waiting for the claim's lease to run out.
+/// closes: 65 ms measured here; the lock must then stay free for 3 s, so that a live instance whose
+/// connection was cut is not taken for ended), instead of waiting for the claim's lease to run out.
 ///
 /// The lock's key, random, goes into this instance's owner ids (``ownerTag``). A claim whose owner's
 /// lock can be taken belongs to an instance that has ended. The connection is checked every second and,
@@ -21,6 +22,12 @@ public final class PostgreSQLInstanceLock: Sendable {
     private let lock = NSLock()
     // Safety: read and written only while `lock` is held.
     private nonisolated(unsafe) var connection: PostgreSQLConnection?
+    /// When each other instance's lock was first seen free, in the run of checks that found it free.
+    // Safety: read and written only while `lock` is held.
+    private nonisolated(unsafe) var freeSince: [Int64: ContinuousClock.Instant] = [:]
+    /// How long another instance's lock must stay free before that instance counts as ended: longer
+    /// than its one-second check plus a reconnect, which take a cut lock again.
+    static let confirmation: Duration = .seconds(3)
     /// How often the connection is checked, and the lock taken again after it was lost.
     private static let checkInterval: DispatchTimeInterval = .seconds(1)
     /// Where an owner id's lock key starts.
@@ -62,17 +69,34 @@ public final class PostgreSQLInstanceLock: Sendable {
     public var ownerTag: String { Self.tagPrefix + String(key) }
 
     /// Whether the instance that wrote `owner` has ended: its owner id names a lock key, and that lock
-    /// is free. `false` when nothing is known (no key, this instance's own, or the server cannot be
+    /// has been seen free over ``confirmation`` (3 s) of checks. `false` when nothing is known (no key, this instance's own, or the server cannot be
     /// asked): the claim's lease then decides.
     public func isGone(_ owner: String) -> Bool {
         guard let range = owner.range(of: Self.tagPrefix, options: .backwards),
             let theirs = Int64(owner[range.upperBound...]), theirs != key
         else { return false }
-        return withConnection { connection throws(PostgreSQLError) in
-            // Taken means free: give it back at once, in the same statement.
-            let sql = "SELECT CASE WHEN pg_try_advisory_lock($1) THEN pg_advisory_unlock($1) ELSE false END"
-            return try connection.query(sql, [.int64(theirs)], timeout: .seconds(2)).bool(0, 0)
-        } ?? false
+        let free =
+            withConnection { connection throws(PostgreSQLError) in
+                // Taken means free: give it back at once, in the same statement.
+                let sql = "SELECT CASE WHEN pg_try_advisory_lock($1) THEN pg_advisory_unlock($1) ELSE false END"
+                return try connection.query(sql, [.int64(theirs)], timeout: .seconds(2)).bool(0, 0)
+            } ?? false
+        // A live instance whose lock connection was cut (a server restart, a network cut) takes its lock
+        // again within its one-second check: only a lock free for longer than that means an end.
+        let now = ContinuousClock.now
+        lock.lock()
+        defer { lock.unlock() }
+        guard free else {
+            freeSince[theirs] = nil
+            return false
+        }
+        let since = freeSince[theirs] ?? now
+        guard now - since >= Self.confirmation else {
+            freeSince[theirs] = since
+            return false
+        }
+        freeSince[theirs] = nil
+        return true
     }
 
     /// Closes the connection, and with it the lock, as the end of this instance would; the periodic

@@ -1,0 +1,48 @@
+import Domain
+import Foundation
+import TestSupport
+import Testing
+
+/// The store goes away between the token endpoint's answer and the completion (a database restarting):
+/// the server has already rotated the refresh token, so the claimant keeps the new tokens and tries
+/// to store them again for a bounded time instead of giving up at once.
+@Suite struct RefreshCompletionRetryTests {
+    /// Makes the store unreachable while the server answers, as a restart that began meanwhile would.
+    private func storeGoesAwayDuringTheRefresh(_ fixture: UseCaseFixture) {
+        let repository = fixture.repository
+        fixture.gateway.setDuringRefresh { repository.setUnavailable("the database is restarting") }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theNewTokensAreStoredOnceTheStoreIsBack() async throws {
+        let fixture = UseCaseFixture()
+        storeGoesAwayDuringTheRefresh(fixture)
+        let stale = try #require(fixture.repository.stored)
+        let repository = fixture.repository
+        let healer = Task {
+            try await Task.sleep(for: .milliseconds(400))
+            repository.setUnavailable(nil)
+        }
+        let refreshed = try await fixture.refresher().refresh(replacing: stale)
+        try await healer.value
+        #expect(fixture.gateway.refreshCalls == 1)
+        #expect(refreshed.refreshToken.value.revealedString() == "refresh-1")
+        #expect(fixture.storedRefreshToken() == "refresh-1", "the rotated token was kept, not lost")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStoreThatStaysAwayEndsTheCallAfterTheRetryWindow() async throws {
+        let fixture = UseCaseFixture()
+        storeGoesAwayDuringTheRefresh(fixture)
+        let stale = try #require(fixture.repository.stored)
+        let refresher = RefreshSession(
+            gateway: fixture.gateway, repository: fixture.repository,
+            policy: AuthenticationPolicy(completionRetrySeconds: 0.5), ownerID: "process-1", now: fixture.clock.now)
+        await #expect(throws: AuthenticationError.storeUnavailable("the database is restarting")) {
+            try await refresher.refresh(replacing: stale)
+        }
+        #expect(fixture.gateway.refreshCalls == 1, "the token was presented once, never again")
+        fixture.repository.setUnavailable(nil)
+        #expect(fixture.storedRefreshToken() == "refresh-0")
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import TestSupport
+import Testing
+
+extension CrossProcessRefreshTests {
+    /// The PostgreSQL server is stopped as a crash would (`pg_ctl stop -m immediate`) and started again
+    /// while 3 processes × 4 accounts refresh after expiry: every process returns (served, or the store
+    /// unreachable with the session kept, exit 75), every account then answers a call, and the auth
+    /// server saw no refresh token presented twice.
+    @Test func theServerRestartedDuringRefreshesLosesNothingAndHangsNothing() throws {
+        let database = try OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
+        defer { database.stop() }
+        let store = (
+            arguments: ["--store", database.uri, "--key-env", "PG_KEY"],
+            environment: ["PG_KEY": String(repeating: "6b", count: 32)]
+        )
+        let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
+        defer { server.process.terminate() }
+        let accounts = ["north", "east", "south", "west"]
+        try signIn(accounts, url: url, store: store)
+        let executable = try #require(HardtackExecutable.path)
+        let callers = try (0..<3).flatMap { _ in
+            try accounts.map { account in
+                try sandbox.launch(
+                    executable, ["me", "--server", url, "--account", account, "--concurrent", "3"] + store.arguments,
+                    environment: store.environment)
+            }
+        }
+        // The crash lands in the middle of the refreshes: once the auth server has rotated one token.
+        let waitForFirst = Date() + 20
+        while Date() < waitForFirst, try sandbox.serverStats(url)["refreshes"] ?? 0 < 1 { usleep(2_000) }
+        let crashed = try database.crash()
+        try #require(crashed.status == 0, "pg_ctl stop: \(crashed.stderr)")
+        usleep(300_000)
+        let restarted = try database.restart()
+        try #require(restarted.status == 0, "pg_ctl start: \(restarted.stderr)")
+
+        // Nothing hangs: every process returns within the bound (the 45 s lease and more).
+        let deadline = Date() + 90
+        for caller in callers {
+            while caller.process.isRunning, Date() < deadline { usleep(10_000) }
+            #expect(!caller.process.isRunning, "a process still runs 90 s after the restart")
+            if caller.process.isRunning { kill(caller.process.processIdentifier, SIGKILL) }
+        }
+        for result in callers.map({ $0.wait() }) {
+            #expect([0, 75].contains(result.status), "exit \(result.status): \(result.stderr)")
+        }
+        // Nothing is lost: every account still has a usable session.
+        for account in accounts {
+            let me = try sandbox.run(
+                ["me", "--server", url, "--account", account] + store.arguments, environment: store.environment)
+            #expect(me.status == 0, "\(account): exit \(me.status): \(me.stderr)")
+        }
+        let counters = try sandbox.serverStats(url)
+        #expect(counters["reuseDetections"] == 0, "a refresh token was presented twice")
+        #expect(counters["refreshes"] ?? 0 >= accounts.count)
+    }
+}
