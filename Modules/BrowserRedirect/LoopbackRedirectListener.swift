@@ -48,21 +48,30 @@ public final class LoopbackRedirectListener: Sendable {
     public func receive(timeout: Int, page: @escaping @Sendable (String) -> String) async throws(RedirectListenerError)
         -> String
     {
-        let redirect = try await receiveHeld(timeout: timeout)
-        redirect.answer(page(redirect.query))
-        return redirect.query
+        // Answered on the listener's own thread as soon as it arrives, so the browser never waits for this
+        // task to be resumed.
+        try await receive(timeout: timeout, answering: page).query
     }
 
     /// Waits up to `timeout` seconds for the redirect and returns it unanswered: the browser is shown a
     /// page only when the caller calls ``HeldRedirect/answer(_:)``, once it knows how the sign-in ended.
     /// - Throws: ``RedirectListenerError``.
     public func receiveHeld(timeout: Int) async throws(RedirectListenerError) -> HeldRedirect {
+        try await receive(timeout: timeout, answering: nil)
+    }
+
+    /// The wait, on a thread of its own; `page`, when given, answers the redirect there at once.
+    private func receive(timeout: Int, answering page: (@Sendable (String) -> String)?)
+        async throws(RedirectListenerError) -> HeldRedirect
+    {
         let cancelled = Mutex(false)
         let result: Result<HeldRedirect, RedirectListenerError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // The wait blocks in poll(2), so it runs on a thread of its own, not the cooperative pool.
                 Thread.detachNewThread { [self] in
-                    continuation.resume(returning: self.wait(timeout: timeout, cancelled: cancelled))
+                    let result = self.wait(timeout: timeout, cancelled: cancelled)
+                    if let page, case .success(let redirect) = result { redirect.answer(page(redirect.query)) }
+                    continuation.resume(returning: result)
                 }
             }
         } onCancel: {

@@ -33,8 +33,10 @@ import Testing
         await #expect(throws: RedirectListenerError.timedOut(seconds: 1)) {
             try await listener.receive(timeout: 1) { _ in "" }
         }
-        // Generous: under a loaded machine the waiting task may be resumed late, but it is resumed.
-        #expect(ContinuousClock.now - start < .seconds(60))
+        // The point is that the wait ends at all. Generous: the waiting task is resumed on Swift's
+        // cooperative pool, which the whole suite's synchronous tests (processes waited on, blocking store
+        // calls) can keep busy for a minute and more on a 2-core machine; the timed-out error is the check.
+        #expect(ContinuousClock.now - start < .seconds(600))
     }
 
     @Test func cancellingEndsTheWait() async throws {
