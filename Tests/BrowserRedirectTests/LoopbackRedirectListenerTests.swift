@@ -10,15 +10,20 @@ import Testing
 /// The one-shot redirect listener: 127.0.0.1 on an ephemeral port, other paths answered 404, the
 /// redirect's query returned after the page is served, a bounded wait.
 @Suite struct LoopbackRedirectListenerTests {
+    /// A GET with a long timeout: the listener's wait starts only when its task is scheduled on Swift's
+    /// cooperative pool, which the whole suite's synchronous tests can keep busy for over a minute on a
+    /// 2-core machine (URLSession's default 60 s then ran out here).
     func get(_ url: String) async throws -> (Int, String) {
-        let (data, response) = try await URLSession.shared.data(from: URL(string: url)!)
+        var request = URLRequest(url: URL(string: url)!)
+        request.timeoutInterval = 600
+        let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
     @Test func theRedirectsQueryIsReturnedAndOtherPathsAre404() async throws {
         let listener = try LoopbackRedirectListener()
         #expect(listener.port > 0 && listener.redirectURI == "http://127.0.0.1:\(listener.port)/callback")
-        async let query = listener.receive(timeout: 20) { _ in "Sign-in complete <ok>." }
+        async let query = listener.receive(timeout: 600) { _ in "Sign-in complete <ok>." }
         let (status404, _) = try await get("http://127.0.0.1:\(listener.port)/favicon.ico")
         #expect(status404 == 404)
         let (status, page) = try await get("http://127.0.0.1:\(listener.port)/callback?code=c%201&state=s")
