@@ -76,7 +76,35 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     public func load() throws(AuthenticationError) -> Session? {
-        try run { try read(from: store)?.session }
+        try run { try readByUniqueKeys() ?? read(from: store)?.session }
+    }
+
+    /// The session read item by item, each by its unique key, or `nil` when any of them is not found
+    /// or cannot be read (the caller then reads the whole service, which tells "signed out" and damage
+    /// apart). A lookup that finds its item needs no pass over the store's rows against the rows digest
+    /// (only "none" and "all of them" do), so a launch decision in a store of many accounts costs what
+    /// it costs in a store of one. The items are read one query each, not in one snapshot: a refresh
+    /// committed in between can pair tokens of two generations, which every caller survives (a refresh
+    /// claim compares the stored generation and finds this one superseded; a launch decision only
+    /// reads the times).
+    private func readByUniqueKeys() -> Session? {
+        func data(_ account: String) -> SecretBytes? {
+            guard case .found(let item) = store.lookup(.genericPassword(service: service, account: account)) else {
+                return nil
+            }
+            return item.data
+        }
+        guard let recordData = data(Account.record), let access = data(Account.accessToken),
+            let refresh = data(Account.refreshToken),
+            let record = try? Self.decode(SessionRecordDTO.self, recordData)
+        else { return nil }
+        // A client secret is kept exactly when the record says so.
+        var clientSecret: SecretBytes?
+        if record.clientSecretKept == true {
+            guard let secret = data(Account.clientSecret) else { return nil }
+            clientSecret = secret
+        }
+        return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret)
     }
 
     public func replace(with session: Session) throws(AuthenticationError) {

@@ -25,6 +25,7 @@ extension SessionRecordDTO {
             revocationEndpoint = remembered.revocationEndpoint
             userinfoEndpoint = remembered.userinfoEndpoint
             clientAuthMethod = remembered.clientAuthMethod
+            clientSecretKept = remembered.clientSecret != nil ? true : nil
         }
     }
 

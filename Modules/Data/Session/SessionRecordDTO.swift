@@ -33,4 +33,6 @@ struct SessionRecordDTO: Codable, Equatable {
     /// How the client secret kept beside the record (never in it) is sent: `client_secret_basic` or
     /// `client_secret_post`. Absent for a public client and in older records.
     var clientAuthMethod: String? = nil
+    /// Whether a client secret is kept beside the record; absent (no) in older records.
+    var clientSecretKept: Bool? = nil
 }

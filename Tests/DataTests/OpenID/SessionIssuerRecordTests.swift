@@ -57,7 +57,8 @@ import Testing
             .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "session"),
             limit: .one, returning: .data)
         let recordText = try #require(record.first?.data?.revealedString())
-        #expect(!recordText.contains("client-secret-value") && !recordText.contains("clientSecret"))
+        #expect(!recordText.contains("client-secret-value") && !recordText.contains("\"clientSecret\""))
+        #expect(recordText.contains("\"clientSecretKept\":true"))
 
         try repository.replace(with: try session(.authorizationCode, issuer: origin))
         #expect(try #require(try repository.load()).issuer?.clientSecret == nil)
