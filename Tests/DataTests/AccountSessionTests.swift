@@ -125,3 +125,35 @@ struct AccountSessionTests {
         #expect(try SecureStoreSessionRepository.accounts(in: tenantA) == [user])
     }
 }
+
+/// Provisioning many accounts at once: one transaction, all or nothing.
+@Suite struct AddSessionsTests {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+
+    func session(_ tag: String) throws -> Session {
+        Session(
+            accessToken: try AccessToken(value: SecretBytes(utf8: "at-\(tag)"), issuedAt: clock.date, expiresAt: clock.date + 300),
+            refreshToken: try RefreshToken(value: SecretBytes(utf8: "rt-\(tag)"), expiresAt: nil),
+            user: User(id: tag, name: tag), method: .password)
+    }
+
+    @Test func sessionsAreAddedTogetherOrNotAtAll() throws {
+        let store = try SQLiteSecureItemStore.open(
+            at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+        let names = try (0..<5).map { try #require(AccountName("user-\($0)")) }
+        try SecureStoreSessionRepository.addSessions(try names.map { ($0, try session($0.value)) }, to: store)
+        for name in names {
+            let loaded = try #require(try SecureStoreSessionRepository(store: store, account: name).load())
+            #expect(loaded.refreshToken.value == SecretBytes(utf8: "rt-\(name.value)"))
+        }
+        #expect(try SecureStoreSessionRepository.accounts(in: store) == names)
+        // One account that has a session already: nothing of the batch is stored.
+        let fresh = try #require(AccountName("user-new"))
+        #expect(throws: AuthenticationError.self) {
+            try SecureStoreSessionRepository.addSessions([(fresh, try session("new")), (names[2], try session("again"))], to: store)
+        }
+        #expect(try SecureStoreSessionRepository(store: store, account: fresh).load() == nil)
+        #expect(try SecureStoreSessionRepository(store: store, account: names[2]).load()?.user?.name == "user-2")
+    }
+}

@@ -21,9 +21,9 @@ enum AccountsBenchmark {
         }
         var generator = SeededGenerator(seed: options.seed ?? UInt64.random(in: 1...UInt64.max))
         let directory = try TemporaryDirectory(under: options.directory ?? NSTemporaryDirectory())
-        // The issue asks for `status` among 100,000; filling a store that large is quadratic today
-        // (every write that finds nothing scans the whole table to confirm it: see docs/performance.md),
-        // so `status` is timed among the listed accounts, and the figure says how many.
+        // Filled a thousand accounts per transaction, adding items only: a session written one by one
+        // (replacing whatever is there) confirms each "none" with a pass over the table, which makes
+        // filling 100,000 accounts take hours (docs/performance.md).
         let listed = options.quick ? 1000 : 10_000
         let repeats = options.quick ? 3 : 7
 
@@ -35,18 +35,21 @@ enum AccountsBenchmark {
             "op=accounts accounts=\(listed) exit_p50_ms=\(Report.fixed(list.exit, 1)) listed=\(list.lines) "
                 + "target_ms=\(Report.fixed(listTarget, 0)) met=\(Report.met(list.exit <= listTarget && list.lines == listed))")
 
-        let status = ["status", "--account", name(listed / 2)]
-        let oneStore = try fill(directory.subdirectory("one"), count: 1, first: listed / 2, generator: &generator)
+        // `status` of one account among 100,000 (10,000 with --quick), against the same among one.
+        let many = options.quick ? 10_000 : 100_000
+        let manyStore = try fill(directory.subdirectory("many"), count: many, generator: &generator)
+        let status = ["status", "--account", name(many / 2)]
+        let oneStore = try fill(directory.subdirectory("one"), count: 1, first: many / 2, generator: &generator)
         let alone = try median(repeats) { try StatusBenchmark.run(executable: executable, store: oneStore, command: status) }
         let among = try median(repeats) {
-            try StatusBenchmark.run(executable: executable, store: listStore, command: status)
+            try StatusBenchmark.run(executable: executable, store: manyStore, command: status)
         }
         let ratio = among.exit / alone.exit
         Report.line(
-            "op=status_among accounts=\(listed) exit_p50_ms=\(Report.fixed(among.exit, 1)) alone_exit_p50_ms="
+            "op=status_among accounts=\(many) exit_p50_ms=\(Report.fixed(among.exit, 1)) alone_exit_p50_ms="
                 + "\(Report.fixed(alone.exit, 1)) ratio=\(Report.fixed(ratio, 2)) signed_in=\(Report.met(among.status == 0 && alone.status == 0)) "
                 + "target_ratio=\(Report.fixed(statusRatioTarget, 0)) target_accounts=100000 "
-                + "met=\(Report.met(ratio <= statusRatioTarget && among.status == 0 && listed >= 100_000))")
+                + "met=\(Report.met(ratio <= statusRatioTarget && among.status == 0 && many >= 100_000))")
     }
 
     /// The name of account number `index`.
@@ -66,17 +69,25 @@ enum AccountsBenchmark {
         return path
     }
 
-    /// Writes `count` signed-in sessions into `store`, accounts numbered from `first`.
+    /// Writes `count` signed-in sessions into `store`, accounts numbered from `first`, a thousand
+    /// accounts per transaction (``SecureStoreSessionRepository/addSessions(_:to:)``).
     static func populate(_ store: any SecureItemStore, count: Int, first: Int, generator: inout SeededGenerator) throws {
         let now = Date()
-        for index in first..<(first + count) {
-            guard let account = AccountName(name(index)) else { throw StatusBenchmark.Failure(description: "bad name") }
-            let session = Session(
-                accessToken: try AccessToken(
-                    value: SecretBytes(Workload.secret(&generator)), issuedAt: now, expiresAt: now.addingTimeInterval(86_400)),
-                refreshToken: try RefreshToken(value: SecretBytes(Workload.secret(&generator))),
-                user: User(id: "u\(index)", name: "User \(index)"), method: .password)
-            try SecureStoreSessionRepository(store: store, account: account).replace(with: session)
+        var next = first
+        while next < first + count {
+            let end = min(first + count, next + 1000)
+            var sessions: [(account: AccountName, session: Session)] = []
+            for index in next..<end {
+                guard let account = AccountName(name(index)) else { throw StatusBenchmark.Failure(description: "bad name") }
+                let session = Session(
+                    accessToken: try AccessToken(
+                        value: SecretBytes(Workload.secret(&generator)), issuedAt: now, expiresAt: now.addingTimeInterval(86_400)),
+                    refreshToken: try RefreshToken(value: SecretBytes(Workload.secret(&generator))),
+                    user: User(id: "u\(index)", name: "User \(index)"), method: .password)
+                sessions.append((account, session))
+            }
+            try SecureStoreSessionRepository.addSessions(sessions, to: store)
+            next = end
         }
     }
 

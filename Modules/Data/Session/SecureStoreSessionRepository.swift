@@ -89,7 +89,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
     /// reads the times).
     private func readByUniqueKeys() -> Session? {
         func data(_ account: String) -> SecretBytes? {
-            guard case .found(let item) = store.lookup(.genericPassword(service: service, account: account)) else {
+            // Attributes too: opening them is what notices an attribute ciphertext swapped in from
+            // another row (the data alone would still read as this item's, and the read must say damage).
+            guard
+                case .found(let item) = store.lookup(
+                    .genericPassword(service: service, account: account), returning: [.data, .attributes])
+            else {
                 return nil
             }
             return item.data
@@ -202,7 +207,33 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
+    /// Stores the sessions of accounts that have none yet, all in one transaction: provisioning many
+    /// accounts at once (a migration, a benchmark's store). Each session's items are added, not
+    /// replaced, so no write has to look for an earlier one.
+    /// - Throws: ``AuthenticationError/storageFailed(_:)`` when an account already has a session
+    ///   (nothing is stored then), and the store's failures.
+    public static func addSessions(_ sessions: [(account: AccountName, session: Session)], to store: any SecureItemStore)
+        throws(AuthenticationError)
+    {
+        let repositories = sessions.map { (Self(store: store, account: $0.account), $0.session) }
+        try repositories.first?.0.run {
+            try store.transaction { transaction in
+                for (repository, session) in repositories { try repository.add(session, to: transaction) }
+            }
+        }
+    }
+
     // MARK: Items
+
+    /// Adds the session's items (none of them may exist yet).
+    private func add(_ session: Session, to transaction: any SecureItemTransaction) throws {
+        try transaction.add(item(Account.refreshToken), data: session.refreshToken.value)
+        try transaction.add(item(Account.accessToken), data: session.accessToken.value)
+        var encoded = try JSONEncoder().encode(SessionRecordDTO(session))
+        defer { encoded.resetBytes(in: 0..<encoded.count) }
+        try transaction.add(item(Account.record), data: SecretBytes(encoded))
+        if let secret = session.issuer?.clientSecret { try transaction.add(item(Account.clientSecret), data: secret) }
+    }
 
     private func item(_ account: String) -> ItemAttributes {
         .genericPassword(service: service, account: account, label: Self.label)
