@@ -9,9 +9,11 @@ extension PostgreSQLItemStorage {
 
     /// Locks the digest rows of `groups` and reads them, with the transaction's `BEGIN` (if still
     /// waiting), its own transaction id and a fresh value of the store's sequence (the version of the
-    /// rows it writes) in the same round trip.
+    /// rows it writes) in the same round trip; or, for a write of the store's own of a group this
+    /// handle wrote last, assumes the lock (see ``assumeLock(_:)``) and checks it with the next statement.
     func lockGroupDigests(_ groups: [BlindIndex]) throws(SecureStoreError) -> [BlindIndex: [UInt8]] {
-        try selectGroupDigests(groups, locking: true)
+        if let assumed = assumeLock(groups) { return assumed }
+        return try selectGroupDigests(groups, locking: true)
     }
 
     func loadGroupDigests(_ groups: [BlindIndex]) throws(SecureStoreError) -> [BlindIndex: [UInt8]] {

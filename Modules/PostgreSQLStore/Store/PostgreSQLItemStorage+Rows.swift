@@ -88,7 +88,7 @@ extension PostgreSQLItemStorage {
     }
 
     func insert(_ row: ItemRow) throws(SecureStoreError) {
-        try deferWrite(insertText(row))
+        try deferWrite(insertSQL, Self.parameters(row), insert: true)
     }
 
     func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool {
@@ -99,32 +99,27 @@ extension PostgreSQLItemStorage {
         return result.affectedRows == 1
     }
 
-    private static func parameters(_ row: ItemRow) -> [PostgreSQLValue] {
-        [
-            .int64(row.id), .int32(Int32(row.itemClass.rawValue)), .bytes(row.group.bytes), .bytes(row.unique.bytes),
-            .bytes(row.primary.bytes), .bytes(row.sealedAttributes), .bytes(row.sealedData), .int64(row.version ?? 1),
-        ]
-    }
-
     func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
         try change("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
     }
 
     func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
         try deferWrite(
-            "UPDATE \(schema).items SET attrs = \(Self.literal(attributes)), data = \(Self.literal(data)), "
-                + "ver = \(version ?? 1) WHERE id = \(id)")
+            "UPDATE \(schema).items SET attrs = $1, data = $2, ver = $3 WHERE id = $4",
+            [.bytes(attributes), .bytes(data), .int64(version ?? 1), .int64(id)])
     }
 
     func updateRow(_ row: ItemRow) throws(SecureStoreError) {
         try deferWrite(
-            "UPDATE \(schema).items SET grp = \(Self.literal(row.group.bytes)), uniq = \(Self.literal(row.unique.bytes)), "
-                + "prim = \(Self.literal(row.primary.bytes)), attrs = \(Self.literal(row.sealedAttributes)), "
-                + "data = \(Self.literal(row.sealedData)), ver = \(row.version ?? 1) WHERE id = \(row.id)")
+            "UPDATE \(schema).items SET grp = $1, uniq = $2, prim = $3, attrs = $4, data = $5, ver = $6 WHERE id = $7",
+            [
+                .bytes(row.group.bytes), .bytes(row.unique.bytes), .bytes(row.primary.bytes), .bytes(row.sealedAttributes),
+                .bytes(row.sealedData), .int64(row.version ?? 1), .int64(row.id),
+            ])
     }
 
     func deleteRow(_ id: Int64) throws(SecureStoreError) {
-        try deferWrite("DELETE FROM \(schema).items WHERE id = \(id)")
+        try deferWrite("DELETE FROM \(schema).items WHERE id = $1", [.int64(id)])
     }
 
     func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {

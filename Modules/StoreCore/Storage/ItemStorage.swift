@@ -17,6 +17,13 @@ package protocol ItemStorage: AnyObject {
     /// Starts a write transaction that holds the store's write lock before anything is read, so that
     /// read-then-write is never interleaved with another writer.
     func beginWrite() throws(SecureStoreError)
+    /// ``beginWrite()`` for one of the store's own operations, which the engine runs again at once when
+    /// ``takeFailedAssumption()`` says so: the backend may then answer the transaction's first lock from
+    /// what its own last commit left, and check it on the server with the statements that follow.
+    func beginOwnWrite() throws(SecureStoreError)
+    /// Whether the last write transaction failed only because a lock the backend assumed did not hold
+    /// (nothing of it was committed); reading it clears it.
+    func takeFailedAssumption() -> Bool
     /// Starts a read transaction: every read until ``commit()`` sees one snapshot.
     func beginRead() throws(SecureStoreError)
     /// Commits the open transaction.
@@ -142,6 +149,12 @@ package protocol ItemStorage: AnyObject {
 
 /// A backend whose rows carry no version needs only the unversioned operations.
 extension ItemStorage {
+    /// A write of the store's own begins as any other: no lock is assumed.
+    package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }
+
+    /// No lock is ever assumed.
+    package func takeFailedAssumption() -> Bool { false }
+
     /// No server clock: each process goes by its own.
     package func sharedClock() throws(SecureStoreError) -> Date? { nil }
 
