@@ -7,10 +7,11 @@ import StoreCore
 /// `xmin` of its own transaction, the value it stored). Its next write of that group, while nothing
 /// of the transaction was sent yet, is answered from that without a round trip, and the lock of the
 /// digest row travels with the transaction's first statement, which checks that the row is still in
-/// that state: with a read (an update's row, a delete's `RETURNING`), as a `SELECT … FOR UPDATE` whose
-/// answer is compared before anything more is sent; with a put, as the condition of the digest's
-/// `UPDATE` that the `INSERT` depends on, in one statement with `BEGIN` and `COMMIT` in one round
-/// trip. When the row moved (another connection wrote the group), nothing of the transaction is
+/// that state: with a read, as a `SELECT … FOR UPDATE` whose answer is compared before anything more
+/// is sent; with a write of one row (a put, or an update or delete of a row this handle left, see
+/// ``cachedRow(_:)``), as one statement that locks the digest row only if it is in that state, writes
+/// the row only if it locked it, and stores the new digest only if it wrote the row, sent with `BEGIN`
+/// and `COMMIT` in one round trip. When the row moved (another connection wrote the group), nothing of the transaction is
 /// committed and the engine runs the operation again at once with a real lock, which then checks the
 /// group's rows as before. Writers of a group still serialize on its digest row: every variant locks it.
 extension PostgreSQLItemStorage {
@@ -65,6 +66,7 @@ extension PostgreSQLItemStorage {
         var batch = [PostgreSQLConnection.PipelinedStatement(begin), .init(lockDigestSQL, [.bytes(group.bytes)])]
         batch += deferredWrites
         deferredWrites = []
+        deferredConditionals = []
         if let statement { batch.append(statement) }
         let results: [PostgreSQLResult]
         do {
@@ -87,6 +89,7 @@ extension PostgreSQLItemStorage {
 
     private func assumptionFailed(_ group: BlindIndex) -> SecureStoreError {
         ownDigests[group] = nil
+        rowCache[group] = nil
         speculationFailed = true
         return Self.assumedLockFailed
     }
@@ -104,16 +107,17 @@ extension PostgreSQLItemStorage {
     func commit() throws(SecureStoreError) {
         defer { endTransaction() }
         if let speculation {
-            if writing, deferredInsertsOnly, deferredWrites.count == 1, pendingGroupDigests.count == 1,
-                pendingGroupDigests[speculation.group] != nil
+            if writing, deferredWrites.count == 1, let conditional = deferredConditionals[0],
+                pendingGroupDigests.count == 1, pendingGroupDigests[speculation.group] != nil
             {
-                return try commitPut()
+                return try commitAssumed(conditional)
             }
             try checkAssumedLock()
         }
         guard pendingBegin == nil else { return }  // Nothing was sent: nothing to commit.
         var batch = deferredWrites
         deferredWrites = []
+        deferredConditionals = []
         var after: [BlindIndex: RowState] = [:]
         let reserving = writing && reservedVersion == nil
         if writing {
@@ -133,32 +137,43 @@ extension PostgreSQLItemStorage {
         if reserving { reservedVersion = try? results[batch.count - 2].int64(0, 0) }
         // A group whose rows only this handle changed since the core last looked keeps its counter.
         // A locked group whose digest did not change had no row changed (every change moves the digest).
+        var known: Set<BlindIndex> = []
         for (group, start) in transactionStates where knownStates[group] == start {
             knownStates[group] = after[group] ?? start
-            if let state = after[group], let value = pendingGroupDigests[group] { ownDigests[group] = (state, value) }
+            if let state = after[group], let value = pendingGroupDigests[group] {
+                ownDigests[group] = (state, value)
+                known.insert(group)
+            }
         }
+        applyRowChanges(knownGroups: known)
     }
 
-    /// A put under an assumed lock: `BEGIN`; the digest's `UPDATE` only if its row is as assumed, with
-    /// the row's `INSERT` only if it did, in one statement; the row's new state and a sequence value;
-    /// `COMMIT`. All in one round trip. When the row had moved, nothing is written (the `COMMIT` ends
-    /// an empty transaction) and the operation runs again.
-    private func commitPut() throws(SecureStoreError) {
+    /// A write of one row under an assumed lock: `BEGIN`; in one statement, the digest row locked only
+    /// if it is as assumed, the row's write (`conditional`) only if it was, the new digest only if the
+    /// row was written; the digest row's new state and a sequence value; `COMMIT`. All in one round
+    /// trip. When the digest row had moved, nothing is written (the `COMMIT` ends an empty transaction)
+    /// and the operation runs again.
+    private func commitAssumed(_ conditional: String) throws(SecureStoreError) {
         guard let (group, state) = speculation, let begin = pendingBegin, let encoded = pendingGroupDigests[group],
             deferredWrites.count == 1
         else { throw .storage(.store("no assumed put is waiting", kind: .misuse)) }
-        let insert = deferredWrites[0]
+        let write = deferredWrites[0]
+        let next = write.parameters.count
         speculation = nil
         pendingBegin = nil
         deferredWrites = []
+        deferredConditionals = []
         transactionOpen = true
         let batch: [PostgreSQLConnection.PipelinedStatement] = [
             .init(begin),
             .init(
-                "WITH locked AS (UPDATE \(schema).group_digests SET value = $9 WHERE grp = $10 AND version = $11 "
-                    + "AND xmin::text = $12 RETURNING 1) INSERT INTO \(schema).items "
-                    + "(id, class, grp, uniq, prim, attrs, data, ver) SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM locked",
-                insert.parameters + [.bytes(encoded), .bytes(group.bytes), .int64(state.version), .text(state.xmin)]),
+                "WITH locked AS (SELECT 1 FROM \(schema).group_digests WHERE grp = $\(next + 2) "
+                    + "AND version = $\(next + 3) AND xmin::text = $\(next + 4) FOR UPDATE), "
+                    + "written AS (\(conditional) RETURNING 1), "
+                    + "stored AS (UPDATE \(schema).group_digests SET value = $\(next + 1) WHERE grp = $\(next + 2) "
+                    + "AND EXISTS (SELECT 1 FROM written) RETURNING 1) "
+                    + "SELECT (SELECT count(*) FROM written), (SELECT count(*) FROM stored)",
+                write.parameters + [.bytes(encoded), .bytes(group.bytes), .int64(state.version), .text(state.xmin)]),
             .init(
                 "SELECT version, xmin::text, nextval('\(schema).row_ids') FROM \(schema).group_digests WHERE grp = $1",
                 [.bytes(group.bytes)]),
@@ -173,11 +188,15 @@ extension PostgreSQLItemStorage {
             )
         }
         reservedVersion = now?.1
-        guard results[1].affectedRows == 1, let now else { throw assumptionFailed(group) }
+        let counts = try read { () throws(PostgreSQLError) in (try results[1].int64(0, 0), try results[1].int64(0, 1)) }
+        guard counts == (1, 1), let now else { throw assumptionFailed(group) }
+        var known: Set<BlindIndex> = []
         if knownStates[group] == state {
             knownStates[group] = now.0
             ownDigests[group] = (now.0, encoded)
+            known.insert(group)
         }
+        applyRowChanges(knownGroups: known)
     }
 
     /// Sends a batch that ends with `COMMIT`. A `COMMIT` whose answer was lost may or may not have

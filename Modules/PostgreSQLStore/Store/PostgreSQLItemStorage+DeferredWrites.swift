@@ -12,11 +12,12 @@ import StoreCore
 /// failure surfaces at the savepoint's release, and the savepoint is rolled back as before.
 extension PostgreSQLItemStorage {
     /// Queues a write (parameters: ids, class codes, versions, blind indexes and ciphertexts, never a
-    /// plaintext) to travel with the transaction's next statement.
-    func deferWrite(_ sql: String, _ parameters: [PostgreSQLValue], insert: Bool = false) throws(SecureStoreError) {
+    /// plaintext) to travel with the transaction's next statement. `conditional` is the same write with
+    /// the same parameters, done only when the CTE `locked` (the assumed lock) has a row.
+    func deferWrite(_ sql: String, _ parameters: [PostgreSQLValue], conditional: String? = nil) throws(SecureStoreError) {
         if pendingBegin != nil && speculation == nil { try sendPendingBegin() }
         deferredWrites.append(.init(sql, parameters))
-        if !insert { deferredInsertsOnly = false }
+        deferredConditionals.append(conditional)
     }
 
     /// Sends the queued writes now, on their own (before a statement that cannot carry them).
@@ -24,6 +25,7 @@ extension PostgreSQLItemStorage {
         guard !deferredWrites.isEmpty else { return }
         let writes = deferredWrites
         deferredWrites = []
+        deferredConditionals = []
         do {
             _ = try connection.pipeline(writes)
         } catch {

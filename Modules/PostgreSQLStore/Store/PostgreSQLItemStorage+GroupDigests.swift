@@ -105,6 +105,9 @@ extension PostgreSQLItemStorage {
             }
         }
         if state != knownStates[group] {
+            // Another connection changed the group's rows (or this handle had not seen it): its cached
+            // rows may be out of date.
+            rowCache[group] = nil
             knownStates[group] = state
             reportedCounters[group, default: 0] &+= 1
         }

@@ -39,8 +39,16 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// Writes of the open transaction whose answers the store does not need, not sent yet: they travel
     /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:_:insert:)``).
     var deferredWrites: [PostgreSQLConnection.PipelinedStatement] = []
-    /// Whether every deferred write is an insert (a put), which can travel with an assumed lock.
-    var deferredInsertsOnly = true
+    /// For each deferred write, its form that depends on an assumed lock (see ``deferWrite(_:_:conditional:)``).
+    var deferredConditionals: [String?] = []
+    /// Rows this handle's own commits left, by group (see ``cachedRow(_:)``).
+    var rowCache: [BlindIndex: [RowKey: ItemRow]] = [:]
+    /// The open transaction's changes to ``rowCache``, made when it commits.
+    var pendingRowChanges: [(group: BlindIndex, key: RowKey, row: ItemRow?)] = []
+    /// Whether the open transaction wrote a row it had not read (the cache is then dropped).
+    var rowCacheInvalid = false
+    /// The rows the open transaction read, by id.
+    var transactionRows: [Int64: ItemRow] = [:]
     /// For each group this handle's own commit last wrote, the digest row's state and value then: while
     /// the row is still in that state, a write of its own may assume them (see ``speculation``).
     var ownDigests: [BlindIndex: (state: RowState, value: [UInt8])] = [:]
@@ -84,6 +92,7 @@ final class PostgreSQLItemStorage: ItemStorage {
             // The queued writes travel with the statement (inside the transaction: nothing is sent again).
             let batch = deferredWrites + [.init(sql, parameters)]
             deferredWrites = []
+            deferredConditionals = []
             do {
                 return try connection.pipeline(batch)[batch.count - 1]
             } catch {
@@ -210,7 +219,10 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     func endTransaction() {
         deferredWrites = []
-        deferredInsertsOnly = true
+        deferredConditionals = []
+        pendingRowChanges = []
+        rowCacheInvalid = false
+        transactionRows = [:]
         speculation = nil
         speculationAllowed = false
         transactionStates = [:]
@@ -241,6 +253,8 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func rollbackToSavepoint(_ name: String) {
+        deferredConditionals = []
+        rowCacheInvalid = true
         deferredWrites = []  // Made after the savepoint (every statement before it sent them): undone with it.
         try? connection.execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
     }
