@@ -81,6 +81,29 @@ import Testing
         #expect(try test.open().verify().isSound)
     }
 
+    @Test func aRowAnotherHandleChangedIsNotTakenFromWhatThisHandleLeft() throws {
+        let test = TestStore()
+        let mine = try test.open()
+        let theirs = try test.open()
+        // The group's first write makes its digest row; the next ones leave rows this handle keeps.
+        for account in ["a0", "a1", "a2"] { try mine.add(item(account), data: secret(account)) }
+        _ = try theirs.update(item("a1"), attributes: nil, data: secret("a1-theirs"))
+        // This handle sees the other's change, first in a read (a full list checks the group's rows),
+        // then writes the group again, then updates and deletes the rows the other handle changed:
+        // from the server, not from what this handle had left.
+        #expect(try mine.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 3)
+        try mine.add(item("a3"), data: secret("a3"))
+        _ = try mine.update(item("a1"), attributes: nil, data: secret("a1-mine"))
+        _ = try theirs.update(item("a2"), attributes: nil, data: secret("a2-theirs"))
+        #expect(try mine.find(.genericPassword(service: "api"), limit: .all, returning: .attributes).count == 4)
+        try mine.add(item("a4"), data: secret("a4"))
+        #expect(try mine.delete(item("a2")) == 1)
+        #expect(try theirs.find(item("a1"), limit: .one, returning: .data).first?.data?.revealedString() == "a1-mine")
+        #expect(throws: SecureStoreError.itemNotFound) { try theirs.find(item("a2"), limit: .one, returning: .data) }
+        #expect(try rowCount(test) == 4)
+        #expect(try test.open().verify().isSound)
+    }
+
     @Test func anAssumedLockStillWaitsForTheGroupsWriters() throws {
         let test = TestStore()
         let store = try test.open()

@@ -37,7 +37,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// The `BEGIN` of a transaction not sent yet: it travels with the transaction's first statement.
     var pendingBegin: String?
     /// Writes of the open transaction whose answers the store does not need, not sent yet: they travel
-    /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:_:insert:)``).
+    /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:_:conditional:)``).
     var deferredWrites: [PostgreSQLConnection.PipelinedStatement] = []
     /// For each deferred write, its form that depends on an assumed lock (see ``deferWrite(_:_:conditional:)``).
     var deferredConditionals: [String?] = []
