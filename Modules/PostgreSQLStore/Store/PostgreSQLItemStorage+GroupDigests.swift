@@ -140,10 +140,10 @@ extension PostgreSQLItemStorage {
     /// Rows carry a version (the `ver` column).
     var rowVersions: Bool { true }
 
-    /// The version taken from the store's sequence when the write transaction locked its first group:
-    /// the sequence only grows, so every later write's version is greater than every version before.
-    /// (Every operation locks its groups before it writes a row; should one not have, a fresh value is
-    /// taken now.)
+    /// The version taken from the store's sequence when the write transaction locked its first group,
+    /// or with this handle's previous commit (an assumed lock): the sequence never gives a value twice,
+    /// and each value serves one write transaction. (Every operation locks its groups before it writes
+    /// a row; should one not have, a fresh value is taken now.)
     func newRowVersion() -> Int64 {
         if let writeVersion { return writeVersion }
         let fresh = try? run("SELECT nextval('\(schema).row_ids')").int64(0, 0)

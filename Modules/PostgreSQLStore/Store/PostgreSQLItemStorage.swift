@@ -29,8 +29,8 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// The open write transaction's own transaction id (32 bits, as `xmin` shows it).
     var ownTransaction: String?
     /// The version the open write transaction gives the rows it writes: a value of the store's
-    /// sequence taken under its first lock, greater than every version given before; also the id of
-    /// its first new row.
+    /// sequence taken under its first lock (or with this handle's previous commit), never given
+    /// before; also the id of its first new row.
     var writeVersion: Int64?
     /// Whether ``writeVersion`` already served as a new row's id.
     var writeVersionUsedAsID = false

@@ -131,8 +131,9 @@ package protocol ItemStorage: AnyObject {
     /// every insert and update, and returned by every read.
     var rowVersions: Bool { get }
     /// The version to give a row added or changed in the open write transaction (``rowVersions``):
-    /// greater than any version any row of the store had before, so that an older copy of a row, even
-    /// of one deleted and added again under the same id, never carries a current version.
+    /// one no row of the store ever had before (a backend may hand them out in another order than its
+    /// writes commit), so that an older copy of a row, even of one deleted and added again under the
+    /// same id, never carries a current version.
     func newRowVersion() -> Int64
     /// Replaces the two ciphertexts of row `id` and sets its version (``rowVersions``).
     func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8])
