@@ -133,8 +133,7 @@ package final class PostgreSQLConnection {
         if let cached = statements[key] {
             name = cached
         } else {
-            statementCounter += 1
-            name = "hardtack_\(statementCounter)"
+            name = nextStatementName()
             let prepared = try perform(sql, deadline: deadline) { connection in
                 PQsendPrepare(connection, name, sql, Int32(types.count), types)
             }
@@ -147,6 +146,12 @@ package final class PostgreSQLConnection {
             }
         }
         return PostgreSQLResult(raw, sql: sql)
+    }
+
+    /// A name no prepared statement of this session has had.
+    func nextStatementName() -> String {
+        statementCounter += 1
+        return "hardtack_\(statementCounter)"
     }
 
     private func perform(_ sql: String, timeout: Duration?, send: (OpaquePointer) -> Int32)

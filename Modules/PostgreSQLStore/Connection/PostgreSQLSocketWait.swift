@@ -19,4 +19,10 @@ enum PostgreSQLSocketWait {
             if ready < 0 && errno != EINTR { return true }
         }
     }
+
+    /// Whether `socket` has something to read (or was closed) right now, without waiting.
+    static func isReadable(_ socket: Int32) -> Bool {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
 }

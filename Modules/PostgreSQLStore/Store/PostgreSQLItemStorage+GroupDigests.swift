@@ -9,9 +9,11 @@ extension PostgreSQLItemStorage {
 
     /// Locks the digest rows of `groups` and reads them, with the transaction's `BEGIN` (if still
     /// waiting), its own transaction id and a fresh value of the store's sequence (the version of the
-    /// rows it writes) in the same round trip.
+    /// rows it writes) in the same round trip; or, for a write of the store's own of a group this
+    /// handle wrote last, assumes the lock (see ``assumeLock(_:)``) and checks it with the next statement.
     func lockGroupDigests(_ groups: [BlindIndex]) throws(SecureStoreError) -> [BlindIndex: [UInt8]] {
-        try selectGroupDigests(groups, locking: true)
+        if let assumed = assumeLock(groups) { return assumed }
+        return try selectGroupDigests(groups, locking: true)
     }
 
     func loadGroupDigests(_ groups: [BlindIndex]) throws(SecureStoreError) -> [BlindIndex: [UInt8]] {
@@ -103,6 +105,9 @@ extension PostgreSQLItemStorage {
             }
         }
         if state != knownStates[group] {
+            // Another connection changed the group's rows (or this handle had not seen it): its cached
+            // rows may be out of date.
+            rowCache[group] = nil
             knownStates[group] = state
             reportedCounters[group, default: 0] &+= 1
         }
@@ -135,10 +140,10 @@ extension PostgreSQLItemStorage {
     /// Rows carry a version (the `ver` column).
     var rowVersions: Bool { true }
 
-    /// The version taken from the store's sequence when the write transaction locked its first group:
-    /// the sequence only grows, so every later write's version is greater than every version before.
-    /// (Every operation locks its groups before it writes a row; should one not have, a fresh value is
-    /// taken now.)
+    /// The version taken from the store's sequence when the write transaction locked its first group,
+    /// or with this handle's previous commit (an assumed lock): the sequence never gives a value twice,
+    /// and each value serves one write transaction. (Every operation locks its groups before it writes
+    /// a row; should one not have, a fresh value is taken now.)
     func newRowVersion() -> Int64 {
         if let writeVersion { return writeVersion }
         let fresh = try? run("SELECT nextval('\(schema).row_ids')").int64(0, 0)

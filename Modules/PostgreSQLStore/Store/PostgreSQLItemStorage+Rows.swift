@@ -6,6 +6,7 @@ extension PostgreSQLItemStorage {
     // MARK: Rows
 
     func rows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError) -> (rows: [ItemRow], unreadable: Int) {
+        if let cached = cachedRow(selection) { return ([cached], 0) }
         let cells =
             "id, class, grp, uniq, prim, \(columns.contains(.attributes) ? "attrs" : "NULL::bytea"), "
             + "\(columns.contains(.data) ? "data" : "NULL::bytea"), ver FROM \(schema).items"
@@ -44,6 +45,7 @@ extension PostgreSQLItemStorage {
                     id: id, itemClass: itemClass, group: indexCells.group, unique: indexCells.unique,
                     primary: indexCells.primary, sealedAttributes: attributes, sealedData: data, version: version))
         }
+        if writing { noteRowsRead(rows) }
         return (rows, unreadable)
     }
 
@@ -88,10 +90,15 @@ extension PostgreSQLItemStorage {
     }
 
     func insert(_ row: ItemRow) throws(SecureStoreError) {
-        try deferWrite(insertText(row))
+        try deferWrite(
+            insertSQL, Self.parameters(row),
+            conditional: "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data, ver) "
+                + "SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM locked")
+        noteRowWritten(row.group, RowKey(primary: row.primary, unique: row.unique), row)
     }
 
     func insertIfNewest(_ row: ItemRow) throws(SecureStoreError) -> Bool {
+        rowCacheInvalid = true
         let result = try change(
             "INSERT INTO \(schema).items (id, class, grp, uniq, prim, attrs, data, ver) SELECT $1, $2, $3, $4, $5, $6, $7, $8 "
                 + "WHERE (SELECT coalesce(max(id), 0) FROM \(schema).items) < $1",
@@ -99,32 +106,38 @@ extension PostgreSQLItemStorage {
         return result.affectedRows == 1
     }
 
-    private static func parameters(_ row: ItemRow) -> [PostgreSQLValue] {
-        [
-            .int64(row.id), .int32(Int32(row.itemClass.rawValue)), .bytes(row.group.bytes), .bytes(row.unique.bytes),
-            .bytes(row.primary.bytes), .bytes(row.sealedAttributes), .bytes(row.sealedData), .int64(row.version ?? 1),
-        ]
-    }
-
     func updateCiphertexts(ofRow id: Int64, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
+        rowCacheInvalid = true
         try change("UPDATE \(schema).items SET attrs = $1, data = $2 WHERE id = $3", [.bytes(attributes), .bytes(data), .int64(id)])
     }
 
     func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8]) throws(SecureStoreError) {
         try deferWrite(
-            "UPDATE \(schema).items SET attrs = \(Self.literal(attributes)), data = \(Self.literal(data)), "
-                + "ver = \(version ?? 1) WHERE id = \(id)")
+            "UPDATE \(schema).items SET attrs = $1, data = $2, ver = $3 WHERE id = $4",
+            [.bytes(attributes), .bytes(data), .int64(version ?? 1), .int64(id)],
+            conditional: "UPDATE \(schema).items SET attrs = $1, data = $2, ver = $3 FROM locked WHERE items.id = $4")
+        var newRow = transactionRows[id]
+        newRow?.sealedAttributes = attributes
+        newRow?.sealedData = data
+        newRow?.version = version
+        noteRowRewritten(id, as: newRow)
     }
 
     func updateRow(_ row: ItemRow) throws(SecureStoreError) {
         try deferWrite(
-            "UPDATE \(schema).items SET grp = \(Self.literal(row.group.bytes)), uniq = \(Self.literal(row.unique.bytes)), "
-                + "prim = \(Self.literal(row.primary.bytes)), attrs = \(Self.literal(row.sealedAttributes)), "
-                + "data = \(Self.literal(row.sealedData)), ver = \(row.version ?? 1) WHERE id = \(row.id)")
+            "UPDATE \(schema).items SET grp = $1, uniq = $2, prim = $3, attrs = $4, data = $5, ver = $6 WHERE id = $7",
+            [
+                .bytes(row.group.bytes), .bytes(row.unique.bytes), .bytes(row.primary.bytes), .bytes(row.sealedAttributes),
+                .bytes(row.sealedData), .int64(row.version ?? 1), .int64(row.id),
+            ])
+        noteRowRewritten(row.id, as: row)
     }
 
     func deleteRow(_ id: Int64) throws(SecureStoreError) {
-        try deferWrite("DELETE FROM \(schema).items WHERE id = \(id)")
+        try deferWrite(
+            "DELETE FROM \(schema).items WHERE id = $1", [.int64(id)],
+            conditional: "DELETE FROM \(schema).items USING locked WHERE items.id = $1")
+        noteRowRewritten(id, as: nil)
     }
 
     func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
@@ -134,6 +147,15 @@ extension PostgreSQLItemStorage {
     func deleteVersionedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError)
         -> [(id: Int64, version: Int64?)]
     {
+        let key = RowKey(primary: cells.primary, unique: cells.unique)
+        if let row = cachedRow(.unique(primary: cells.primary, unique: cells.unique)), row.itemClass == itemClass,
+            row.group == cells.group
+        {
+            // Under an assumed lock of its group, the row this handle left: deleted by id with the commit.
+            try deleteRow(row.id)
+            return [(row.id, row.version)]
+        }
+        noteRowWritten(cells.group, key, nil)
         let result = try change(
             "DELETE FROM \(schema).items WHERE prim = $1 AND uniq = $2 AND class = $3 AND grp = $4 RETURNING id, ver",
             [.bytes(cells.primary.bytes), .bytes(cells.unique.bytes), .int32(Int32(itemClass.rawValue)), .bytes(cells.group.bytes)])

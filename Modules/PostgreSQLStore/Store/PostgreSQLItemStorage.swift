@@ -29,16 +29,38 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// The open write transaction's own transaction id (32 bits, as `xmin` shows it).
     var ownTransaction: String?
     /// The version the open write transaction gives the rows it writes: a value of the store's
-    /// sequence taken under its first lock, greater than every version given before; also the id of
-    /// its first new row.
+    /// sequence taken under its first lock (or with this handle's previous commit), never given
+    /// before; also the id of its first new row.
     var writeVersion: Int64?
     /// Whether ``writeVersion`` already served as a new row's id.
     var writeVersionUsedAsID = false
     /// The `BEGIN` of a transaction not sent yet: it travels with the transaction's first statement.
     var pendingBegin: String?
     /// Writes of the open transaction whose answers the store does not need, not sent yet: they travel
-    /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:)``).
-    var deferredWrites = ""
+    /// with the next statement, or with the `COMMIT` (see ``deferWrite(_:_:conditional:)``).
+    var deferredWrites: [PostgreSQLConnection.PipelinedStatement] = []
+    /// For each deferred write, its form that depends on an assumed lock (see ``deferWrite(_:_:conditional:)``).
+    var deferredConditionals: [String?] = []
+    /// Rows this handle's own commits left, by group (see ``cachedRow(_:)``).
+    var rowCache: [BlindIndex: [RowKey: ItemRow]] = [:]
+    /// The open transaction's changes to ``rowCache``, made when it commits.
+    var pendingRowChanges: [(group: BlindIndex, key: RowKey, row: ItemRow?)] = []
+    /// Whether the open transaction wrote a row it had not read (the cache is then dropped).
+    var rowCacheInvalid = false
+    /// The rows the open transaction read, by id.
+    var transactionRows: [Int64: ItemRow] = [:]
+    /// For each group this handle's own commit last wrote, the digest row's state and value then: while
+    /// the row is still in that state, a write of its own may assume them (see ``speculation``).
+    var ownDigests: [BlindIndex: (state: RowState, value: [UInt8])] = [:]
+    /// A value of the store's sequence taken with the last commit, for the next write's version.
+    var reservedVersion: Int64?
+    /// The group whose digest row the open transaction assumed to be as this handle left it, not yet
+    /// checked on the server: its lock travels with the transaction's first statement (or its commit).
+    var speculation: (group: BlindIndex, state: RowState)?
+    /// Whether the store's own operation (which the engine runs again at once) opened the transaction.
+    var speculationAllowed = false
+    /// Set when a transaction failed because an assumed digest row had changed.
+    var speculationFailed = false
 
     /// A digest row's change counter and the transaction that last wrote it.
     struct RowState: Equatable {
@@ -64,8 +86,19 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// idle connection cut) it is reopened and the statement sent once more.
     @discardableResult
     func run(_ sql: String, _ parameters: [PostgreSQLValue] = []) throws(SecureStoreError) -> PostgreSQLResult {
+        if speculation != nil, let result = try runWithAssumedLock(.init(sql, parameters)) { return result }
         try sendPendingBegin()
-        try sendDeferredWrites()
+        if !deferredWrites.isEmpty {
+            // The queued writes travel with the statement (inside the transaction: nothing is sent again).
+            let batch = deferredWrites + [.init(sql, parameters)]
+            deferredWrites = []
+            deferredConditionals = []
+            do {
+                return try connection.pipeline(batch)[batch.count - 1]
+            } catch {
+                throw PostgreSQLFailure.storeError(error)
+            }
+        }
         try reconnectIfIdleAndLost()
         do {
             return try connection.prepared(sql, parameters)
@@ -99,12 +132,13 @@ final class PostgreSQLItemStorage: ItemStorage {
         }
     }
 
-    private func reconnectIfIdleAndLost() throws(SecureStoreError) {
-        guard !connection.isHealthy, !transactionOpen else { return }
+    /// Reopens a connection found closed (its socket read without waiting) while no transaction is open.
+    func reconnectIfIdleAndLost() throws(SecureStoreError) {
+        guard !transactionOpen, !connection.probe() else { return }
         try reconnect()
     }
 
-    private func reconnect() throws(SecureStoreError) {
+    func reconnect() throws(SecureStoreError) {
         do {
             try connection.reconnect()
             try PostgreSQLStoreOpener.configureSession(connection)
@@ -137,8 +171,10 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     /// Starts a transaction. Its `BEGIN` is sent with the first statement (a write's is the lock of the
     /// digest rows of the groups it touches), saving a round trip.
-    private func begin(_ begin: String, writing: Bool) throws(SecureStoreError) {
+    private func begin(_ begin: String, writing: Bool, speculative: Bool = false) throws(SecureStoreError) {
         endTransaction()
+        speculationAllowed = speculative
+        speculationFailed = false
         try reconnectIfIdleAndLost()
         pendingBegin = begin
         self.writing = writing
@@ -146,6 +182,7 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     /// Sends a `BEGIN` still waiting, on its own (a statement that cannot carry it).
     func sendPendingBegin() throws(SecureStoreError) {
+        if speculation != nil { return try checkAssumedLock() }
         guard let begin = pendingBegin else { return }
         _ = try batch("SELECT 1", carryingBegin: begin)
     }
@@ -154,6 +191,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     /// front of it, and returns the last result. With a `BEGIN`, nothing was under way yet, so a
     /// connection found lost is reopened and the whole sent again.
     func batch(_ sql: String, carryingBegin begin: String? = nil) throws(SecureStoreError) -> PostgreSQLResult {
+        if speculation != nil { try checkAssumedLock() }
         let begin = begin ?? pendingBegin
         if begin == nil { try sendDeferredWrites() }
         let text = begin.map { "\($0); \(sql)" } ?? sql
@@ -172,53 +210,21 @@ final class PostgreSQLItemStorage: ItemStorage {
 
     func beginWrite() throws(SecureStoreError) { try begin("BEGIN", writing: true) }
 
+    /// A write of the store's own, which the engine runs again at once if an assumed lock fails.
+    func beginOwnWrite() throws(SecureStoreError) { try begin("BEGIN", writing: true, speculative: true) }
+
     func beginRead() throws(SecureStoreError) {
         try begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writing: false)
     }
 
-    /// Commits, storing the changed group digests in the same round trip (keyed hashes of index
-    /// cells, not secrets, so they may travel as literals). Each stored digest row gets the counter
-    /// one past the one read under its lock, so that this handle knows the row's state after its own
-    /// commit (its counter and this transaction's `xmin`) without reading it again.
-    func commit() throws(SecureStoreError) {
-        defer { endTransaction() }
-        guard pendingBegin == nil else { return }  // Nothing was sent: nothing to commit.
-        var sql = deferredWrites
-        deferredWrites = ""
-        var after: [BlindIndex: RowState] = [:]
-        if writing {
-            for (group, encoded) in pendingGroupDigests {
-                let next = (transactionStates[group]?.version ?? 0) + 1
-                sql += "UPDATE \(schema).group_digests SET value = \(Self.literal(encoded)), version = \(next) "
-                    + "WHERE grp = \(Self.literal(group.bytes)); "
-                if let own = ownTransaction { after[group] = RowState(version: next, xmin: own) }
-            }
-        }
-        do {
-            try connection.execute(sql + "COMMIT")
-        } catch {
-            // A COMMIT whose answer was lost may or may not have taken effect; one the server refused
-            // (a statement error, a cancel) certainly did not.
-            if error.isConnectionLost || error.kind == .timedOutConnectionClosed {
-                throw .storage(
-                    StorageFailure(
-                        backend: "PostgreSQL", kind: .connectionLost,
-                        message: "the connection was lost while committing, so the write may or may not have been saved; "
-                            + "read the item to find out",
-                        detail: error.sqlState.map { "SQLSTATE \($0)" }))
-            }
-            throw PostgreSQLFailure.storeError(error)
-        }
-        guard writing else { return }
-        // A group whose rows only this handle changed since the core last looked keeps its counter.
-        // A locked group whose digest did not change had no row changed (every change moves the digest).
-        for (group, start) in transactionStates where knownStates[group] == start {
-            knownStates[group] = after[group] ?? start
-        }
-    }
-
     func endTransaction() {
-        deferredWrites = ""
+        deferredWrites = []
+        deferredConditionals = []
+        pendingRowChanges = []
+        rowCacheInvalid = false
+        transactionRows = [:]
+        speculation = nil
+        speculationAllowed = false
         transactionStates = [:]
         pendingGroupDigests = [:]
         ownTransaction = nil
@@ -230,6 +236,7 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func rollback() {
+        if let speculation { ownDigests[speculation.group] = nil }
         let sent = pendingBegin == nil
         defer { endTransaction() }
         guard sent, connection.transactionStatus != .idle, connection.isHealthy else { return }
@@ -246,7 +253,9 @@ final class PostgreSQLItemStorage: ItemStorage {
     }
 
     func rollbackToSavepoint(_ name: String) {
-        deferredWrites = ""  // Made after the savepoint (every statement before it sent them): undone with it.
+        deferredConditionals = []
+        rowCacheInvalid = true
+        deferredWrites = []  // Made after the savepoint (every statement before it sent them): undone with it.
         try? connection.execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
     }
 

@@ -88,6 +88,12 @@ package final class StoreEngine {
     /// the enclosing transaction's earlier writes stay, for the caller to commit or roll back. A
     /// transaction of its own needs no savepoint: rolling it back undoes the same writes.
     package func write<Result>(_ body: () throws -> Result) throws -> Result {
+        try write(own: false, body)
+    }
+
+    /// ``write(_:)``; `own` for the store's own operations (``writeTyped(_:)``), which a backend may
+    /// start under an assumed lock (``ItemStorage/beginOwnWrite()``).
+    private func write<Result>(own: Bool, _ body: () throws -> Result) throws -> Result {
         if transactionDepth > 0 {
             // A backend may roll a whole transaction back on some failures (disk full, I/O error). A
             // savepoint opened now would start a new, separate transaction and commit on release.
@@ -112,7 +118,7 @@ package final class StoreEngine {
                 throw error
             }
         }
-        try storage.beginWrite()
+        if own { try storage.beginOwnWrite() } else { try storage.beginWrite() }
         transactionDepth = 1
         defer {
             transactionDepth = 0
@@ -142,9 +148,13 @@ package final class StoreEngine {
     /// conflict is the caller's to handle, since the whole transaction is lost.
     package func writeTyped<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
         var attempt = 1
+        var assumed = true
         while true {
             do {
                 return try writeOnce(body)
+            } catch where transactionDepth == 0 && assumed && storage.takeFailedAssumption() {
+                // The backend's assumed lock did not hold and nothing was written: once more, locking.
+                assumed = false
             } catch .storage(let failure) where failure.kind == .conflict && transactionDepth == 0 {
                 guard attempt < Self.conflictAttempts else {
                     throw .storage(
@@ -160,7 +170,7 @@ package final class StoreEngine {
 
     private func writeOnce<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
         do {
-            return try write(body)
+            return try write(own: transactionDepth == 0, body)
         } catch let error as SecureStoreError {
             throw error
         } catch {

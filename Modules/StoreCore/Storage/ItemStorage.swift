@@ -17,6 +17,13 @@ package protocol ItemStorage: AnyObject {
     /// Starts a write transaction that holds the store's write lock before anything is read, so that
     /// read-then-write is never interleaved with another writer.
     func beginWrite() throws(SecureStoreError)
+    /// ``beginWrite()`` for one of the store's own operations, which the engine runs again at once when
+    /// ``takeFailedAssumption()`` says so: the backend may then answer the transaction's first lock from
+    /// what its own last commit left, and check it on the server with the statements that follow.
+    func beginOwnWrite() throws(SecureStoreError)
+    /// Whether the last write transaction failed only because a lock the backend assumed did not hold
+    /// (nothing of it was committed); reading it clears it.
+    func takeFailedAssumption() -> Bool
     /// Starts a read transaction: every read until ``commit()`` sees one snapshot.
     func beginRead() throws(SecureStoreError)
     /// Commits the open transaction.
@@ -124,8 +131,9 @@ package protocol ItemStorage: AnyObject {
     /// every insert and update, and returned by every read.
     var rowVersions: Bool { get }
     /// The version to give a row added or changed in the open write transaction (``rowVersions``):
-    /// greater than any version any row of the store had before, so that an older copy of a row, even
-    /// of one deleted and added again under the same id, never carries a current version.
+    /// one no row of the store ever had before (a backend may hand them out in another order than its
+    /// writes commit), so that an older copy of a row, even of one deleted and added again under the
+    /// same id, never carries a current version.
     func newRowVersion() -> Int64
     /// Replaces the two ciphertexts of row `id` and sets its version (``rowVersions``).
     func updateCiphertexts(ofRow id: Int64, version: Int64?, attributes: [UInt8], data: [UInt8])
@@ -142,6 +150,12 @@ package protocol ItemStorage: AnyObject {
 
 /// A backend whose rows carry no version needs only the unversioned operations.
 extension ItemStorage {
+    /// A write of the store's own begins as any other: no lock is assumed.
+    package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }
+
+    /// No lock is ever assumed.
+    package func takeFailedAssumption() -> Bool { false }
+
     /// No server clock: each process goes by its own.
     package func sharedClock() throws(SecureStoreError) -> Date? { nil }
 

@@ -8,16 +8,30 @@ internal import CSodium
 /// and account (unique), and nonce ‖ XChaCha20-Poly1305 ciphertext ‖ tag of the secret with the index
 /// as additional data. Four statements prepared once on the server, binary parameters and results,
 /// each write one statement in its own (autocommit) transaction.
+///
+/// With `digest`, the floor of the store's protection: each write also updates one rows digest row in
+/// the same transaction (`BEGIN`, the write, the digest's `UPDATE`, `COMMIT`), all four in one round
+/// trip through libpq's pipeline mode (``DirectPostgreSQLStore/pipelined(_:_:)``). The digest is the
+/// count and XOR of a keyed 16-byte BLAKE2b hash of each row's index and version, as Hardtack's, kept
+/// by this one writer in memory (so it is computed, never read back).
 final class DirectPostgreSQLStore {
     /// A failed libpq or libsodium call.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    private let connection: OpaquePointer
+    let connection: OpaquePointer
     private let schema: String
-    private let keys: UnsafeMutablePointer<UInt8>  // index key ‖ data key
-    private var index = [UInt8](repeating: 0, count: DirectStore.indexBytes)
+    let keys: UnsafeMutablePointer<UInt8>  // index key ‖ data key
+    var index = [UInt8](repeating: 0, count: DirectStore.indexBytes)
+    /// Whether each write also updates the digest row, in one round trip.
+    let digest: Bool
+    /// The digest row's value: the row count (8 bytes, big-endian), then the XOR of the rows' hashes.
+    var digestValue = [UInt8](repeating: 0, count: 8 + 16)
+    /// Each row's version (by index), for its hash when it is removed.
+    var versions: [[UInt8]: UInt64] = [:]
+    /// The last version given.
+    var lastVersion: UInt64 = 0
     private let plaintext: UnsafeMutablePointer<UInt8>
     private let capacity = 4096
 
@@ -26,13 +40,14 @@ final class DirectPostgreSQLStore {
 
     /// Connects to `uri` and creates the table in a schema of its own, or, with `creating` false, uses
     /// the one another process made.
-    init(uri: String, schema: String, creating: Bool = true) throws {
+    init(uri: String, schema: String, creating: Bool = true, digest: Bool = false) throws {
         precondition(sodium_init() >= 0)
         guard let connection = PQconnectdb(uri), PQstatus(connection) == CONNECTION_OK else {
             throw Failure(description: "cannot connect to the benchmark's PostgreSQL server")
         }
         self.connection = connection
         self.schema = schema
+        self.digest = digest
         owner = creating
         keys = sodium_malloc(64)!.assumingMemoryBound(to: UInt8.self)
         randombytes_buf(keys, 64)
@@ -41,7 +56,13 @@ final class DirectPostgreSQLStore {
             try execute(
                 "CREATE SCHEMA \(schema); CREATE TABLE \(schema).items "
                     + "(id bigserial PRIMARY KEY, idx bytea NOT NULL UNIQUE, data bytea NOT NULL)")
+            if digest {
+                try execute(
+                    "CREATE TABLE \(schema).digest (id integer PRIMARY KEY, value bytea NOT NULL); "
+                        + "INSERT INTO \(schema).digest VALUES (1, '\\x'::bytea)")
+            }
         }
+        if digest { try prepare("digest", "UPDATE \(schema).digest SET value = $1 WHERE id = 1", parameters: 1) }
         try prepare("put", "INSERT INTO \(schema).items (idx, data) VALUES ($1, $2)", parameters: 2)
         try prepare("get", "SELECT data FROM \(schema).items WHERE idx = $1", parameters: 1)
         try prepare("update", "UPDATE \(schema).items SET data = $1 WHERE idx = $2", parameters: 2)
@@ -60,6 +81,10 @@ final class DirectPostgreSQLStore {
     func put(_ message: [UInt8], secret: [UInt8]) throws {
         computeIndex(message)
         let box = seal(secret)
+        if digest {
+            try digestInsert()
+            return try pipelined("put", [index, box])
+        }
         try run("put", [index, box], expectingRows: 1)
     }
 
@@ -88,6 +113,11 @@ final class DirectPostgreSQLStore {
     func update(_ message: [UInt8], secret: [UInt8]) throws {
         computeIndex(message)
         let box = seal(secret)
+        if digest {
+            try digestRemove()
+            try digestInsert()
+            return try pipelined("update", [box, index])
+        }
         try run("update", [box, index], expectingRows: 1)
     }
 
@@ -95,12 +125,18 @@ final class DirectPostgreSQLStore {
     @inline(never)  // a function of its own, so a profile counts each operation apart
     func delete(_ message: [UInt8]) throws {
         computeIndex(message)
+        if digest {
+            try digestRemove()
+            return try pipelined("delete", [index])
+        }
         try run("delete", [index], expectingRows: 1)
     }
 
     /// The table's size with its indexes and TOAST, in bytes.
     var tableSize: Int {
-        guard let result = PQexec(connection, "SELECT pg_total_relation_size('\(schema).items')::text") else { return 0 }
+        guard let result = PQexec(connection, "SELECT pg_total_relation_size('\(schema).items')::text") else {
+            return 0
+        }
         defer { PQclear(result) }
         guard PQntuples(result) == 1, let text = PQgetvalue(result, 0, 0) else { return 0 }
         return Int(String(cString: text)) ?? 0
@@ -122,7 +158,7 @@ final class DirectPostgreSQLStore {
         return box
     }
 
-    private func run(_ name: String, _ parameters: [[UInt8]], expectingRows expected: Int) throws {
+    func run(_ name: String, _ parameters: [[UInt8]], expectingRows expected: Int) throws {
         let result = try execute(name, parameters)
         defer { PQclear(result) }
         guard Int(String(cString: PQcmdTuples(result))) == expected else {
@@ -131,7 +167,7 @@ final class DirectPostgreSQLStore {
     }
 
     /// Runs prepared statement `name` with binary parameters and a binary result.
-    private func execute(_ name: String, _ parameters: [[UInt8]]) throws -> OpaquePointer {
+    func execute(_ name: String, _ parameters: [[UInt8]]) throws -> OpaquePointer {
         let lengths = parameters.map { Int32($0.count) }
         let formats = [Int32](repeating: 1, count: parameters.count)
         // Each parameter's bytes stay alive (and unmoved) for the call.
@@ -148,7 +184,7 @@ final class DirectPostgreSQLStore {
         return result
     }
 
-    private func withPointers<Result>(
+    func withPointers<Result>(
         _ parameters: [[UInt8]], _ body: ([UnsafePointer<CChar>?]) -> Result
     ) -> Result {
         func nest(_ index: Int, _ pointers: [UnsafePointer<CChar>?]) -> Result {

@@ -26,7 +26,9 @@ final class HardtackPostgreSQLSubject: WorkloadSubject {
         self.dropsSchema = dropsSchema
         store = try PostgreSQLSecureItemStore.open(
             uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource, accessGroups: [group])
-        items = workload.accounts.map { ItemAttributes.genericPassword(service: Workload.service, account: prefix + $0) }
+        items = workload.accounts.map {
+            ItemAttributes.genericPassword(service: Workload.service, account: prefix + $0)
+        }
         secrets = workload.secrets.map { SecretBytes($0) }
         newSecrets = workload.updateSecrets.map { SecretBytes($0) }
     }

@@ -20,8 +20,10 @@ enum RefreshProtocolBenchmark {
                 try? connection.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
             }
         }
-        let winnerStore = try PostgreSQLSecureItemStore.open(uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource)
-        let waiterStore = try PostgreSQLSecureItemStore.open(uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource)
+        let winnerStore = try PostgreSQLSecureItemStore.open(
+            uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource)
+        let waiterStore = try PostgreSQLSecureItemStore.open(
+            uri: uri, schema: schema, keySource: PostgreSQLBenchmark.keySource)
         let lock = try winnerStore.takeInstanceLock()
         defer { lock.release() }
         let winner = SecureStoreSessionRepository(store: winnerStore, claimantIsGone: lock.isGone)
