@@ -18,8 +18,9 @@ struct ImportVerb: HardtackCommand {
             "The whole file is read and authenticated before anything is written: a file cut short, reordered or "
                 + "changed anywhere is refused as a whole (exit 65), a wrong export key is exit 77. Then every item "
                 + "is added in one transaction; an item that exists is an error (exit 45) unless -U. Items keep "
-                + "their attributes and access group (the store's options must include it); the store dates the "
-                + "items it adds. Into any store: a file or PostgreSQL, new or existing.",
+                + "their attributes, access group (the store's options must include it) and dates; -U replaces "
+                + "an existing item with the export's and keeps its creation date. Into any store: a file or "
+                + "PostgreSQL, new or existing.",
         ])
     static let sections = KeychainVerbs.sections([from, ExportVerb.passphraseFile, ExportVerb.keyFile, update, json])
 
