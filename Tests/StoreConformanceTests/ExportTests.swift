@@ -134,6 +134,20 @@ struct ExportTests {
         #expect(try StoreExport.read(from: path, key: key).count == 2)
     }
 
+    @Test func anExistingFileIsKeptUnlessReplacing() throws {
+        let fixture = try ConformanceFixture(.memory)
+        let store = try fixture.open()
+        try store.add(.genericPassword(service: "a"), data: secret("one"))
+        let path = fixture.directory.file("items.htk")
+        try FileBytes.write(Array("older".utf8), to: path)
+        let key = ExportKey.keyFile(path: try Self.exportKeyFile(fixture.directory))
+        #expect(throws: SecureStoreError.self) { try StoreExport.write(from: store, to: path, key: key) }
+        #expect(FileBytes.read(path) == Array("older".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter { $0.contains(".tmp-") } == [])
+        #expect(try StoreExport.write(from: store, to: path, key: key, replacing: true) == 1)
+        #expect(try StoreExport.read(from: path, key: key).count == 1)
+    }
+
     @Test func theWrongExportKeyIsWrongKey() throws {
         let fixture = try ConformanceFixture(.memory)
         let store = try fixture.open()

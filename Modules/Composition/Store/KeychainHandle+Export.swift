@@ -10,15 +10,15 @@ extension KeychainHandle {
         throw .invalidKeyMaterial("an export needs its own passphrase file or key file")
     }
 
-    /// Writes every item this handle can see to a new encrypted file at `path`; `progress` is called
-    /// with (written, total). Returns how many items were written.
+    /// Writes every item this handle can see to a new encrypted file at `path` (over an existing one
+    /// only with `replacing`); `progress` is called with (done, total). Returns how many items were written.
     public func export(
-        to path: String, passphraseFile: String?, keyFile: String?, testCost: Bool = false,
+        to path: String, passphraseFile: String?, keyFile: String?, testCost: Bool = false, replacing: Bool = false,
         progress: (Int, Int) -> Void = { _, _ in }
     ) throws(SecureStoreError) -> Int {
         try StoreExport.write(
             from: items, to: path, key: try Self.exportKey(passphraseFile: passphraseFile, keyFile: keyFile),
-            cost: testCost ? .interactive : .moderate, progress: progress)
+            cost: testCost ? .interactive : .moderate, replacing: replacing, progress: progress)
     }
 
     /// Reads and authenticates the whole export at `path`, refusing it whole when it does not.

@@ -15,13 +15,14 @@ import Foundation
 /// anything is returned, so a file cut short, reordered or changed anywhere is refused as a whole.
 public enum StoreExport {
     /// Writes every item `store` can see (every class, every access group of the handle) to a new
-    /// file at `path` (0600, written to a temporary name and renamed into place); `progress` is called
-    /// with (written, total). Returns how many items were written.
+    /// file at `path` (0600, written to a temporary name, then linked into place, which fails when
+    /// `path` exists, or with `replacing` renamed over it); `progress` is called with (done, total).
+    /// Returns how many items were written.
     /// - Throws: the store's errors, and ``SecureStoreError/storage(_:)`` when the file cannot be written
-    ///   (it is then not left behind).
+    ///   or `path` exists without `replacing` (nothing is then left behind, and `path` is untouched).
     public static func write(
         from store: any SecureItemStore, to path: String, key: ExportKey, cost: Argon2Cost = .moderate,
-        progress: (Int, Int) -> Void = { _, _ in }
+        replacing: Bool = false, progress: (Int, Int) -> Void = { _, _ in }
     ) throws(SecureStoreError) -> Int {
         var items: [StoredItem] = []
         for itemClass in ItemClass.allCases {
@@ -65,11 +66,16 @@ public enum StoreExport {
         file += final
         let temporary = path + ".tmp-\(getpid())"
         try FileSecurity.createPrivateFile(temporary, contents: file)
-        guard rename(temporary, path) == 0 else {
+        // link(2) never replaces an existing name: a file that appeared since the caller looked is kept.
+        guard (replacing ? rename(temporary, path) : link(temporary, path)) == 0 else {
             let code = errno
             unlink(temporary)
+            if code == EEXIST {
+                throw .storage(.posix("the export file \(path) already exists and was left as it was", errno: code))
+            }
             throw .storage(.posix("cannot write the export file \(path)", errno: code))
         }
+        if !replacing { unlink(temporary) }
         return items.count
     }
 
