@@ -50,4 +50,45 @@ struct ExportCommandTests {
         let find = try sandbox.keychain(["find-generic-password", "-s", "api", "-w"])
         #expect(find.stdout == "a-secret\n", "\(find.stderr)")
     }
+
+    @Test func exportAndImportPrintAProgressLinePerTenthForManyItems() throws {
+        let sandbox = CLISandbox()
+        let executable = try #require(HardtackExecutable.path)
+        let count = 100
+        let script = "i=0; while [ $i -lt \(count) ]; do \"$0\" keychain --store \"$1\" add-generic-password -s s$i "
+            + "-a a -w x$i || exit 1; i=$((i+1)); done"
+        let added = try sandbox.runProcess("/bin/sh", ["-c", script, executable, sandbox.store])
+        #expect(added.status == 0, "\(added.stderr)")
+        let passphrase = try sandbox.privateFile("export.txt", "export passphrase\n")
+        let file = sandbox.directory.file("many.htk")
+        let export = try sandbox.keychain(
+            ["export", "--to", file, "--export-passphrase-file", passphrase], environment: Self.environment)
+        #expect(export.status == 0, "\(export.stderr)")
+        let lines = export.stderr.split(separator: "\n").map(String.init)
+        let readLines = lines.filter { $0.contains("items read and decrypted") }
+        let writtenLines = lines.filter { $0.contains("items written to the file") }
+        #expect(readLines.count == 10 && writtenLines.count == 10, "\(export.stderr)")
+        #expect(readLines.first == "hardtack: export: 10 of 100 items read and decrypted (10%)")
+        #expect(readLines.last == "hardtack: export: 100 of 100 items read and decrypted (100%)")
+        // Reading comes first: its lines are printed while the items are decrypted, before the file.
+        #expect(lines.firstIndex(of: readLines.last ?? "") ?? 99 < lines.firstIndex(of: writtenLines.first ?? "") ?? -1)
+        let imported = try sandbox.run(
+            ["keychain", "--store", sandbox.directory.file("copy.db"), "import", "--from", file,
+             "--export-passphrase-file", passphrase], environment: Self.environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let importLines = imported.stderr.split(separator: "\n").filter { $0.hasPrefix("hardtack: import: ") }
+        #expect(importLines.count == 10, "\(imported.stderr)")
+        #expect(importLines.last == "hardtack: import: 100 of 100 items imported (100%)")
+        // A small store prints nothing on stderr.
+        let small = CLISandbox()
+        try small.addGeneric(service: "api", account: "alice", secret: "a-secret")
+        let smallFile = small.directory.file("small.htk")
+        let quiet = try small.keychain(
+            ["export", "--to", smallFile, "--export-passphrase-file", passphrase], environment: Self.environment)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let quietImport = try small.run(
+            ["keychain", "--store", small.directory.file("copy.db"), "import", "--from", smallFile,
+             "--export-passphrase-file", passphrase], environment: Self.environment)
+        #expect(quietImport.status == 0 && quietImport.stderr.isEmpty, "\(quietImport.stderr)")
+    }
 }

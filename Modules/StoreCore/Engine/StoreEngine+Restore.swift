@@ -41,4 +41,18 @@ extension StoreEngine {
             return .added
         }
     }
+
+    /// How many rows of `itemClass` the handle's groups hold, counted without decrypting anything (an
+    /// export's progress total; the export's own reads check every row).
+    package func countRows(_ itemClass: ItemClass) throws(SecureStoreError) -> Int {
+        let keys = try unlockedKeys()
+        var count = 0
+        try forEachMatch(
+            try ItemAttributes(itemClass, [:]), keys: keys, decryptAttributes: false, decryptsData: false, copying: []
+        ) { (_, _) throws(SecureStoreError) in
+            count += 1
+            return true
+        }
+        return count
+    }
 }

@@ -21,10 +21,11 @@ extension StoreExport {
     /// modification dates the export holds. An item whose unique key is taken is an error
     /// (``SecureStoreError/duplicateItem``) unless `update`, which then replaces its data and attributes
     /// with the export's and keeps its own creation date. A store that is not one of Hardtack's engines
-    /// (a test double) sets the dates itself. `progress` is called with (added or updated, total).
+    /// (a test double) sets the dates itself. `progress` is called with (``ExportStep/imported``,
+    /// items added or updated so far, total) after each item, inside the transaction.
     public static func add(
         _ items: [ExportedItem], to store: any SecureItemStore, update: Bool,
-        progress: (Int, Int) -> Void = { _, _ in }
+        progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
     ) throws(SecureStoreError) -> ImportSummary {
         do {
             return try store.transaction { transaction in
@@ -49,7 +50,7 @@ extension StoreExport {
                     case .added: added += 1
                     case .updated: updated += 1
                     }
-                    progress(added + updated, items.count)
+                    progress(.imported, added + updated, items.count)
                 }
                 return ImportSummary(added: added, updated: updated)
             }

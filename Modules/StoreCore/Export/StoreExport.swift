@@ -16,23 +16,16 @@ import Foundation
 public enum StoreExport {
     /// Writes every item `store` can see (every class, every access group of the handle) to a new
     /// file at `path` (0600, written to a temporary name, then linked into place, which fails when
-    /// `path` exists, or with `replacing` renamed over it); `progress` is called with (done, total).
-    /// Returns how many items were written.
+    /// `path` exists, or with `replacing` renamed over it); `progress` is called with (step, done,
+    /// total) after each item read from the store (on Hardtack's own stores, which count their rows
+    /// first) and after each item written. Returns how many items were written.
     /// - Throws: the store's errors, and ``SecureStoreError/storage(_:)`` when the file cannot be written
     ///   or `path` exists without `replacing` (nothing is then left behind, and `path` is untouched).
     public static func write(
         from store: any SecureItemStore, to path: String, key: ExportKey, cost: Argon2Cost = .moderate,
-        replacing: Bool = false, progress: (Int, Int) -> Void = { _, _ in }
+        replacing: Bool = false, progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
     ) throws(SecureStoreError) -> Int {
-        var items: [StoredItem] = []
-        for itemClass in ItemClass.allCases {
-            do {
-                items += try store.find(
-                    try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data])
-            } catch .itemNotFound {
-                continue
-            }
-        }
+        let items = try readAll(store, progress: progress)
         let salt = Sodium.randomBytes(ExportFormat.saltBytes)
         let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
         let writer = try SecretStream.Writer(key: streamKey)
@@ -57,7 +50,7 @@ public enum StoreExport {
             let box = try seal(record, writer, header: header, final: false)
             ExportFormat.append(UInt32(box.count), to: &file)
             file += box
-            progress(index + 1, items.count)
+            progress(.written, index + 1, items.count)
         }
         var end = ExportFormat.endMark
         ExportFormat.append(UInt64(items.count), to: &end)
@@ -77,6 +70,39 @@ public enum StoreExport {
         }
         if !replacing { unlink(temporary) }
         return items.count
+    }
+
+    /// Every item `store` can see, with its attributes and data. A Hardtack store is read under one
+    /// hold of its lock, its rows counted first so that `progress` has a total while items are decrypted.
+    private static func readAll(_ store: any SecureItemStore, progress: (ExportStep, Int, Int) -> Void)
+        throws(SecureStoreError) -> [StoredItem]
+    {
+        var items: [StoredItem] = []
+        guard let engineBacked = store as? any EngineBackedStore else {
+            for itemClass in ItemClass.allCases {
+                do {
+                    items += try store.find(try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data])
+                } catch .itemNotFound {
+                    continue
+                }
+            }
+            return items
+        }
+        try engineBacked.engine.withEngine { engine throws(SecureStoreError) in
+            var total = 0
+            for itemClass in ItemClass.allCases { total += try engine.countRows(itemClass) }
+            for itemClass in ItemClass.allCases {
+                let before = items.count
+                do throws(SecureStoreError) {
+                    items += try engine.find(
+                        try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data]
+                    ) { read in progress(.read, before + read, max(total, before + read)) }
+                } catch .itemNotFound {
+                    continue
+                }
+            }
+        }
+        return items
     }
 
     /// Reads and authenticates the whole export file at `path`.

@@ -60,18 +60,13 @@ struct ExportVerb: HardtackCommand {
             throw context.usage(refusal)
         }
         let handle = try store.openExisting(context)
-        var reported = 0
+        var lines = ProgressLines(verb: "export")
         let count: Int
         do throws(SecureStoreError) {
             count = try handle.export(
                 to: path, passphraseFile: passphraseFile, keyFile: keyFile,
                 testCost: context.environment["HARDTACK_ARGON2_COST"] == "interactive", replacing: overwrite
-            ) { written, total in
-                // A line per tenth, for stores large enough to take a while.
-                guard total >= 100, written * 10 / total > reported else { return }
-                reported = written * 10 / total
-                Console.error("export: \(written) of \(total) items")
-            }
+            ) { step, done, total in lines.report(step, done, total) }
         } catch {
             throw .store(error)
         }

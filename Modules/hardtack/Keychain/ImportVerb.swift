@@ -58,7 +58,8 @@ struct ImportVerb: HardtackCommand {
         }
         let result = try store.withStore(context) { handle throws(CommandFailure) -> (added: Int, updated: Int) in
             do throws(SecureStoreError) {
-                return try handle.add(contents, update: update)
+                var lines = ProgressLines(verb: "import")
+                return try handle.add(contents, update: update) { step, done, total in lines.report(step, done, total) }
             } catch {
                 throw .store(error)
             }
