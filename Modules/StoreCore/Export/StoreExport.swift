@@ -29,14 +29,9 @@ public enum StoreExport {
         let salt = Sodium.randomBytes(ExportFormat.saltBytes)
         let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
         let writer = try SecretStream.Writer(key: streamKey)
-        var header = ExportFormat.magic
-        header.append(ExportFormat.version)
-        header.append(key.kindCode)
-        ExportFormat.append(cost.opsLimit, to: &header)
-        ExportFormat.append(UInt64(cost.memLimit), to: &header)
-        header += salt
-        header += try ExportFormat.keyCheck(streamKey, salt: salt)
-        header += writer.header
+        let header = try ExportHeader.make(
+            key: key, cost: cost, salt: salt, streamKey: streamKey, streamHeader: writer.header
+        ).encoded
         var file = header
         for (index, item) in items.enumerated() {
             guard let attributes = item.attributes, let data = item.data else { continue }
@@ -151,34 +146,11 @@ public enum StoreExport {
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, key: ExportKey) throws(SecureStoreError) -> [ExportedItem] {
-        let notExport = SecureStoreError.integrityFailure("the file is not a Hardtack export, or its header is damaged")
-        guard bytes.count >= ExportFormat.headerBytes, Array(bytes[0..<ExportFormat.magic.count]) == ExportFormat.magic
-        else { throw notExport }
-        var offset = ExportFormat.magic.count
-        guard bytes[offset] == ExportFormat.version else {
-            throw .storage(
-                .store("the export has format version \(bytes[offset]); this hardtack reads version 1", kind: .newerFormat))
-        }
-        guard bytes[offset + 1] == key.kindCode else {
-            throw .keySourceMismatch(
-                expected: bytes[offset + 1] == 1 ? "an export passphrase (--export-passphrase-file)" : "an export key file (--export-key-file)")
-        }
-        offset += 2
-        guard let ops = ExportFormat.read(bytes, at: offset, width: 8), let memory = ExportFormat.read(bytes, at: offset + 8, width: 8)
-        else { throw notExport }
-        let cost = Argon2Cost(opsLimit: ops, memLimit: memory)
-        // A crafted header must not make the reader spend hours or gigabytes.
-        guard cost.isWithinBounds else { throw notExport }
-        offset += 16
-        let salt = Array(bytes[offset..<(offset + ExportFormat.saltBytes)])
-        offset += ExportFormat.saltBytes
-        let check = Array(bytes[offset..<(offset + ExportFormat.checkBytes)])
-        offset += ExportFormat.checkBytes
-        let streamHeader = Array(bytes[offset..<(offset + SecretStream.headerBytes)])
-        offset += SecretStream.headerBytes
-        let header = Array(bytes[0..<offset])
-        let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
-        guard try ExportFormat.keyCheck(streamKey, salt: salt) == check else { throw .wrongKey }
+        let parsed = try ExportHeader.parse(bytes)
+        let header = parsed.encoded
+        var offset = header.count
+        let streamKey = try parsed.streamKey(key)
+        let streamHeader = parsed.streamHeader
         let reader = try SecretStream.Reader(key: streamKey, header: streamHeader)
         var items: [ExportedItem] = []
         while true {

@@ -52,7 +52,10 @@ struct ImportVerb: HardtackCommand {
             // The file, not the store, failed its check.
             throw .finding(.damaged, "the export file is damaged or was tampered with (\(reason)); nothing was imported")
         } catch .wrongKey {
-            throw .finding(.wrongKey, "the export passphrase or key file does not open this export; nothing was imported")
+            throw .finding(
+                .wrongKey,
+                "the export passphrase or key file does not open this export (a wrong passphrase or key file, or "
+                    + "the header's salt or cost was changed); nothing was imported")
         } catch {
             throw .store(error)
         }
