@@ -57,4 +57,32 @@ struct ExportHeaderTests {
         #expect(throws: SecureStoreError.wrongKey) { try StoreExport.read(from: path, key: .passphrase(secret("wrong"))) }
         #expect(try StoreExport.read(from: path, key: key).count == 1)
     }
+
+    @Test func aVersionOneExportIsStillRead() throws {
+        // A version-1 file as the first export code wrote it: no header MAC, the key check a keyed hash
+        // of the salt under the stream key; here with no items, its final message alone.
+        let directory = TemporaryDirectory()
+        let keyPath = directory.file("export.key")
+        try FileBytes.writePrivate((0..<32).map { _ in UInt8.random(in: 0...255) }, to: keyPath)
+        let key = ExportKey.keyFile(path: keyPath)
+        let salt = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let cost = Argon2Cost.interactive
+        let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
+        let writer = try SecretStream.Writer(key: streamKey)
+        var header = Array("HTKEXPRT".utf8) + [1, 2]
+        for value in [cost.opsLimit, UInt64(cost.memLimit)] { withUnsafeBytes(of: value.bigEndian) { header += $0 } }
+        header += salt
+        header += try Sodium.keyedHash(Array("HTK-export-check".utf8) + salt, key: streamKey, length: 16)
+        header += writer.header
+        let end = Array("END".utf8) + [UInt8](repeating: 0, count: 8)
+        let final = try end.withUnsafeBytes { try writer.seal($0, additionalData: header, final: true) }
+        let length = UInt32(final.count)
+        let path = directory.file("v1.htk")
+        try FileBytes.write(header + withUnsafeBytes(of: length.bigEndian) { Array($0) } + final, to: path)
+        #expect(try StoreExport.read(from: path, key: key).isEmpty)
+        var changed = FileBytes.read(path)
+        changed[30] ^= 1  // the salt: under version 1, a wrong key is all that can be said
+        try FileBytes.write(changed, to: path)
+        #expect(throws: SecureStoreError.wrongKey) { try StoreExport.read(from: path, key: key) }
+    }
 }

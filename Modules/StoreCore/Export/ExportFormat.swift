@@ -1,4 +1,4 @@
-import Data
+package import Data
 import Domain
 
 /// The export file's layout, version 2 (version 1, without the header MAC, is still read):
@@ -29,7 +29,7 @@ package enum ExportFormat {
     static let endMark = Array("END".utf8)
 
     /// The stream key from `key` and the header's salt and cost.
-    static func streamKey(_ key: ExportKey, salt: [UInt8], cost: Argon2Cost) throws(SecureStoreError) -> SecureKey {
+    package static func streamKey(_ key: ExportKey, salt: [UInt8], cost: Argon2Cost) throws(SecureStoreError) -> SecureKey {
         switch key {
         case .passphrase(let passphrase):
             guard !passphrase.isEmpty else { throw .invalidKeyMaterial("the export passphrase is empty") }
