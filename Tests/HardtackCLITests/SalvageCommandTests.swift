@@ -43,6 +43,13 @@ import Testing
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stdout.contains("\"recovered\": 5"))
         #expect(result.stdout.contains("\"lost\": 1"))
+        // The lost item is named by its attributes, which still decrypt: the first item's, and no other's.
+        let lostItems = try #require(result.stdout.range(of: "\"lostItems\"")).upperBound
+        let named = String(result.stdout[lostItems...])
+        #expect(named.contains("\"svc0\"") && named.contains("\"acct0\""), "\(result.stdout)")
+        #expect(named.contains("\"class\": \"genericPassword\""), "\(result.stdout)")
+        for index in 1..<6 { #expect(!named.contains("svc\(index)"), "\(result.stdout)") }
+        #expect(!result.stdout.contains("SALVAGED-"), "a secret in the report")
         #expect(result.stderr.contains("1 item could not be recovered"))
         #expect(FileBytes.read(sandbox.store) == before)
         let verify = try sandbox.run(["keychain", "--store", target, "verify"])

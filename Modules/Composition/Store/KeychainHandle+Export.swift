@@ -10,15 +10,16 @@ extension KeychainHandle {
         throw .invalidKeyMaterial("an export needs its own passphrase file or key file")
     }
 
-    /// Writes every item this handle can see to a new encrypted file at `path`; `progress` is called
-    /// with (written, total). Returns how many items were written.
+    /// Writes every item this handle can see to a new encrypted file at `path` (over an existing one
+    /// only with `replacing`); `progress` is called with (step, done, total) as items are read from
+    /// the store and written to the file. Returns how many items were written.
     public func export(
-        to path: String, passphraseFile: String?, keyFile: String?, testCost: Bool = false,
-        progress: (Int, Int) -> Void = { _, _ in }
+        to path: String, passphraseFile: String?, keyFile: String?, testCost: Bool = false, replacing: Bool = false,
+        progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
     ) throws(SecureStoreError) -> Int {
         try StoreExport.write(
             from: items, to: path, key: try Self.exportKey(passphraseFile: passphraseFile, keyFile: keyFile),
-            cost: testCost ? .interactive : .moderate, progress: progress)
+            cost: testCost ? .interactive : .moderate, replacing: replacing, progress: progress)
     }
 
     /// Reads and authenticates the whole export at `path`, refusing it whole when it does not.
@@ -31,10 +32,12 @@ extension KeychainHandle {
             items: try StoreExport.read(from: path, key: try exportKey(passphraseFile: passphraseFile, keyFile: keyFile)))
     }
 
-    /// Adds the items of an export in one transaction; with `update`, an item that exists is updated
-    /// instead of refused.
-    public func add(_ contents: ExportContents, update: Bool) throws(SecureStoreError) -> (added: Int, updated: Int) {
-        let summary = try StoreExport.add(contents.items, to: items, update: update)
+    /// Adds the items of an export in one transaction; with `update`, an item that exists is replaced
+    /// instead of refused. `progress` is called with (step, done, total) after each item.
+    public func add(
+        _ contents: ExportContents, update: Bool, progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
+    ) throws(SecureStoreError) -> (added: Int, updated: Int) {
+        let summary = try StoreExport.add(contents.items, to: items, update: update, progress: progress)
         return (summary.added, summary.updated)
     }
 }

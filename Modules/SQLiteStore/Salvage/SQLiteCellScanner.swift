@@ -4,9 +4,26 @@
 /// not, by trying every offset of every page as the start of a cell. A cell is a payload-length varint,
 /// a row-id varint and the payload, whose part past the page's local share continues on a chain of
 /// overflow pages. Every cell found is only a candidate: the caller keeps what parses as a record.
-struct SQLiteCellScanner {
+///
+/// Following overflow chains is bounded: a chain visits a page at most once, a cell's local part must
+/// pass `accept` before its chain is followed, and one scan reads at most ``overflowBudget`` overflow
+/// pages in all (a crafted file whose every offset starts a long chain would otherwise cost pages ×
+/// offsets × chain length). A sound store reads each overflow page once from its cell's pointer.
+final class SQLiteCellScanner {
     /// The pages.
     let images: SQLitePageImages
+    /// The most overflow pages one scan reads: four per page of the file, and 1,024 more.
+    let overflowBudget: Int
+    /// Overflow pages read so far.
+    private(set) var overflowPagesRead = 0
+    /// Whether a chain was left unfollowed because the budget was spent.
+    private(set) var budgetSpent = false
+
+    /// A scanner of `images`.
+    init(images: SQLitePageImages) {
+        self.images = images
+        overflowBudget = 4 * images.pages.count + 1024
+    }
 
     /// One cell: its row id and whole payload (overflow followed).
     struct Cell: Hashable {
@@ -16,34 +33,44 @@ struct SQLiteCellScanner {
         var structured = false
     }
 
-    /// Every cell of page `page` whose payload `accept` takes, from the page's own structure and from
-    /// every offset.
-    func cells(of page: SQLitePageImages.Page, accept: ([UInt8]) -> Bool) -> Set<Cell> {
+    /// The cells of page `page` whose payload `accept` takes that its own header and cell pointers
+    /// lead to (each offset once), with the offsets they start at.
+    func structuredCells(of page: SQLitePageImages.Page, accept: ([UInt8]) -> Bool) -> (Set<Cell>, Set<Int>) {
         var found: Set<Cell> = []
+        var offsets: Set<Int> = []
         let bytes = page.bytes
         let start = page.number == 1 ? 100 : 0
-        if bytes.count > start + 8, bytes[start] == 0x0D {
-            let count = Int(bytes[start + 3]) << 8 | Int(bytes[start + 4])
-            for index in 0..<count {
-                let pointer = start + 8 + 2 * index
-                guard pointer + 1 < images.usableSize else { break }
-                if var cell = cell(in: bytes, at: Int(bytes[pointer]) << 8 | Int(bytes[pointer + 1])), accept(cell.payload) {
-                    cell.structured = true
-                    found.insert(cell)
-                }
-            }
+        guard bytes.count > start + 8, bytes[start] == 0x0D else { return (found, offsets) }
+        let count = Int(bytes[start + 3]) << 8 | Int(bytes[start + 4])
+        for index in 0..<count {
+            let pointer = start + 8 + 2 * index
+            guard pointer + 1 < images.usableSize else { break }
+            let offset = Int(bytes[pointer]) << 8 | Int(bytes[pointer + 1])
+            guard offsets.insert(offset).inserted, var cell = cell(in: bytes, at: offset, accept: accept) else { continue }
+            cell.structured = true
+            found.insert(cell)
         }
-        for offset in 0..<images.usableSize {
-            guard let cell = cell(in: bytes, at: offset), accept(cell.payload) else { continue }
+        return (found, offsets)
+    }
+
+    /// The cells of page `page` whose payload `accept` takes, from a try at every offset but
+    /// `skipping` (where the page's structure already led), less those in `known`.
+    func offsetCells(
+        of page: SQLitePageImages.Page, accept: ([UInt8]) -> Bool, skipping: Set<Int>, known: Set<Cell>
+    ) -> Set<Cell> {
+        var found: Set<Cell> = []
+        for offset in 0..<images.usableSize where !skipping.contains(offset) {
+            guard let cell = cell(in: page.bytes, at: offset, accept: accept) else { continue }
             var structured = cell
             structured.structured = true
-            if !found.contains(structured) { found.insert(cell) }
+            if !known.contains(structured) { found.insert(cell) }
         }
         return found
     }
 
-    /// The table-leaf cell starting at `offset`, or `nil` when none can start there.
-    func cell(in bytes: [UInt8], at offset: Int) -> Cell? {
+    /// The table-leaf cell starting at `offset` whose payload `accept` takes, or `nil` when none can
+    /// start there.
+    func cell(in bytes: [UInt8], at offset: Int, accept: ([UInt8]) -> Bool) -> Cell? {
         let usable = images.usableSize
         guard offset >= 0, offset < usable,
             let (length, lengthSize) = SQLiteRecord.varint(bytes, at: offset, limit: usable),
@@ -55,19 +82,29 @@ struct SQLiteCellScanner {
         let local = localSize(total)
         if local == total {
             guard payloadStart + total <= usable else { return nil }
-            return Cell(rowID: rowID, payload: Array(bytes[payloadStart..<(payloadStart + total)]))
+            let payload = Array(bytes[payloadStart..<(payloadStart + total)])
+            return accept(payload) ? Cell(rowID: rowID, payload: payload) : nil
         }
         guard payloadStart + local + 4 <= usable, total <= images.pages.count * usable else { return nil }
         var payload = Array(bytes[payloadStart..<(payloadStart + local)])
+        // The record header is in the local part: a payload that cannot be a record costs no chain.
+        guard accept(payload) else { return nil }
+        let chain = (total - local + usable - 5) / (usable - 4)
+        guard overflowPagesRead + chain <= overflowBudget else {
+            budgetSpent = true
+            return nil
+        }
+        payload.reserveCapacity(total)
         var next = Int(SQLiteWALFrames.u32(bytes, payloadStart + local))
         var visited: Set<Int> = []
         while payload.count < total {
             guard next >= 1, visited.insert(next).inserted, let overflow = images.pages[next] else { return nil }
+            overflowPagesRead += 1
             let take = min(usable - 4, total - payload.count)
             payload += overflow.bytes[4..<(4 + take)]
             next = Int(SQLiteWALFrames.u32(overflow.bytes, 0))
         }
-        return Cell(rowID: rowID, payload: payload)
+        return accept(payload) ? Cell(rowID: rowID, payload: payload) : nil
     }
 
     /// How much of a payload of `total` bytes a table leaf keeps on its own page.

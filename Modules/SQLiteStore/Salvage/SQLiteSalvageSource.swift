@@ -12,17 +12,31 @@ package final class SQLiteSalvageSource: SalvageSource {
     /// Every record found, with its row id and the recency of the page it was on.
     private var records: [(rowID: Int64, values: [SQLiteRecord.Value], recency: Int64, structured: Bool)] = []
 
+    /// Overflow pages the scan read (its work, bounded by ``overflowBudget``).
+    package let overflowPagesRead: Int
+    /// The most overflow pages the scan could read.
+    package let overflowBudget: Int
+
     /// Reads the store file at `path` (and its `-wal`), read-only.
     /// - Throws: ``SecureStoreError/storage(_:)`` when the file cannot be read.
     package init(path: String) throws(SecureStoreError) {
         images = try SQLitePageImages(path: path)
         let scanner = SQLiteCellScanner(images: images)
-        for page in images.pages.values.sorted(by: { $0.number < $1.number }) {
-            for cell in scanner.cells(of: page, accept: Self.mayBeStoreRecord) {
+        let pages = images.pages.values.sorted(by: { $0.number < $1.number })
+        // The cells the pages' own structure leads to first, so that the overflow budget goes to them
+        // before any try at every offset.
+        var structured: [Int: (cells: Set<SQLiteCellScanner.Cell>, offsets: Set<Int>)] = [:]
+        for page in pages { structured[page.number] = scanner.structuredCells(of: page, accept: Self.mayBeStoreRecord) }
+        for page in pages {
+            let (known, offsets) = structured[page.number] ?? ([], [])
+            let tried = scanner.offsetCells(of: page, accept: Self.mayBeStoreRecord, skipping: offsets, known: known)
+            for cell in known.union(tried) {
                 guard let values = SQLiteRecord.values(cell.payload, maxColumns: 8) else { continue }
                 records.append((cell.rowID, values, page.recency, cell.structured))
             }
         }
+        overflowPagesRead = scanner.overflowPagesRead
+        overflowBudget = scanner.overflowBudget
         // Newest copies first, and of those, the ones the pages' own structure leads to (a try at every
         // offset can also find a record's shape by chance, inside other bytes).
         records.sort { ($0.recency, $0.structured ? 1 : 0) > ($1.recency, $1.structured ? 1 : 0) }

@@ -27,10 +27,11 @@ extension StoreEngine {
         }
     }
 
-    /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``.
-    package func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
-        -> [StoredItem]
-    {
+    /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``. `visited` is told how many
+    /// matches were read (and decrypted) so far, after each one (an export's progress).
+    package func find(
+        _ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts, visited: (Int) -> Void = { _ in }
+    ) throws(SecureStoreError) -> [StoredItem] {
         let keys = try unlockedKeys()
         // Inside a write transaction, a read that the transaction may act on holds its groups' digests
         // first (as SQLite's `BEGIN IMMEDIATE` holds the store), so that no other writer of those
@@ -47,6 +48,7 @@ extension StoreEngine {
             // Attributes decrypted only to check the match are not part of the answer unless asked for.
             results.append(
                 StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
+            visited(results.count)
             return limit == .all
         }
         // "None" and "all of them" are claims about rows not read: they need the rows to be intact. A

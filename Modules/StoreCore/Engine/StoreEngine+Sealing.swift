@@ -1,5 +1,6 @@
 import Data
 import Domain
+import Foundation
 
 /// Writing rows: each item's indexes and both ciphertexts, sealed under the item keys and bound to the
 /// row (its id, class and index cells are in the additional data).
@@ -47,12 +48,18 @@ extension StoreEngine {
     /// `row`'s indexes were authenticated when its attributes were decrypted (they are in the additional
     /// data), so without attribute changes they are reused as they are, and only the two ciphertexts
     /// are written: the backend's indexes are not touched.
-    func rewrite(_ row: ItemRow, old: ItemAttributes, changes: ItemAttributes?, data: SecretBytes?, keys: ItemKeys)
-        throws(SecureStoreError)
-    {
+    ///
+    /// With `replacing`, `changes` is the item's whole new set of attributes (an import's `--update`)
+    /// rather than changes merged over `old`; `modified` is the modification date to keep (an import's),
+    /// `nil` for now.
+    func rewrite(
+        _ row: ItemRow, old: ItemAttributes, changes: ItemAttributes?, data: SecretBytes?, keys: ItemKeys,
+        replacing: Bool = false, modified: Date? = nil
+    ) throws(SecureStoreError) {
         var merged = old
-        for (name, value) in changes?.values ?? [:] { merged.setStoreManaged(name, value) }
-        merged.setStoreManaged(.modificationDate, .date(roundedNow()))
+        if replacing, let changes { merged = changes }
+        for (name, value) in changes?.values ?? [:] where !replacing { merged.setStoreManaged(name, value) }
+        merged.setStoreManaged(.modificationDate, .date(modified ?? roundedNow()))
         var newRow: ItemRow
         if changes == nil {
             newRow = ItemRow(id: row.id, itemClass: row.itemClass, cells: row.cells)

@@ -55,6 +55,15 @@ package struct StoreTransaction: SecureItemTransaction {
         return try engine.addOrUpdate(attributes, data: data)
     }
 
+    /// Adds an item with its own dates, or with `update` replaces the item with its unique key. See
+    /// ``StoreEngine/restore(_:data:update:)``.
+    package func restore(_ attributes: ItemAttributes, data: SecretBytes, update: Bool) throws(SecureStoreError)
+        -> AddOrUpdateOutcome
+    {
+        try checkOpen()
+        return try engine.restore(attributes, data: data, update: update)
+    }
+
     package func sharedClock() throws(SecureStoreError) -> Date? {
         try checkOpen()
         return try engine.storage.sharedClock()

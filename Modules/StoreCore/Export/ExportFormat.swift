@@ -1,12 +1,12 @@
-import Data
+package import Data
 import Domain
 
-/// The export file's layout, version 1. Nothing in it is readable without the export key:
+/// The export file's layout, version 2 (version 1, without the header MAC, is still read):
 ///
-///     header:  "HTKEXPRT" ‖ version (1) ‖ key kind (1: passphrase, 2: key file) ‖
+///     header:  "HTKEXPRT" ‖ version (2) ‖ key kind (1: passphrase, 2: key file) ‖
 ///              Argon2id opslimit (8, big-endian) ‖ memlimit (8) ‖ salt (16) ‖ key check (16) ‖
-///              secretstream header (24); the key check is a keyed hash that tells a wrong export key
-///              from a damaged file
+///              header MAC (16) ‖ secretstream header (24); the key check and the MAC tell a wrong
+///              export key from a changed header (``ExportHeader``)
 ///     then frames: length (4, big-endian) ‖ a secretstream message, every one bound to the header
 ///              as additional data; one message per item, then a final one holding the item count.
 ///     item:    class (1) ‖ attributes' length (4) ‖ attributes (the store's attribute encoding, with
@@ -16,20 +16,20 @@ package enum ExportFormat {
     /// The file's first bytes.
     static let magic = Array("HTKEXPRT".utf8)
     /// The layout version this code writes and reads.
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     /// The size of the Argon2id salt.
     static let saltBytes = 16
     /// The size of the key check.
     static let checkBytes = 16
     /// The header's size: everything before the first frame.
-    package static let headerBytes = magic.count + 2 + 16 + saltBytes + checkBytes + SecretStream.headerBytes
+    package static let headerBytes = magic.count + 2 + 16 + saltBytes + 2 * checkBytes + SecretStream.headerBytes
     /// The largest frame a reader accepts (an item's data is at most a few MiB).
     static let maximumFrame = 16 << 20
     /// The final message's tag.
     static let endMark = Array("END".utf8)
 
     /// The stream key from `key` and the header's salt and cost.
-    static func streamKey(_ key: ExportKey, salt: [UInt8], cost: Argon2Cost) throws(SecureStoreError) -> SecureKey {
+    package static func streamKey(_ key: ExportKey, salt: [UInt8], cost: Argon2Cost) throws(SecureStoreError) -> SecureKey {
         switch key {
         case .passphrase(let passphrase):
             guard !passphrase.isEmpty else { throw .invalidKeyMaterial("the export passphrase is empty") }
@@ -42,11 +42,6 @@ package enum ExportFormat {
             }
             return key
         }
-    }
-
-    /// The key check of `streamKey`: a keyed hash that the right key reproduces.
-    static func keyCheck(_ streamKey: SecureKey, salt: [UInt8]) throws(SecureStoreError) -> [UInt8] {
-        try Sodium.keyedHash(Array("HTK-export-check".utf8) + salt, key: streamKey, length: checkBytes)
     }
 
     /// Appends `value` as 4 (or 8) big-endian bytes.

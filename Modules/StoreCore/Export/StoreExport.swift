@@ -15,34 +15,23 @@ import Foundation
 /// anything is returned, so a file cut short, reordered or changed anywhere is refused as a whole.
 public enum StoreExport {
     /// Writes every item `store` can see (every class, every access group of the handle) to a new
-    /// file at `path` (0600, written to a temporary name and renamed into place); `progress` is called
-    /// with (written, total). Returns how many items were written.
+    /// file at `path` (0600, written to a temporary name, then linked into place, which fails when
+    /// `path` exists, or with `replacing` renamed over it); `progress` is called with (step, done,
+    /// total) after each item read from the store (on Hardtack's own stores, which count their rows
+    /// first) and after each item written. Returns how many items were written.
     /// - Throws: the store's errors, and ``SecureStoreError/storage(_:)`` when the file cannot be written
-    ///   (it is then not left behind).
+    ///   or `path` exists without `replacing` (nothing is then left behind, and `path` is untouched).
     public static func write(
         from store: any SecureItemStore, to path: String, key: ExportKey, cost: Argon2Cost = .moderate,
-        progress: (Int, Int) -> Void = { _, _ in }
+        replacing: Bool = false, progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
     ) throws(SecureStoreError) -> Int {
-        var items: [StoredItem] = []
-        for itemClass in ItemClass.allCases {
-            do {
-                items += try store.find(
-                    try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data])
-            } catch .itemNotFound {
-                continue
-            }
-        }
+        let items = try readAll(store, progress: progress)
         let salt = Sodium.randomBytes(ExportFormat.saltBytes)
         let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
         let writer = try SecretStream.Writer(key: streamKey)
-        var header = ExportFormat.magic
-        header.append(ExportFormat.version)
-        header.append(key.kindCode)
-        ExportFormat.append(cost.opsLimit, to: &header)
-        ExportFormat.append(UInt64(cost.memLimit), to: &header)
-        header += salt
-        header += try ExportFormat.keyCheck(streamKey, salt: salt)
-        header += writer.header
+        let header = try ExportHeader.make(
+            key: key, cost: cost, salt: salt, streamKey: streamKey, streamHeader: writer.header
+        ).encoded
         var file = header
         for (index, item) in items.enumerated() {
             guard let attributes = item.attributes, let data = item.data else { continue }
@@ -56,7 +45,7 @@ public enum StoreExport {
             let box = try seal(record, writer, header: header, final: false)
             ExportFormat.append(UInt32(box.count), to: &file)
             file += box
-            progress(index + 1, items.count)
+            progress(.written, index + 1, items.count)
         }
         var end = ExportFormat.endMark
         ExportFormat.append(UInt64(items.count), to: &end)
@@ -65,12 +54,50 @@ public enum StoreExport {
         file += final
         let temporary = path + ".tmp-\(getpid())"
         try FileSecurity.createPrivateFile(temporary, contents: file)
-        guard rename(temporary, path) == 0 else {
+        // link(2) never replaces an existing name: a file that appeared since the caller looked is kept.
+        guard (replacing ? rename(temporary, path) : link(temporary, path)) == 0 else {
             let code = errno
             unlink(temporary)
+            if code == EEXIST {
+                throw .storage(.posix("the export file \(path) already exists and was left as it was", errno: code))
+            }
             throw .storage(.posix("cannot write the export file \(path)", errno: code))
         }
+        if !replacing { unlink(temporary) }
         return items.count
+    }
+
+    /// Every item `store` can see, with its attributes and data. A Hardtack store is read under one
+    /// hold of its lock, its rows counted first so that `progress` has a total while items are decrypted.
+    private static func readAll(_ store: any SecureItemStore, progress: (ExportStep, Int, Int) -> Void)
+        throws(SecureStoreError) -> [StoredItem]
+    {
+        var items: [StoredItem] = []
+        guard let engineBacked = store as? any EngineBackedStore else {
+            for itemClass in ItemClass.allCases {
+                do {
+                    items += try store.find(try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data])
+                } catch .itemNotFound {
+                    continue
+                }
+            }
+            return items
+        }
+        try engineBacked.engine.withEngine { engine throws(SecureStoreError) in
+            var total = 0
+            for itemClass in ItemClass.allCases { total += try engine.countRows(itemClass) }
+            for itemClass in ItemClass.allCases {
+                let before = items.count
+                do throws(SecureStoreError) {
+                    items += try engine.find(
+                        try ItemAttributes(itemClass, [:]), limit: .all, returning: [.attributes, .data]
+                    ) { read in progress(.read, before + read, max(total, before + read)) }
+                } catch .itemNotFound {
+                    continue
+                }
+            }
+        }
+        return items
     }
 
     /// Reads and authenticates the whole export file at `path`.
@@ -119,34 +146,11 @@ public enum StoreExport {
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer, key: ExportKey) throws(SecureStoreError) -> [ExportedItem] {
-        let notExport = SecureStoreError.integrityFailure("the file is not a Hardtack export, or its header is damaged")
-        guard bytes.count >= ExportFormat.headerBytes, Array(bytes[0..<ExportFormat.magic.count]) == ExportFormat.magic
-        else { throw notExport }
-        var offset = ExportFormat.magic.count
-        guard bytes[offset] == ExportFormat.version else {
-            throw .storage(
-                .store("the export has format version \(bytes[offset]); this hardtack reads version 1", kind: .newerFormat))
-        }
-        guard bytes[offset + 1] == key.kindCode else {
-            throw .keySourceMismatch(
-                expected: bytes[offset + 1] == 1 ? "an export passphrase (--export-passphrase-file)" : "an export key file (--export-key-file)")
-        }
-        offset += 2
-        guard let ops = ExportFormat.read(bytes, at: offset, width: 8), let memory = ExportFormat.read(bytes, at: offset + 8, width: 8)
-        else { throw notExport }
-        let cost = Argon2Cost(opsLimit: ops, memLimit: memory)
-        // A crafted header must not make the reader spend hours or gigabytes.
-        guard cost.isWithinBounds else { throw notExport }
-        offset += 16
-        let salt = Array(bytes[offset..<(offset + ExportFormat.saltBytes)])
-        offset += ExportFormat.saltBytes
-        let check = Array(bytes[offset..<(offset + ExportFormat.checkBytes)])
-        offset += ExportFormat.checkBytes
-        let streamHeader = Array(bytes[offset..<(offset + SecretStream.headerBytes)])
-        offset += SecretStream.headerBytes
-        let header = Array(bytes[0..<offset])
-        let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
-        guard try ExportFormat.keyCheck(streamKey, salt: salt) == check else { throw .wrongKey }
+        let parsed = try ExportHeader.parse(bytes)
+        let header = parsed.encoded
+        var offset = header.count
+        let streamKey = try parsed.streamKey(key)
+        let streamHeader = parsed.streamHeader
         let reader = try SecretStream.Reader(key: streamKey, header: streamHeader)
         var items: [ExportedItem] = []
         while true {

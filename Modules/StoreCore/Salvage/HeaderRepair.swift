@@ -21,8 +21,9 @@ package enum HeaderRepair {
     {
         var cache: [[UInt8]: SecureKey] = [:]
         var firstError: SecureStoreError?
-        for (index, header) in variants(record.header).enumerated() {
-            let wrapped = index == 0 ? variants(record.wrappedKey) : [record.wrappedKey]
+        let (headers, wrappedKeys) = variants(record)
+        for (index, header) in headers.enumerated() {
+            let wrapped = index == 0 ? wrappedKeys : BitFlips(bytes: record.wrappedKey, repairing: false)
             do {
                 if let (keys, variant) = try unlock(
                     header: header, wrapped: wrapped, original: record.header, keySource, &cache)
@@ -38,13 +39,33 @@ package enum HeaderRepair {
         throw firstError ?? .wrongKey
     }
 
+    /// The size of a wrapped master key: nonce, the 32-byte key, tag.
+    static let wrappedKeyBytes = Sodium.nonceBytes + SecureKey.byteCount + Sodium.tagBytes
+
+    /// The header and wrapped-key variants `unlock` tries for `record`: one-bit variants only of a cell
+    /// of the size the store writes (a flipped bit does not change a cell's size; a cell of any other
+    /// size, 8 KB crafted, say, is tried only as stored, rather than as 65,536 copies of itself).
+    static func variants(_ record: HeaderRecord) -> (header: BitFlips, wrappedKey: BitFlips) {
+        (
+            BitFlips(bytes: record.header, repairing: record.header.count == StoreHeader.encodedCount),
+            BitFlips(bytes: record.wrappedKey, repairing: record.wrappedKey.count == wrappedKeyBytes)
+        )
+    }
+
+    /// How many variants of the header and of the wrapped key `unlock` tries at most for `record`.
+    package static func variantCounts(_ record: HeaderRecord) -> (header: Int, wrappedKey: Int) {
+        let (header, wrappedKey) = variants(record)
+        return (header.count, wrappedKey.count)
+    }
+
     /// The keys from `header` and the first of `wrapped` that authenticates, with its position, or `nil`.
     private static func unlock(
-        header bytes: [UInt8], wrapped: [[UInt8]], original: [UInt8], _ keySource: KeySource,
+        header bytes: [UInt8], wrapped: BitFlips, original: [UInt8], _ keySource: KeySource,
         _ cache: inout [[UInt8]: SecureKey]
     ) throws(SecureStoreError) -> (ItemKeys, Int)? {
         let header = try StoreHeader(
-            decoding: bytes, checksum: StoreHeader.checksum(header: bytes, wrappedKey: wrapped[0]), wrappedKey: wrapped[0])
+            decoding: bytes, checksum: StoreHeader.checksum(header: bytes, wrappedKey: wrapped.bytes),
+            wrappedKey: wrapped.bytes)
         // What the key-encryption key depends on: the kind, the cost and the salt.
         let derivation = [header.keyKind.rawValue] + bigEndian(header.cost.opsLimit) + bigEndian(header.cost.memLimit)
             + header.salt
@@ -63,19 +84,5 @@ package enum HeaderRepair {
             return (try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID), position)
         }
         return nil
-    }
-
-    /// `bytes`, then every copy of it with one bit flipped.
-    private static func variants(_ bytes: [UInt8]) -> [[UInt8]] {
-        var all = [bytes]
-        all.reserveCapacity(1 + 8 * bytes.count)
-        for index in bytes.indices {
-            for bit in 0..<8 {
-                var variant = bytes
-                variant[index] ^= UInt8(1) << UInt8(bit)
-                all.append(variant)
-            }
-        }
-        return all
     }
 }

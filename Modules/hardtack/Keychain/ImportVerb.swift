@@ -18,8 +18,9 @@ struct ImportVerb: HardtackCommand {
             "The whole file is read and authenticated before anything is written: a file cut short, reordered or "
                 + "changed anywhere is refused as a whole (exit 65), a wrong export key is exit 77. Then every item "
                 + "is added in one transaction; an item that exists is an error (exit 45) unless -U. Items keep "
-                + "their attributes and access group (the store's options must include it); the store dates the "
-                + "items it adds. Into any store: a file or PostgreSQL, new or existing.",
+                + "their attributes, access group (the store's options must include it) and dates; -U replaces "
+                + "an existing item with the export's and keeps its creation date. Into any store: a file or "
+                + "PostgreSQL, new or existing.",
         ])
     static let sections = KeychainVerbs.sections([from, ExportVerb.passphraseFile, ExportVerb.keyFile, update, json])
 
@@ -51,13 +52,17 @@ struct ImportVerb: HardtackCommand {
             // The file, not the store, failed its check.
             throw .finding(.damaged, "the export file is damaged or was tampered with (\(reason)); nothing was imported")
         } catch .wrongKey {
-            throw .finding(.wrongKey, "the export passphrase or key file does not open this export; nothing was imported")
+            throw .finding(
+                .wrongKey,
+                "the export passphrase or key file does not open this export (a wrong passphrase or key file, or "
+                    + "the header's salt or cost was changed); nothing was imported")
         } catch {
             throw .store(error)
         }
         let result = try store.withStore(context) { handle throws(CommandFailure) -> (added: Int, updated: Int) in
             do throws(SecureStoreError) {
-                return try handle.add(contents, update: update)
+                var lines = ProgressLines(verb: "import")
+                return try handle.add(contents, update: update) { step, done, total in lines.report(step, done, total) }
             } catch {
                 throw .store(error)
             }
