@@ -135,7 +135,7 @@ enum SQLiteStoreOpener {
         guard lstat(path, &info) == 0, info.st_size == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         throw .integrityFailure(
             "the store file \(path) is empty: it was cut to nothing (its header and every page are missing), and no new "
-                + "store is made over it; restore it from a backup, or delete it to start a new store")
+                + "store is made over it (delete it to start a new store)")
     }
 
     /// A database with tables but no header: a store whose header was deleted, or not a store at all.
