@@ -72,18 +72,23 @@ extension StoreEngine {
         throws(SecureStoreError) -> [ItemRow]
     {
         let malformed = SecureStoreError.integrityFailure("an item has an unknown class or a malformed index")
+        let failure: SecureStoreError
         do {
             let (rows, unreadable) = try storage.rows(selection, columns: columns)
             if unreadable > 0 { damage = damage ?? malformed }
             return rows
         } catch .integrityFailure(let reason) {
-            damage = damage ?? .integrityFailure(reason)
+            failure = .integrityFailure(reason)
         }
+        // A damaged page of the backend's index costs nothing when the table itself reads whole: the
+        // answer is then as complete as an undamaged lookup's (and a list still needs the rows digest).
         do {
-            let (rows, unreadable, _) = try storage.rowsAroundDamage(selection, columns: columns)
+            let (rows, unreadable, skipped) = try storage.rowsAroundDamage(selection, columns: columns)
+            if skipped { damage = damage ?? failure }
             if unreadable > 0 { damage = damage ?? malformed }
             return rows
         } catch .integrityFailure {
+            damage = damage ?? failure
             return []
         }
     }
