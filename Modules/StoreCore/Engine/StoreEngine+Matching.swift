@@ -66,8 +66,9 @@ extension StoreEngine {
         return damage
     }
 
-    /// The rows a scan (or a lookup by primary index, which may pick many) picks, read around damage (``ItemStorage/rowsAroundDamage(_:columns:)``) when the
-    /// backend's scan fails as damage; `damage` is set when rows were lost or could not be read.
+    /// The rows a scan (or a lookup by primary index, which may pick many) picks, read around damage
+    /// (``ItemStorage/rowsAroundDamage(_:columns:)``) when the backend's read fails as damage; `damage`
+    /// is set when rows were lost or could not be read.
     func scanRows(_ selection: RowSelection, columns: RowColumns, damage: inout SecureStoreError?)
         throws(SecureStoreError) -> [ItemRow]
     {
