@@ -37,9 +37,10 @@ import Testing
         #expect(right >= 170, "\(right) of 200 items still read")
         #expect(right < 200)
         // A list, and an absence, are claims about rows the damage may have hidden.
-        #expect(throws: SecureStoreError.self) {
+        let list = #expect(throws: SecureStoreError.self) {
             _ = try handle.find(.genericPassword(service: "service-1"), limit: .all, returning: .attributes)
         }
+        #expect(list == .integrityFailure("a page of the database file is damaged (its checksum does not match)"))
         let absent = #expect(throws: SecureStoreError.self) {
             _ = try handle.find(.genericPassword(service: "service-1", account: "nobody"), limit: .one, returning: .data)
         }
@@ -62,6 +63,7 @@ import Testing
             _ = try handle.find(.genericPassword(service: item.service), limit: .all, returning: .attributes)
         }
         #expect(list?.isIntegrityFailure == true)
+        #expect(list == .integrityFailure("a page of the database file is damaged (its checksum does not match)"))
         let write = #expect(throws: SecureStoreError.self) {
             try handle.add(.genericPassword(service: "new", account: "new"), data: secret("x"))
         }

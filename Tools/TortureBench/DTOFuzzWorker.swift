@@ -67,6 +67,7 @@ enum DTOFuzzWorker {
         case .refreshInterrupted: "refreshInterrupted"
         case .temporarilyUnavailable: "temporarilyUnavailable"
         case .storeUnavailable: "storeUnavailable"
+        case .storeDamaged: "storeDamaged"
         case .storageFailed: "storageFailed"
         case .refreshStorm: "refreshStorm"
         case .unauthorized: "unauthorized"

@@ -297,7 +297,7 @@ enum SwapScenario {
             do {
                 _ = try repository.load()
                 tally.wrong.append("the session loaded")
-            } catch .storeUnavailable(let reason) where reason.contains("Integrity check failed") {
+            } catch .storeDamaged(let reason) where reason.contains("Integrity check failed") {
                 tally.integrity += 1
             } catch {
                 tally.otherErrors.append("session: \(error)")

@@ -36,6 +36,8 @@ public enum SessionDirectory {
                 (session, decision) = (found, validate.decision(for: found))
             case .failure(.storeUnavailable(let reason)):
                 (session, decision) = (nil, .storeUnavailable(reason: reason))
+            case .failure(.storeDamaged(let reason)):
+                (session, decision) = (nil, .storeDamaged(reason: reason))
             case .failure(let error):
                 (session, decision) = (nil, .storeUnavailable(reason: error.description))
             }

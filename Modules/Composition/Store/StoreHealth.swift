@@ -25,12 +25,15 @@ public struct StoreHealth: Sendable, Hashable {
         public var rowsDigest = false
         /// Whether the store header is damaged (repaired by salvage, or beyond repair).
         public var header = false
+        /// How the store file is cut short (empty, or shorter than its header says), in words; `nil`
+        /// when it is whole in length (always on PostgreSQL).
+        public var cutShort: String?
 
         /// No damage of any kind.
         public init() {}
 
         /// Whether any kind of damage was found.
-        public var any: Bool { pages > 0 || rows > 0 || rowsDigest || header }
+        public var any: Bool { pages > 0 || rows > 0 || rowsDigest || header || cutShort != nil }
     }
 
     /// Items that decrypted and whose indexes match their attributes.

@@ -29,7 +29,7 @@ public enum StoreSalvager {
     /// `nil` when even that cannot be read (no header left, the wrong key, no such store).
     public static func health(_ source: StoreConfiguration) -> StoreHealth? {
         guard let salvaged = try? read(source) else { return nil }
-        var kinds = StoreHealth.DamageKinds()
+        var kinds = fileDamage(source)
         kinds.pages = StoreConfiguration.isPostgreSQL(source.storePath) ? 0 : salvaged.damagedParts
         kinds.rows = salvaged.lost.count
         kinds.rowsDigest = !salvaged.matchesDigest
@@ -42,6 +42,14 @@ public enum StoreSalvager {
             soundItems: salvaged.recovered, damagedItems: max(salvaged.lostCount, salvaged.isComplete ? 0 : 1),
             databaseCheck: "not run (the database could not read the store through; counted as salvage reads it)", damaged: damaged,
             kinds: kinds, countedBySalvage: true)
+    }
+
+    /// The damage to the store's file itself: an SQLite file cut short (empty, or shorter than its
+    /// header says); nothing on PostgreSQL.
+    public static func fileDamage(_ source: StoreConfiguration) -> StoreHealth.DamageKinds {
+        var kinds = StoreHealth.DamageKinds()
+        if !StoreConfiguration.isPostgreSQL(source.storePath) { kinds.cutShort = StoreFileShape.cutShort(source.storePath) }
+        return kinds
     }
 
     /// Why a salvage target cannot be used, or `nil` when it can: it must be a new store, not the source.

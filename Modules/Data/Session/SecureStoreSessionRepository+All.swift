@@ -14,7 +14,7 @@ extension SecureStoreSessionRepository {
         } catch .itemNotFound {
             return [:]
         } catch {
-            throw error.isUnavailable ? .storeUnavailable(error.description) : .storageFailed(error.description)
+            throw .fromStore(error)
         }
         var byAccount: [AccountName: [StoredItem]] = [:]
         for item in items {

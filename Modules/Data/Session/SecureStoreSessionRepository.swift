@@ -49,7 +49,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         } catch .itemNotFound {
             return []
         } catch {
-            throw error.isUnavailable ? .storeUnavailable(error.description) : .storageFailed(error.description)
+            throw .fromStore(error)
         }
         let names = Set(records.compactMap { $0.attributes?.string(.service).flatMap(account(ofService:)) })
         return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
@@ -310,7 +310,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         } catch let error as AuthenticationError {
             throw error
         } catch let error as SecureStoreError {
-            throw error.isUnavailable ? .storeUnavailable(error.description) : .storageFailed(error.description)
+            throw .fromStore(error)
         } catch {
             throw .storageFailed("unexpected failure")
         }

@@ -17,6 +17,10 @@ public enum AuthenticationError: Error, Sendable, Equatable {
     /// The secure store is locked or damaged, so whether a session exists is unknown. Never treat
     /// this as signed out.
     case storeUnavailable(String)
+    /// The secure store is damaged (an item or page failed its integrity check), so whether a session
+    /// exists is unknown. Never treat this as signed out; the store's sound items can be copied out with
+    /// `hardtack keychain salvage`.
+    case storeDamaged(String)
     /// Writing to the secure store failed; nothing was half-written.
     case storageFailed(String)
     /// Too many refresh attempts in a short window: something keeps rejecting fresh tokens or failing.
@@ -45,6 +49,10 @@ extension AuthenticationError: CustomStringConvertible {
             "the session has ended: another process's refresh was interrupted after its request reached the server, which then rejected the refresh token. Sign in again."
         case .temporarilyUnavailable(let reason): "the server is unavailable: \(reason). The session is kept; try again later."
         case .storeUnavailable(let reason): "the secure store cannot be used: \(reason)"
+        case .storeDamaged(let reason):
+            "the secure store is damaged: \(reason) The user is not signed out"
+                + (reason.contains("salvage")
+                    ? "." : "; `hardtack keychain salvage --to NEW` copies every sound item into a new store.")
         case .storageFailed(let reason): "the secure store could not be written: \(reason)"
         case .refreshStorm(let count, let window):
             "refused to refresh: \(count) refresh attempts in \(window) s already. Something keeps refusing new tokens or failing; check the server, then try again later."

@@ -9,12 +9,15 @@ public enum LaunchDecision: Sendable, Equatable {
     /// The store is locked or damaged: whether a session exists is unknown. Do not sign the user out;
     /// ask them to unlock, or retry.
     case storeUnavailable(reason: String)
+    /// The store is damaged: whether a session exists is unknown. Do not sign the user out; tell them
+    /// the store is damaged and point at salvage (`hardtack keychain salvage`).
+    case storeDamaged(reason: String)
 
     /// Whether the app goes to its main flow (signed in, with or without a pending refresh).
     public var showsMainFlow: Bool {
         switch self {
         case .signedIn, .signedInNeedsRefresh: true
-        case .signedOut, .storeUnavailable: false
+        case .signedOut, .storeUnavailable, .storeDamaged: false
         }
     }
 }

@@ -18,7 +18,7 @@ public struct SignOut: Sendable {
         let stored: Session?
         do {
             stored = try repository.load()
-        } catch .storeUnavailable(let reason) {
+        } catch .storeUnavailable(let reason), .storeDamaged(let reason) {
             return SignOutResult(
                 revocation: .failed("the stored session could not be read (\(reason)), so it was not revoked"),
                 deletedLocalSession: try repository.delete())

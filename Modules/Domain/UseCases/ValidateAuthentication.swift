@@ -23,6 +23,8 @@ public struct ValidateAuthentication: Sendable {
             session = try repository.load()
         } catch .storeUnavailable(let reason) {
             return .storeUnavailable(reason: reason)
+        } catch .storeDamaged(let reason) {
+            return .storeDamaged(reason: reason)
         } catch {
             return .storeUnavailable(reason: error.description)
         }

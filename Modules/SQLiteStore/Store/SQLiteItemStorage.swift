@@ -131,19 +131,11 @@ final class SQLiteItemStorage: ItemStorage {
         var rows: [ItemRow] = []
         var unreadable = 0
         while try select.step() {
-            guard let classCode = select.strictInteger(at: 1),
-                let itemClass = ItemClass(rawValue: UInt8(clamping: classCode)),
-                let cells = indexCells(select)
-            else {
+            guard let row = itemRow(select, columns: columns) else {
                 unreadable += 1
                 continue
             }
-            rows.append(
-                ItemRow(
-                    id: select.int64(at: 0), itemClass: itemClass, group: cells.group, unique: cells.unique,
-                    primary: cells.primary,
-                    sealedAttributes: columns.contains(.attributes) ? select.bytes(at: 5) : [],
-                    sealedData: columns.contains(.data) ? select.bytes(at: 6) : []))
+            rows.append(row)
         }
         return (rows, unreadable)
     }
@@ -250,7 +242,7 @@ final class SQLiteItemStorage: ItemStorage {
 
     /// The group, unique and primary index cells of the current row (columns 2, 3 and 4 of every item
     /// query), or `nil` when one of them is not a blob of its size.
-    private func indexCells(_ statement: SQLiteStatement) -> IndexCells? {
+    func indexCells(_ statement: SQLiteStatement) -> IndexCells? {
         guard let group = statement.blindIndex(at: 2, count: ItemKeys.indexBytes),
             let unique = statement.blindIndex(at: 3, count: ItemKeys.indexBytes),
             let primary = statement.blindIndex(at: 4, count: ItemKeys.primaryIndexBytes)

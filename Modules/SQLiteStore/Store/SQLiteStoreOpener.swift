@@ -16,32 +16,26 @@ enum SQLiteStoreOpener {
         // A new store: refuse a key that cannot be used before anything is created.
         if access(path, F_OK) != 0 { try KeyMaterial.checkBeforeCreating(keySource) }
         let path = try FileSecurity.resolveStorePath(path)
+        // A new store is made whole beside the path and linked into place: a file already there is
+        // never made into a store, whatever its size.
+        let created = try SQLiteStoreCreation.createIfAbsent(path: path, keySource: keySource, options: options)
         try refuseEmptiedStore(path)
         let access = try SQLiteStoreAccess.choose(path: path, onlyReads: options.onlyReads)
         let writable = access == .readWrite
-        try FileSecurity.prepareStoreFile(path, creating: writable)
+        try FileSecurity.prepareStoreFile(path, creating: false)
         let connection = try SQLiteConnection(path: path, access: access)
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds, onLongWait: options.onLongWait)
         // Read the header before changing anything in the file: a database that has tables but no
         // header is not a store to take over (its header was removed, or it is some other database).
-        var stored = try SQLiteSchema.readHeaderRecord(connection)
-        if stored == nil, try !SQLiteSchema.isEmpty(connection) {
-            // Another process may have created the store since the header was read: the tables and the
-            // header are committed together, so read it again.
-            stored = try SQLiteSchema.readHeaderRecord(connection)
-            guard stored != nil else { throw missingHeader }
-        }
+        guard let stored = try SQLiteSchema.readHeaderRecord(connection) else { throw missingHeader }
         // Read-only (media that cannot be written): nothing is created, upgraded or switched; the
         // checksum VFS, the rows digest and the items' authentication check every read as usual.
         if !writable {
-            guard let stored else { throw missingHeader }
             try connection.execute(
                 "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(SQLiteStoreOpener.cacheKibibytes)")
             _ = try checkPageChecksums(connection)
             return try unlock(stored, SQLiteItemStorage(connection: connection), keySource, groups, options)
         }
-        // A new file gets room for a checksum on every page before its first page is written.
-        if stored == nil { connection.reservePageChecksums() }
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(
                 StorageFailure(
@@ -59,15 +53,12 @@ enum SQLiteStoreOpener {
                 + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF; PRAGMA cache_size = \(SQLiteStoreOpener.cacheKibibytes)")
 
         let storage = SQLiteItemStorage(connection: connection)
-        if stored == nil,
-            let (engine, keys) = try create(storage, keySource: keySource, groups: groups, options: options)
-        {
-            // Created here: the master key is already in hand, so the key is not derived a second time.
-            try engine.install(keys)
+        if let created, stored.header == created.header.encoded {
+            // Made by this open: the master key is already in hand, so the key is not derived a second time.
+            let engine = StoreEngine(storage: storage, options: options, groups: groups, header: created.header)
+            try engine.install(ItemKeys(master: created.master, storeID: created.header.storeID))
             return (engine, storage)
         }
-        if stored == nil { stored = try SQLiteSchema.readHeaderRecord(connection) }
-        guard let stored else { throw missingHeader }
         let (engine, _) = try unlock(stored, storage, keySource, groups, options)
         // After the key: a wrong key leaves the file as it was.
         try addPageChecksums(connection)
@@ -136,40 +127,15 @@ enum SQLiteStoreOpener {
         try? connection.checkpointTruncate()
     }
 
-    /// Creates the store in an empty file and returns its engine with the new keys; `nil` when another
-    /// process created it first (then open it as any existing store).
-    private static func create(
-        _ storage: SQLiteItemStorage, keySource: KeySource, groups: [String], options: StoreOptions
-    ) throws(SecureStoreError) -> (StoreEngine, ItemKeys)? {
-        let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
-        let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
-        let connection = storage.connection
-        let created = try engine.writeTyped { () throws(SecureStoreError) -> Bool in
-            // Another process may have created the store while this one derived its key.
-            guard try SQLiteSchema.readHeaderRecord(connection) == nil else { return false }
-            // Only an empty file becomes a new store: a fresh master key would orphan existing items.
-            guard try SQLiteSchema.isEmpty(connection) else { throw missingHeader }
-            try SQLiteSchema.create(record, connection)
-            return true
-        }
-        return created ? (engine, try ItemKeys(master: master, storeID: header.storeID)) : nil
-    }
-
-    /// How long an empty store file may be another process's store in the making (it creates the file
-    /// and writes its first page within milliseconds).
-    static let creationGrace: TimeInterval = 10
-
-    /// Refuses an existing store file that is empty and older than ``creationGrace``: a store cut to
-    /// nothing (or whose creation was interrupted), which must never become a new, empty store over the
-    /// old one's name, nor read as "not found".
+    /// Refuses an existing store file that is empty: a store cut to nothing, which must never become a
+    /// new, empty store over the old one's name, nor read as "not found". (A new store is linked into
+    /// place whole, so an empty file is never one in the making.)
     private static func refuseEmptiedStore(_ path: String) throws(SecureStoreError) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            (attributes[.size] as? NSNumber)?.intValue == 0,
-            let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) > creationGrace
-        else { return }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_size == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         throw .integrityFailure(
-            "the store file \(path) is empty: it was cut to nothing, or its creation was interrupted, and no new store "
-                + "is made over it (if it never held anything, delete it)")
+            "the store file \(path) is empty: it was cut to nothing (its header and every page are missing), and no new "
+                + "store is made over it (delete it to start a new store)")
     }
 
     /// A database with tables but no header: a store whose header was deleted, or not a store at all.

@@ -6,10 +6,16 @@ extension StoreEngine {
     /// returns `false`. Attributes are decrypted when asked for or needed to check the match; `copying`
     /// names the ciphertexts `visit` needs besides those, and `decryptsData` says that `visit` decrypts
     /// every row's data before it acts on the row.
+    ///
+    /// Damage stays local: a row whose attributes do not authenticate, a row that cannot be read, or a
+    /// damaged page met by a scan is stepped past, and the read goes on to the rows after it. The
+    /// damage is returned (the first met, `nil` when none): an answer that says "this one matches" is
+    /// still whole, but a list or a "none" may be missing the rows lost, and the caller must then fail.
     func forEachMatch(
         _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool, decryptsData: Bool, copying: RowColumns,
         _ visit: (ItemRow, ItemAttributes?) throws(SecureStoreError) -> Bool
-    ) throws(SecureStoreError) {
+    ) throws(SecureStoreError) -> SecureStoreError? {
+        var damage: SecureStoreError?
         let groupPositions = try resolveGroupsForRead(query.accessGroup)
         let itemClass = query.itemClass
         let plan = QueryPlan(query)
@@ -34,23 +40,57 @@ extension StoreEngine {
                 }
             } else if plan.byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                rows = try fetchRows(.primary(primary), columns: columns)
+                rows = try scanRows(.primary(primary), columns: columns, damage: &damage)
                 for row in rows where row.primary != primary {
                     throw .integrityFailure("an item's row disagrees with its primary index")
                 }
                 // The primary index is short: another class or group may share a value.
                 rows.removeAll { $0.itemClass != itemClass || $0.group != group }
             } else {
-                rows = try fetchRows(.classAndGroup(itemClass, group: group), columns: columns)
+                rows = try scanRows(.classAndGroup(itemClass, group: group), columns: columns, damage: &damage)
             }
             for row in rows {
                 var attributes: ItemAttributes?
                 if opensAttributes {
-                    attributes = try openAttributes(row, keys: keys)
+                    do {
+                        attributes = try openAttributes(row, keys: keys)
+                    } catch .integrityFailure(let reason) {
+                        damage = damage ?? .integrityFailure(reason)
+                        continue
+                    }
                     if mustCheck && !attributes!.matches(query) { continue }
                 }
-                if try !visit(row, attributes) { return }
+                if try !visit(row, attributes) { return damage }
             }
+        }
+        return damage
+    }
+
+    /// The rows a scan (or a lookup by primary index, which may pick many) picks, read around damage
+    /// (``ItemStorage/rowsAroundDamage(_:columns:)``) when the backend's read fails as damage; `damage`
+    /// is set when rows were lost or could not be read.
+    func scanRows(_ selection: RowSelection, columns: RowColumns, damage: inout SecureStoreError?)
+        throws(SecureStoreError) -> [ItemRow]
+    {
+        let malformed = SecureStoreError.integrityFailure("an item has an unknown class or a malformed index")
+        let failure: SecureStoreError
+        do {
+            let (rows, unreadable) = try storage.rows(selection, columns: columns)
+            if unreadable > 0 { damage = damage ?? malformed }
+            return rows
+        } catch .integrityFailure(let reason) {
+            failure = .integrityFailure(reason)
+        }
+        // A damaged page of the backend's index costs nothing when the table itself reads whole: the
+        // answer is then as complete as an undamaged lookup's (and a list still needs the rows digest).
+        do {
+            let (rows, unreadable, skipped) = try storage.rowsAroundDamage(selection, columns: columns)
+            if skipped { damage = damage ?? failure }
+            if unreadable > 0 { damage = damage ?? malformed }
+            return rows
+        } catch .integrityFailure {
+            damage = damage ?? failure
+            return []
         }
     }
 
@@ -67,15 +107,13 @@ extension StoreEngine {
         do {
             (rows, unreadable) = try storage.rows(selection, columns: columns)
         } catch .integrityFailure(let reason) {
-            let wanted: (ItemRow) -> Bool
             switch selection {
-            case .unique(let primary, let unique): wanted = { $0.primary == primary && $0.unique == unique }
-            case .primary(let primary): wanted = { $0.primary == primary }
+            case .unique, .primary: break
             case .classAndGroup, .all: throw .integrityFailure(reason)
             }
-            guard let (all, _) = try? storage.rows(.all, columns: columns) else { throw .integrityFailure(reason) }
-            let picked = all.filter(wanted)
-            guard !picked.isEmpty else { throw .integrityFailure(reason) }
+            guard let (picked, _, _) = try? storage.rowsAroundDamage(selection, columns: columns), !picked.isEmpty else {
+                throw .integrityFailure(reason)
+            }
             return picked
         }
         guard unreadable == 0 else { throw .integrityFailure("an item has an unknown class or a malformed index") }

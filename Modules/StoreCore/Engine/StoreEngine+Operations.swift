@@ -40,16 +40,31 @@ extension StoreEngine {
         var results: [StoredItem] = []
         let wantsAttributes = parts.contains(.attributes)
         let wantsData = parts.contains(.data)
-        try forEachMatch(
+        var dataDamage: SecureStoreError?
+        let damage = try forEachMatch(
             query, keys: keys, decryptAttributes: wantsAttributes, decryptsData: wantsData, copying: wantsData ? .data : []
         ) {
             (row, attributes) throws(SecureStoreError) in
-            let data = wantsData ? try openData(row, keys: keys) : nil
+            var data: SecretBytes?
+            if wantsData {
+                do throws(SecureStoreError) {
+                    data = try openData(row, keys: keys)
+                } catch .integrityFailure(let reason) {
+                    dataDamage = dataDamage ?? .integrityFailure(reason)
+                    return true  // This item is lost; another may still match.
+                }
+            }
             // Attributes decrypted only to check the match are not part of the answer unless asked for.
             results.append(
                 StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
             visited(results.count)
             return limit == .all
+        }
+        // Damage met on the way: an item found for a match-one query authenticated on its own, and is
+        // the answer; a list, or "none", may be missing the items lost, so it is damage.
+        if let damage = damage ?? dataDamage {
+            guard limit == .one, !results.isEmpty else { throw damage }
+            return results
         }
         // "None" and "all of them" are claims about rows not read: they need the rows to be intact. A
         // lookup by unique key that found its item in every group it searched read every row there can
@@ -85,11 +100,12 @@ extension StoreEngine {
             var matches: [(ItemRow, ItemAttributes)] = []
             // The old data is needed only when a row must be re-encrypted under moved indexes.
             let copying: RowColumns = data == nil ? .data : []
-            try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
+            let damage = try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
                 (row, attributes) throws(SecureStoreError) in
                 matches.append((row, attributes!))
                 return true
             }
+            if let damage { throw damage }  // A match may be among the rows lost.
             guard !matches.isEmpty else {
                 try confirmComplete(query, keys: keys, found: 0)
                 throw .itemNotFound
@@ -111,12 +127,13 @@ extension StoreEngine {
         return try writeTyped { () throws(SecureStoreError) -> Int in
             try lockDigests(for: query)
             var ids: [Int64] = []
-            try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
+            let damage = try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
                 (row, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 try digestRemove(row, keys: keys)
                 return true
             }
+            if let damage { throw damage }  // A match may be among the rows lost.
             if ids.isEmpty { try confirmComplete(query, keys: keys, found: 0) }
             for id in ids { try storage.deleteRow(id) }
             return ids.count

@@ -47,7 +47,8 @@ extension StoreEngine {
     package func countRows(_ itemClass: ItemClass) throws(SecureStoreError) -> Int {
         let keys = try unlockedKeys()
         var count = 0
-        try forEachMatch(
+        // A count only for progress: rows past damage are not counted, and the export's own reads say so.
+        _ = try forEachMatch(
             try ItemAttributes(itemClass, [:]), keys: keys, decryptAttributes: false, decryptsData: false, copying: []
         ) { (_, _) throws(SecureStoreError) in
             count += 1

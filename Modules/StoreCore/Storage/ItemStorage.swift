@@ -46,6 +46,11 @@ package protocol ItemStorage: AnyObject {
     /// the wrong type or size) are left out and counted in `unreadable`.
     func rows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError)
         -> (rows: [ItemRow], unreadable: Int)
+    /// The rows `selection` picks, read by scanning the table itself and stepping past the damage the
+    /// backend can step past (a page failing its checksum), for reads that ``rows(_:columns:)`` failed
+    /// as damage. `skipped` says that some rows could not be read at all: the answer may be missing rows.
+    func rowsAroundDamage(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError)
+        -> (rows: [ItemRow], unreadable: Int, skipped: Bool)
     /// How many rows a lookup by unique key or primary index finds, through the backend's index or,
     /// with `bypassingIndex`, by reading the table itself: a difference means a damaged index.
     func count(_ selection: RowSelection, bypassingIndex: Bool) throws(SecureStoreError) -> Int64
@@ -155,6 +160,14 @@ extension ItemStorage {
 
     /// No lock is ever assumed.
     package func takeFailedAssumption() -> Bool { false }
+
+    /// Every row read in one scan and picked out: a backend that cannot step past damage reads on or fails.
+    package func rowsAroundDamage(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError)
+        -> (rows: [ItemRow], unreadable: Int, skipped: Bool)
+    {
+        let (all, unreadable) = try rows(.all, columns: columns)
+        return (all.filter(selection.picks), unreadable, false)
+    }
 
     /// No server clock: each process goes by its own.
     package func sharedClock() throws(SecureStoreError) -> Date? { nil }

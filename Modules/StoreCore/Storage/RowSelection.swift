@@ -11,4 +11,14 @@ package enum RowSelection {
     case classAndGroup(ItemClass, group: BlindIndex)
     /// Every row.
     case all
+
+    /// Whether `row`, as stored, is one this selection picks (for a read that scans the table itself).
+    package func picks(_ row: ItemRow) -> Bool {
+        switch self {
+        case .unique(let primary, let unique): row.primary == primary && row.unique == unique
+        case .primary(let primary): row.primary == primary
+        case .classAndGroup(let itemClass, let group): row.itemClass == itemClass && row.group == group
+        case .all: true
+        }
+    }
 }

@@ -15,7 +15,7 @@ struct AccountsCommand: HardtackCommand {
                 + "commands use without --account). --json prints {\"accounts\": [{\"account\", \"user\" ({\"id\", "
                 + "\"name\"}), \"method\", \"decision\", \"accessTokenExpiresAt\"}]}, with null for what is not known; "
                 + "decision is named as status --json names it (signedIn, signedInNeedsRefresh, signedOut, "
-                + "storeUnavailable)."
+                + "storeUnavailable, storeDamaged)."
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections = [ArgumentSection("Options", [json]), StoreOptions.section("Store options")]
@@ -70,6 +70,7 @@ struct AccountsCommand: HardtackCommand {
         case .signedInNeedsRefresh: "signedInNeedsRefresh"
         case .signedOut: "signedOut"
         case .storeUnavailable: "storeUnavailable"
+        case .storeDamaged: "storeDamaged"
         }
     }
 

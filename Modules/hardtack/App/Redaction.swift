@@ -49,6 +49,9 @@ enum Redaction {
             "signed out → sign-in flow"
         case .storeUnavailable(let reason):
             "store unavailable (\(reason)); the user is NOT signed out → ask to unlock or retry"
+        case .storeDamaged(let reason):
+            "store damaged (\(reason)); the user is NOT signed out → run `hardtack keychain salvage --to NEW` "
+                + "to copy the sound items into a new store"
         }
     }
 }

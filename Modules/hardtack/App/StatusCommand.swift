@@ -12,8 +12,9 @@ struct StatusCommand: HardtackCommand {
         discussion: [
             "Reads only the store, and never creates one (no store means signed out): no network. Exits 0 when the "
                 + "app would show its main flow (signed in, also when only a refresh is needed), 3 when it would show "
-                + "sign-in, 75 when the store cannot be read (the user is not signed out: unlock or retry).",
-            "JSON: {\"decision\": \"signedIn\" | \"signedInNeedsRefresh\" | \"signedOut\" | \"storeUnavailable\", "
+                + "sign-in, 75 when the store cannot be read (the user is not signed out: unlock or retry), 65 when it is damaged "
+                + "(the user is not signed out: `hardtack keychain verify`, then `hardtack keychain salvage --to NEW`).",
+            "JSON: {\"decision\": \"signedIn\" | \"signedInNeedsRefresh\" | \"signedOut\" | \"storeUnavailable\" | \"storeDamaged\", "
                 + "\"mainFlow\": BOOL, \"user\": {\"id\": TEXT, \"name\": TEXT} or null, \"accessTokenSecondsLeft\": N "
                 + "or null, \"reason\": TEXT or null, \"store\": PATH}; never a token.",
         ],
@@ -58,6 +59,7 @@ struct StatusCommand: HardtackCommand {
         case .signedIn, .signedInNeedsRefresh: return
         case .signedOut: throw .finding(.signedOut, "not signed in")
         case .storeUnavailable(let reason): throw .finding(.storeUnavailable, "the store cannot be used: \(reason)")
+        case .storeDamaged(let reason): throw .finding(.damaged, AuthenticationError.storeDamaged(reason).description)
         }
     }
 
@@ -69,6 +71,7 @@ struct StatusCommand: HardtackCommand {
             case .signedInNeedsRefresh(let user): ("signedInNeedsRefresh", user, nil, nil)
             case .signedOut: ("signedOut", nil, nil, nil)
             case .storeUnavailable(let reason): ("storeUnavailable", nil, nil, reason)
+            case .storeDamaged(let reason): ("storeDamaged", nil, nil, reason)
             }
         return .object([
             ("decision", .string(name)), ("mainFlow", .bool(decision.showsMainFlow)),

@@ -19,7 +19,8 @@ struct VerifyVerb: HardtackCommand {
             "Each damaged item whose row can still be read is named on a line of its own: its row, its class and, "
                 + "when they still decrypt, its service or server, account and label, with what is wrong.",
             "JSON: {\"store\": PATH, \"sound\": N, \"damaged\": N, \"databaseCheck\": TEXT, \"complete\": BOOL, "
-                + "\"problem\": TEXT or null, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
+                + "\"problem\": TEXT or null, \"damage\": {\"pages\": N, \"rows\": N, \"rowsDigest\": BOOL, "
+                + "\"header\": BOOL, \"file\": TEXT or null (an empty or cut-short store file)}, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
                 + "complete is false when the items could not be counted.",
         ])
     static let sections = KeychainVerbs.sections([json])
@@ -36,7 +37,7 @@ struct VerifyVerb: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let location = try store.configuration(context).displayLocation
-        let health: StoreHealth
+        var health: StoreHealth
         var problem: String?
         do throws(CommandFailure) {
             let handle = try store.openExisting(context, onlyReads: true)
@@ -53,7 +54,19 @@ struct VerifyVerb: HardtackCommand {
             let configuration = try store.configuration(context, onlyReads: true)
             health =
                 StoreSalvager.health(configuration)
-                ?? StoreHealth(soundItems: 0, damagedItems: 1, databaseCheck: "not run", countedBySalvage: true)
+                ?? StoreHealth(
+                    soundItems: 0, damagedItems: 1, databaseCheck: "not run",
+                    kinds: StoreSalvager.fileDamage(configuration), countedBySalvage: true)
+        }
+        // A file cut short may still open (its missing pages unread): its length is damage of its own.
+        if health.kinds.cutShort == nil,
+            let cut = StoreSalvager.fileDamage(try store.configuration(context, onlyReads: true)).cutShort
+        {
+            var kinds = health.kinds
+            kinds.cutShort = cut
+            health = StoreHealth(
+                soundItems: health.soundItems, damagedItems: health.damagedItems, databaseCheck: health.databaseCheck,
+                damaged: health.damaged, kinds: kinds, countedBySalvage: health.countedBySalvage)
         }
         report(health, location: location, problem: problem)
         guard health.isSound, problem == nil else {
@@ -84,6 +97,7 @@ struct VerifyVerb: HardtackCommand {
                     .object([
                         ("pages", .count(health.kinds.pages)), ("rows", .count(health.kinds.rows)),
                         ("rowsDigest", .bool(health.kinds.rowsDigest)), ("header", .bool(health.kinds.header)),
+                        ("file", health.kinds.cutShort.map(JSONValue.string) ?? .null),
                     ])
                 ),
                 (
@@ -129,7 +143,7 @@ struct VerifyVerb: HardtackCommand {
 
     /// The kinds of damage, in words: `none`, or `2 pages failing their checksum, 1 row, the rows digest`.
     private static func kinds(_ kinds: StoreHealth.DamageKinds) -> String {
-        var parts: [String] = []
+        var parts: [String] = kinds.cutShort.map { [$0] } ?? []
         if kinds.pages > 0 { parts.append("\(kinds.pages) page\(kinds.pages == 1 ? "" : "s") failing its checksum") }
         if kinds.rows > 0 { parts.append("\(kinds.rows) row\(kinds.rows == 1 ? "" : "s")") }
         if kinds.rowsDigest { parts.append("the rows digest (the rows do not match it)") }

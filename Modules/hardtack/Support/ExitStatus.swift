@@ -88,6 +88,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .invalidCredentials: self = .credentialsRefused
         case .temporarilyUnavailable, .refreshStorm: self = .serverUnavailable
         case .storeUnavailable: self = .storeUnavailable
+        case .storeDamaged: self = .damaged
         case .invalidResponse, .rejected: self = .protocolError
         case .storageFailed, .unsupported, .invalidLegacyFile: self = .failure
         }
