@@ -83,8 +83,12 @@ import Testing
             refreshesByProcesses += Int(line?.split(separator: " ").last ?? "") ?? 99
         }
         let counters = try sandbox.serverStats(url)
-        #expect(counters["refreshes"] == accounts.count, "one refresh per account")
-        #expect(refreshesByProcesses == accounts.count)
+        // One refresh per account; more only where the refreshed token (2 s) ran out again before the
+        // last caller came (a slow machine, a sanitizer build): then every server refresh is still one
+        // process's, and nothing was presented twice.
+        let refreshes = counters["refreshes"] ?? -1
+        #expect(refreshes >= accounts.count, "one refresh per account at least")
+        #expect(refreshesByProcesses == refreshes, "each refresh made by exactly one process")
         #expect(counters["reuseDetections"] == 0)
     }
 
