@@ -83,10 +83,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
     /// or cannot be read (the caller then reads the whole service, which tells "signed out" and damage
     /// apart). A lookup that finds its item needs no pass over the store's rows against the rows digest
     /// (only "none" and "all of them" do), so a launch decision in a store of many accounts costs what
-    /// it costs in a store of one. The items are read one query each, not in one snapshot: a refresh
-    /// committed in between can pair tokens of two generations, which every caller survives (a refresh
-    /// claim compares the stored generation and finds this one superseded; a launch decision only
-    /// reads the times).
+    /// it costs in a store of one. The items are read one query each, not in one snapshot, so the record
+    /// is read first and again last: every write of a session writes a new record (its token times), so
+    /// the same record on both sides means no write came between, and the tokens read are that record's
+    /// generation. Otherwise (a refresh committed meanwhile) the whole service is read in one snapshot.
+    /// (Tokens of two generations paired would cost a needless refresh: an old access token under a new
+    /// record's expiry answers 401, and the new refresh token would be presented again.)
     private func readByUniqueKeys() -> Session? {
         func data(_ account: String) -> SecretBytes? {
             // Attributes too: opening them is what notices an attribute ciphertext swapped in from
@@ -109,6 +111,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
             guard let secret = data(Account.clientSecret) else { return nil }
             clientSecret = secret
         }
+        guard let again = data(Account.record), again == recordData else { return nil }
         return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret)
     }
 
