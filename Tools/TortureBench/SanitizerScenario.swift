@@ -51,7 +51,9 @@ enum SanitizerScenario {
         writeFile(suppressions, Array(leakSuppressions.utf8))
         var environment = ProcessInfo.processInfo.environment
         environment["ASAN_OPTIONS"] = "log_path=\(logs)/asan:detect_leaks=1"
-        environment["LSAN_OPTIONS"] = "suppressions=\(suppressions):print_suppressions=0"
+        // A leak report does not fail the process it ends (exitcode=0): every report is counted from its
+        // file below, where OpenSSL's per-thread error state alone is told apart (``isOpenSSLThreadState``).
+        environment["LSAN_OPTIONS"] = "suppressions=\(suppressions):print_suppressions=0:exitcode=0"
         environment["TSAN_OPTIONS"] = "log_path=\(logs)/tsan:halt_on_error=0"
         let runner = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: environment)
         let buildStarted = Date()
@@ -87,8 +89,13 @@ enum SanitizerScenario {
             $0.hasPrefix("✘ Test ") && $0.contains("recorded an issue")
         }
         var reports: [String] = []
+        var known = 0
         for file in filesUnder(logs) where !file.hasSuffix(".supp") {
             let text = String(decoding: readFile(file), as: UTF8.self)
+            if isOpenSSLThreadState(text) {
+                known += 1
+                continue
+            }
             for line in text.split(separator: "\n")
             where line.contains("ERROR: AddressSanitizer") || line.contains("ERROR: LeakSanitizer")
                 || line.contains("WARNING: ThreadSanitizer") || line.contains("SUMMARY: ")
@@ -101,10 +108,29 @@ enum SanitizerScenario {
             "\(sanitizer): built in " + String(format: "%.0f s", buildSeconds) + ", tests in "
                 + String(format: "%.0f s", testSeconds)
                 + (skipping.isEmpty ? "" : " (skipping \(skipping.joined(separator: ", ")))")
-                + "; \(summary.trimmingCharacters(in: .whitespaces)); sanitizer reports \(reportCount)")
+                + "; \(summary.trimmingCharacters(in: .whitespaces)); sanitizer reports \(reportCount)"
+                + (known > 0 ? " (and \(known) of OpenSSL's per-thread error state, not counted)" : ""))
         for line in reports.prefix(6) { context.say("  \(line.prefix(200))") }
         for line in failed.prefix(5) { context.say("  \(line.prefix(200))") }
         context.check(test.status == 0 && summary.contains("passed"), "\(sanitizer): the test run failed (\(summary))")
         context.check(reportCount == 0, "\(sanitizer): \(reportCount) sanitizer reports")
+    }
+
+    /// Whether a LeakSanitizer report holds nothing but OpenSSL's per-thread error state: one
+    /// 904-byte object (`sizeof(ERR_STATE)` in OpenSSL 3.0) allocated by `CRYPTO_zalloc`, libcrypto's
+    /// frames unwound no further. OpenSSL keeps one per thread that touched its error queue (libcurl's
+    /// threads do) and frees it when the thread stops; a thread still running when the process exits
+    /// leaves it behind, which LeakSanitizer reports now and then (seen once in three quick runs here,
+    /// never in isolation). Any other leak, or this one with any other frame or size, still counts.
+    static func isOpenSSLThreadState(_ report: String) -> Bool {
+        guard report.contains("ERROR: LeakSanitizer") else { return false }
+        let lines = report.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let leaks = lines.filter { $0.hasPrefix("Direct leak") || $0.hasPrefix("Indirect leak") }
+        let frames = lines.filter { $0.hasPrefix("#") }
+        return !leaks.isEmpty && leaks.allSatisfy { $0.contains(" of 904 byte(s) in 1 object(s)") }
+            && frames.count == 2 * leaks.count
+            && frames.enumerated().allSatisfy { index, frame in
+                index % 2 == 0 ? frame.contains(" in malloc ") : frame.contains(" in CRYPTO_zalloc ")
+            }
     }
 }
