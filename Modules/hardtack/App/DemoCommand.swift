@@ -69,8 +69,10 @@ private struct Demo {
                     ? "(a fresh temporary store, deleted at the end; --store PATH keeps one)"
                     : "(kept after the demo)"))
         say(
-            "Server: embedded, \(contract == .oauth ? "OAuth 2.0" : "header-style") contract; access tokens live "
-                + "\(minutes) min. Its clock is moved by hand: nothing sleeps.\n")
+            "Server: embedded in this process, \(contract == .oauth ? "OAuth 2.0" : "header-style") contract; "
+                + "access tokens live \(minutes) min.\n        (Its clock is moved by hand: nothing sleeps."
+                + (contract == .oauth ? " The http://127.0.0.1/… addresses it names below are not a port to open." : "")
+                + ")\n")
 
         step(1, "Launch")
         var app = try launch(world)
