@@ -102,7 +102,28 @@ struct AccountSessionTests {
         }
     }
 
-    @Test(arguments: ["", "tab\there", "new\nline", "nul\u{0}", "del\u{7F}", String(repeating: "x", count: 257)])
+    @Test func twoSpellingsSwiftFindsEqualAreTwoAccountsEverywhere() throws {
+        let store = try openStore()
+        let composed = try account("\u{C5}lice")
+        let decomposed = try account("A\u{030A}lice")
+        #expect(composed != decomposed, "names compare by their bytes")
+        #expect(Set([composed, decomposed]).count == 2)
+        try SecureStoreSessionRepository(store: store, account: composed).replace(with: try session("composed"))
+        try SecureStoreSessionRepository(store: store, account: decomposed).replace(with: try session("decomposed"))
+        #expect(Set(try SecureStoreSessionRepository.accounts(in: store)) == [composed, decomposed])
+        let all = try SecureStoreSessionRepository.sessions(in: store)
+        #expect(all.count == 2)
+        #expect(try all[composed]?.get()?.accessToken.value.revealedString() == "access-composed")
+        #expect(try all[decomposed]?.get()?.accessToken.value.revealedString() == "access-decomposed")
+        // Signing one out leaves the other.
+        #expect(try SecureStoreSessionRepository(store: store, account: composed).delete())
+        #expect(try SecureStoreSessionRepository.accounts(in: store) == [decomposed])
+    }
+
+    @Test(arguments: [
+        "", "tab\there", "new\nline", "nul\u{0}", "del\u{7F}", String(repeating: "x", count: 257), "work\u{200B}",
+        "abc\u{202E}def", "line\u{2028}sep", "para\u{2029}sep", "bom\u{FEFF}",
+    ])
     func namesThatCannotBeStoredFaithfullyAreRefused(name: String) {
         #expect(AccountName(name) == nil)
         #expect(AccountName.problem(with: name) != nil)

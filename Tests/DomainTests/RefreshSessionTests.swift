@@ -65,6 +65,9 @@ import Testing
             try await fixture.refresher(owner: "process-1").refresh(replacing: stale)
         }
         #expect(fixture.storedRefreshToken() == "refresh-0")
+        // The request may have reached the server: the claim keeps its mark, with its lease ended.
+        #expect(fixture.repository.claim?.owner == "process-1")
+        #expect(fixture.repository.claim?.sent == true)
         // Another process can claim at once: the failed one let go of its claim.
         fixture.gateway.setRefreshBehaviour(.rotate)
         _ = try await fixture.refresher(owner: "process-2").refresh(replacing: stale)
@@ -188,5 +191,84 @@ import Testing
         }
         #expect(fixture.gateway.refreshCalls == 1)
         #expect(fixture.repository.stored == nil, "the session is ended, as for any rejected refresh token")
+    }
+
+    @Test(arguments: ["process-1", "process-2"])
+    func aRejectionAfterARequestThatFailedOnTheWaySaysTheRefreshWasInterrupted(nextOwner: String) async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let first = fixture.refresher(owner: "process-1")
+        fixture.gateway.setRefreshBehaviour(.fail)
+        await #expect(throws: AuthenticationError.temporarilyUnavailable("connection refused")) {
+            try await first.refresh(replacing: stale)
+        }
+        // The server had rotated the token after all (the answer was lost): the next try, by the same
+        // process or another, is refused, and says what happened rather than "expired".
+        fixture.gateway.setRefreshBehaviour(.reject)
+        let next = nextOwner == "process-1" ? first : fixture.refresher(owner: nextOwner)
+        await #expect(throws: AuthenticationError.refreshInterrupted) {
+            try await next.refresh(replacing: stale)
+        }
+        #expect(fixture.repository.stored == nil)
+    }
+
+    @Test func aCompletionAfterTheClaimWasTakenOverStoresNothing() throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let now = fixture.clock.date
+        guard case .claimed = try fixture.repository.claimRefresh(replacing: stale, owner: "slow", lease: 15, now: now),
+            try fixture.repository.markRefreshSent(replacing: stale, owner: "slow")
+        else {
+            Issue.record("the slow process's claim should be taken and marked")
+            return
+        }
+        // Its lease ran out; another process took the generation over.
+        guard case .takenOver = try fixture.repository.claimRefresh(
+            replacing: stale, owner: "other", lease: 15, now: now + 16)
+        else {
+            Issue.record("the expired claim should be taken over")
+            return
+        }
+        let late = fixture.gateway.makeSession(serial: 9)
+        #expect(try fixture.repository.completeRefresh(replacing: stale, with: late, owner: "slow") == false)
+        #expect(fixture.storedRefreshToken() == "refresh-0")
+        #expect(fixture.repository.claim?.owner == "other")
+    }
+
+    @Test func aSharedGuardCountsEveryAccountTogether() async throws {
+        let policy = AuthenticationPolicy(maxRefreshesPerWindow: 5, refreshWindow: 60, maxRefreshesPerWindowAllAccounts: 3)
+        let shared = RefreshStormGuard()
+        let accounts = [UseCaseFixture(), UseCaseFixture(), UseCaseFixture(), UseCaseFixture()]
+        var refusals = 0
+        for (index, fixture) in accounts.enumerated() {
+            let refresher = RefreshSession(
+                gateway: fixture.gateway, repository: fixture.repository, policy: policy, ownerID: "p",
+                now: fixture.clock.now, stormGuard: shared, stormKey: "account-\(index)")
+            do {
+                _ = try await refresher.refresh(replacing: try #require(fixture.repository.stored))
+            } catch AuthenticationError.refreshStorm(let refreshes, let window) {
+                #expect(refreshes == 3 && window == 60)
+                refusals += 1
+            }
+        }
+        #expect(refusals == 1, "the fourth account's refresh is one too many for all accounts together")
+        #expect(accounts.map(\.gateway.refreshCalls) == [1, 1, 1, 0])
+    }
+
+    @Test func twoSessionsOfOneAccountSharingAGuardCountTogether() async throws {
+        let fixture = UseCaseFixture()
+        let shared = RefreshStormGuard()
+        func refresher() -> RefreshSession {
+            RefreshSession(
+                gateway: fixture.gateway, repository: fixture.repository, policy: fixture.policy, ownerID: UUID().uuidString,
+                now: fixture.clock.now, stormGuard: shared, stormKey: "work")
+        }
+        for _ in 0..<fixture.policy.maxRefreshesPerWindow {
+            _ = try await refresher().refresh(replacing: try #require(fixture.repository.stored))
+        }
+        await #expect(throws: AuthenticationError.refreshStorm(refreshes: 5, windowSeconds: 60)) {
+            try await refresher().refresh(replacing: try #require(fixture.repository.stored))
+        }
+        #expect(fixture.gateway.refreshCalls == 5)
     }
 }

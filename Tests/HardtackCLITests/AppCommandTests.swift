@@ -133,6 +133,13 @@ import Testing
         #expect(try status(["--account", "personal"]) == 0)
         #expect(try status([]) == 3, "the default account has no session")
         #expect(try status(["--account", "nobody"]) == 3, "an unknown account is simply signed out")
+        for command in ["me", "refresh", "signout"] {
+            // No session, so no server is needed to say so: signed out, not a usage error.
+            let unknown = try sandbox.run([command, "--store", sandbox.store, "--account", "nobody"])
+            #expect(unknown.status == 3, "\(command): \(unknown.stderr)")
+            #expect(unknown.stderr.contains("not signed in"), "\(command)")
+        }
+        #expect(try app("signout", url, ["--account", "nobody"]).status == 3, "nothing to revoke")
         #expect(try status(["--account", "tab\there"]) == 2, "a name that cannot be stored exactly is refused")
         #expect(try app("refresh", url, ["--account", "work"]).status == 0)
         #expect(try app("me", url, ["--account", "personal"]).stdout.contains("Alice Liddell"))

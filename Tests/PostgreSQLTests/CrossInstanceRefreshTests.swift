@@ -118,6 +118,9 @@ import Testing
         defer { watcher.release() }
         let owner = foreignOwner(lock)
         let sql = try test.sql()
+        // A machine that dies never closes the socket: the server is asked to end a silent session.
+        #expect(lock.sessionSetting("idle_session_timeout") == "10s")
+        #expect(lock.sessionSetting("tcp_user_timeout") == "10000")
         // As a network cut or a restarted server would: the lock's connection ends on the server.
         let cut = try sql.query(
             "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
@@ -134,6 +137,7 @@ import Testing
             if !held { usleep(50_000) }
         }
         #expect(held, "the instance holds its lock again")
+        #expect(lock.sessionSetting("idle_session_timeout") == "10s", "asked again on the new connection")
     }
 
     /// A live instance whose lock connection is cut (as a server restart cuts every connection) is

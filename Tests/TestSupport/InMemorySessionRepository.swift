@@ -80,7 +80,7 @@ public final class InMemorySessionRepository: SessionRepository {
             guard session.isSameGeneration(as: stale) else { return .superseded(session) }
             if let lease = state.lease, lease.owner != owner, lease.until > now { return .heldByAnother(until: lease.until) }
             let sent = state.lease.map { $0.owner == owner && $0.sent } ?? false
-            let interrupted = state.lease.map { $0.owner != owner && $0.sent } ?? false
+            let interrupted = state.lease.map { $0.sent } ?? false
             state.lease = (owner, now.addingTimeInterval(lease), sent)
             return interrupted ? .takenOver : .claimed
         }
@@ -114,6 +114,7 @@ public final class InMemorySessionRepository: SessionRepository {
     {
         try withState { state in
             guard let current = state.session, current.isSameGeneration(as: stale) else { return false }
+            if let lease = state.lease, lease.owner != owner { return false }
             state.session = refreshed
             state.lease = nil
             state.writes += 1
@@ -123,7 +124,9 @@ public final class InMemorySessionRepository: SessionRepository {
 
     public func releaseRefresh(owner: String) throws(AuthenticationError) {
         try withState { state in
-            if state.lease?.owner == owner { state.lease = nil }
+            guard let lease = state.lease, lease.owner == owner else { return }
+            // As the store's repository: a claim marked sent stays, its lease ended.
+            state.lease = lease.sent ? (lease.owner, .distantPast, true) : nil
         }
     }
 

@@ -25,6 +25,9 @@ public struct AppConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// Whose session: one store keeps any number, each under its account name.
     public var account: AccountName = .default
+    /// Counts refreshes against the policy's storm limits, per account and for all accounts together:
+    /// every container of the process shares one unless a test gives its own.
+    public var stormGuard: RefreshStormGuard = .processWide
 
     /// What a sign-in records as the session's origin: the remote server, contract and client id
     /// (`nil` for the embedded server, which lives only as long as the process).

@@ -109,7 +109,8 @@ public struct AppContainer: Sendable {
         let gateway = issuerRoute?.gateway ?? contractGateway
         let refresher = RefreshSession(
             gateway: gateway, repository: repository, policy: Self.safePolicy(configuration.policy),
-            ownerID: claimants.ownerID(), now: configuration.now, onWait: configuration.onWait)
+            ownerID: claimants.ownerID(), now: configuration.now, onWait: configuration.onWait,
+            stormGuard: configuration.stormGuard, stormKey: keychain.storePath + "\u{0}" + configuration.account.value)
         self.keychain = keychain
         self.repository = repository
         self.gateway = gateway

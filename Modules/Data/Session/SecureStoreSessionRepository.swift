@@ -152,7 +152,9 @@ public struct SecureStoreSessionRepository: SessionRepository {
                     item(Account.claim),
                     value: RefreshClaimDTO(
                         owner: owner, until: instant.addingTimeInterval(lease).millisecondsSince1970, sent: sent))
-                let interrupted = current.claim.map { $0.owner != owner && $0.maySpendToken } ?? false
+                // A claim marked sent, whoever's, may have spent the token: its own owner's earlier request
+                // too, when it failed after leaving (a timeout), so a rejection now is an interrupted refresh.
+                let interrupted = current.claim?.maySpendToken ?? false
                 return interrupted ? .takenOver : .claimed
             }
         }
@@ -182,6 +184,9 @@ public struct SecureStoreSessionRepository: SessionRepository {
                 // COMMIT was sent) left exactly this session: it was stored.
                 if current.session.isSameGeneration(as: refreshed) { return true }
                 guard current.session.isSameGeneration(as: stale) else { return false }
+                // Fenced by owner too: a claim taken over (this process was thought gone) is the new
+                // owner's generation to finish.
+                if let claim = current.claim, claim.owner != owner { return false }
                 try write(
                     refreshed, to: transaction, replacedMayHaveSecret: current.session.issuer?.clientSecret != nil)
                 try transaction.delete(item(Account.claim))
@@ -193,8 +198,17 @@ public struct SecureStoreSessionRepository: SessionRepository {
     public func releaseRefresh(owner: String) throws(AuthenticationError) {
         try run {
             try store.transaction { transaction in
-                guard let current = try read(from: transaction), current.claim?.owner == owner else { return }
-                try transaction.delete(item(Account.claim))
+                guard let current = try read(from: transaction), var claim = current.claim, claim.owner == owner else {
+                    return
+                }
+                // A claim marked sent stays, its lease ended, as the record that the token may have been
+                // spent (the request may have reached the server before it failed); nobody waits on it.
+                guard claim.maySpendToken else {
+                    try transaction.delete(item(Account.claim))
+                    return
+                }
+                claim.until = 0
+                try transaction.addOrUpdate(item(Account.claim), value: claim)
             }
         }
     }

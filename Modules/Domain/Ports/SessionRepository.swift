@@ -39,12 +39,15 @@ public protocol SessionRepository: Sendable {
     /// over, or the session changed), and then it must not send.
     func markRefreshSent(replacing stale: Session, owner: String) throws(AuthenticationError) -> Bool
 
-    /// Stores `refreshed` if the stored session is still the generation of `stale`, and drops the
-    /// claim; `false` (nothing written) when the session changed meanwhile.
+    /// Stores `refreshed` if the stored session is still the generation of `stale` and the claim on it
+    /// is still `owner`'s, and drops the claim; `false` (nothing written) when the session changed or
+    /// the claim was taken over meanwhile.
     func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         throws(AuthenticationError) -> Bool
 
-    /// Drops `owner`'s claim without changing the session (after a failed refresh).
+    /// Ends `owner`'s claim without changing the session (after a failed refresh): a claim not yet
+    /// marked sent is dropped; one marked sent keeps its mark with its lease ended, so the next caller
+    /// claims at once and, if the server rejects the token, knows the refresh was interrupted.
     func releaseRefresh(owner: String) throws(AuthenticationError)
 
     /// Deletes the session if its refresh token is still `refreshToken` (after the server rejected it).

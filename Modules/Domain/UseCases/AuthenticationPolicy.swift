@@ -9,8 +9,14 @@ public struct AuthenticationPolicy: Sendable {
     /// at all where the repository can tell that it died (processes of one machine; instances on any
     /// machine sharing a PostgreSQL store).
     public var refreshLease: Double
-    /// At most this many refreshes within ``refreshWindow`` seconds; one more is a refresh storm.
+    /// At most this many refreshes of one account within ``refreshWindow`` seconds; one more is a
+    /// refresh storm.
     public var maxRefreshesPerWindow: Int
+    /// At most this many refreshes of all accounts together within ``refreshWindow`` seconds, counted
+    /// by the ``RefreshStormGuard`` the refreshers share (one per process); one more is a refresh storm.
+    /// The default, 6,000 a minute, is 100 a second: raise it for a backend whose users' tokens expire
+    /// faster than that on average.
+    public var maxRefreshesPerWindowAllAccounts: Int
     /// The refresh-storm window, in seconds.
     public var refreshWindow: Double
     /// How often a process waiting on another's refresh looks for its result, in milliseconds.
@@ -23,8 +29,10 @@ public struct AuthenticationPolicy: Sendable {
     /// Creates a policy; the defaults suit interactive apps.
     public init(
         clockSkew: Double = 30, refreshLease: Double = 45, maxRefreshesPerWindow: Int = 10,
-        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 10
+        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 10,
+        maxRefreshesPerWindowAllAccounts: Int = 6_000
     ) {
+        self.maxRefreshesPerWindowAllAccounts = maxRefreshesPerWindowAllAccounts
         self.clockSkew = clockSkew
         self.refreshLease = refreshLease
         self.maxRefreshesPerWindow = maxRefreshesPerWindow

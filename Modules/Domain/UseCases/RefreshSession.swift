@@ -15,7 +15,8 @@ public actor RefreshSession {
     private let ownerID: String
     private let onWait: (@Sendable (WaitReason) -> Void)?
     private var inFlight: Task<Result<Session, AuthenticationError>, Never>?
-    private var recentRefreshes: [Date] = []
+    private let stormGuard: RefreshStormGuard
+    private let stormKey: String
 
     /// How many refreshes this instance performed against the server.
     public private(set) var refreshCount = 0
@@ -24,10 +25,16 @@ public actor RefreshSession {
     /// - Parameters:
     ///   - ownerID: identifies this process's claims in the shared store.
     ///   - onWait: told once, after a second, when another process's refresh keeps this one waiting.
+    ///   - stormGuard: counts refreshes against the policy's limits; share one (the composition root
+    ///     shares ``RefreshStormGuard/processWide``) so that all accounts count together.
+    ///   - stormKey: the account (and store) this session's refreshes count against in `stormGuard`.
     public init(
         gateway: any AuthenticationGateway, repository: any SessionRepository, policy: AuthenticationPolicy,
-        ownerID: String, now: @escaping @Sendable () -> Date, onWait: (@Sendable (WaitReason) -> Void)? = nil
+        ownerID: String, now: @escaping @Sendable () -> Date, onWait: (@Sendable (WaitReason) -> Void)? = nil,
+        stormGuard: RefreshStormGuard = RefreshStormGuard(), stormKey: String = ""
     ) {
+        self.stormGuard = stormGuard
+        self.stormKey = stormKey
         self.onWait = onWait
         self.gateway = gateway
         self.repository = repository
@@ -119,15 +126,18 @@ public actor RefreshSession {
         }
     }
 
-    /// Stores the refreshed session, trying again with growing pauses (0.1 s doubling to 2 s) for up to
-    /// ``AuthenticationPolicy/completionRetrySeconds`` while the write fails or the store cannot be
+    /// Stores the refreshed session, trying again with growing pauses (0.1 s doubling to 2 s) until
+    /// ``AuthenticationPolicy/completionRetrySeconds`` have passed while the write fails or the store cannot be
     /// reached: the server has already rotated the refresh token, so losing this write would leave only
     /// a superseded token behind. Each attempt reads what is stored first, so a write whose `COMMIT`
     /// went through unacknowledged is recognised, never repeated.
     private func storeRefreshed(_ refreshed: Session, replacing current: Session) async throws(AuthenticationError)
         -> Bool
     {
-        var waited = 0.0
+        // Bounded by elapsed time on the monotonic clock, attempts included (a store that cannot be
+        // reached may take seconds to say so), not by `now`, which a test's clock may hold still.
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int(policy.completionRetrySeconds * 1000)))
         var pause = 0.1
         while true {
             do {
@@ -135,10 +145,8 @@ public actor RefreshSession {
             } catch {
                 switch error {
                 case .storageFailed, .storeUnavailable:
-                    // Counted in pauses, not by `now`, which a test's clock may hold still.
-                    guard waited + pause <= policy.completionRetrySeconds else { throw error }
+                    guard clock.now.advanced(by: .milliseconds(Int(pause * 1000))) <= deadline else { throw error }
                     try? await Task.sleep(for: .seconds(pause))
-                    waited += pause
                     pause = min(pause * 2, 2)
                 default:
                     throw error
@@ -147,13 +155,9 @@ public actor RefreshSession {
         }
     }
 
-    /// Records a refresh attempt, or refuses it when too many happened within the window.
+    /// Records a refresh attempt, or refuses it when too many happened within the window, for this
+    /// account or for all accounts sharing the guard.
     private func admitRefresh() throws(AuthenticationError) {
-        let instant = now()
-        recentRefreshes.removeAll { instant.timeIntervalSince($0) > policy.refreshWindow }
-        guard recentRefreshes.count < policy.maxRefreshesPerWindow else {
-            throw .refreshStorm(refreshes: recentRefreshes.count, windowSeconds: Int(policy.refreshWindow))
-        }
-        recentRefreshes.append(instant)
+        try stormGuard.admit(account: stormKey, at: now(), policy: policy)
     }
 }

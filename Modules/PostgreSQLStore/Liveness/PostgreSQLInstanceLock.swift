@@ -13,6 +13,10 @@ import Foundation
 /// when lost (a server restart, a network cut), opened again and the lock taken again; until then this
 /// instance looks ended to the others (see docs/app-core.md for what that window allows).
 ///
+/// A machine that crashes or is cut off never closes its socket: the server is asked to end this
+/// session after ``silenceLimit`` without a check (`idle_session_timeout`, and TCP keepalives on its
+/// side), so such an instance too is seen ended within seconds (10 s, then the 3 s confirmation).
+///
 /// Never take it through a transaction pooler (PgBouncer in transaction mode): a session-level lock
 /// needs a session of its own.
 public final class PostgreSQLInstanceLock: Sendable {
@@ -47,6 +51,7 @@ public final class PostgreSQLInstanceLock: Sendable {
         options.applicationName = String((options.applicationName + " instance").prefix(63))
         do {
             let connection = try PostgreSQLConnection(to: location, options: options)
+            configureEndDetection(connection)
             for _ in 0..<8 {
                 let key = Int64.random(in: 1...Int64.max)
                 if try connection.query("SELECT pg_try_advisory_lock($1)", [.int64(key)]).bool(0, 0) {
@@ -99,6 +104,14 @@ public final class PostgreSQLInstanceLock: Sendable {
         return true
     }
 
+    /// The value of the server setting `name` on the lock's connection (for tests of what the session
+    /// was asked to do), or `nil` when the server cannot be asked.
+    package func sessionSetting(_ name: String) -> String? {
+        withConnection { connection throws(PostgreSQLError) in
+            try connection.query("SELECT current_setting($1)", [.text(name)], timeout: .seconds(2)).string(0, 0)
+        }
+    }
+
     /// Closes the connection, and with it the lock, as the end of this instance would; the periodic
     /// check stops.
     public func release() {
@@ -137,7 +150,27 @@ public final class PostgreSQLInstanceLock: Sendable {
     /// Connects again and takes this instance's lock again (a lost connection released it).
     private func relock(_ connection: PostgreSQLConnection) throws(PostgreSQLError) {
         try connection.reconnect()
+        Self.configureEndDetection(connection)
         _ = try connection.query("SELECT pg_advisory_lock($1)", [.int64(key)], timeout: .seconds(2))
+    }
+
+    /// How long the server lets this connection sit silent before it ends the session, and so frees the
+    /// lock: ten one-second checks missed. A process that ends closes its socket and frees the lock at
+    /// once; this is for an instance whose machine crashed or was cut off, whose socket never closes
+    /// (without it the server would notice only through TCP keepalive, hours later by default).
+    static let silenceLimit = "10s"
+
+    /// Asks the server to end this session when it goes silent (``silenceLimit``): PostgreSQL 14's
+    /// `idle_session_timeout`, and the server side's TCP keepalives and user timeout for a peer that
+    /// stops answering at the TCP level. A server that knows neither setting keeps the lease as the
+    /// bound, so failures here are not errors.
+    private static func configureEndDetection(_ connection: PostgreSQLConnection) {
+        for setting in [
+            "SET idle_session_timeout = '\(silenceLimit)'", "SET tcp_keepalives_idle = 5", "SET tcp_keepalives_interval = 1",
+            "SET tcp_keepalives_count = 5", "SET tcp_user_timeout = 10000",
+        ] {
+            try? connection.execute(setting, timeout: .seconds(2))
+        }
     }
 
     /// Checks the connection every second, so that a lost lock is taken again without waiting for a

@@ -52,8 +52,18 @@ struct AppOptions: OptionGroup {
         guard storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
         let keychain = try StoreOptions.open(storeConfiguration)
         // A session that cannot be read has no origin to keep: the use case reports it (sign-out still deletes it).
-        let origin = (try? SecureStoreSessionRepository(store: keychain.items, account: account).load())??.origin
-        var configuration = try server.configuration(store: storeConfiguration, origin: origin, context)
+        let loaded: Result<Session?, AuthenticationError> = Result {
+            () throws(AuthenticationError) -> Session? in
+            try SecureStoreSessionRepository(store: keychain.items, account: account).load()
+        }
+        var configuration: AppConfiguration
+        do throws(CommandFailure) {
+            configuration = try server.configuration(store: storeConfiguration, origin: try? loaded.get()?.origin, context)
+        } catch {
+            // No server to talk to, and no session that would need one (an unknown account): signed out.
+            if case .success(nil) = loaded { throw .auth(.notSignedIn) }
+            throw error
+        }
         configuration.account = account
         return AppContainer(configuration, keychain: keychain)
     }

@@ -60,7 +60,9 @@ struct SignOutCommand: HardtackCommand {
                 "signed out here, but not at the server: \(reason). The refresh token stays valid there until it "
                     + "expires; the local session was deleted.")
         case .notSignedIn:
-            Console.print("not signed in: nothing to revoke" + (result.deletedLocalSession ? "; local items deleted" : ""))
+            // Nothing was stored: signed out already, exit 3 as with no store at all.
+            guard result.deletedLocalSession else { throw .finding(.signedOut, "not signed in: nothing to revoke") }
+            Console.print("not signed in: nothing to revoke; local items deleted")
         }
     }
 }
