@@ -131,7 +131,17 @@ public struct SecureStoreSessionRepository: SessionRepository {
     public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
         throws(AuthenticationError) -> RefreshClaim
     {
-        try run {
+        // Whether another's claimant has ended is asked before the write transaction, not inside it: on
+        // PostgreSQL that is a query on another connection, seconds long after a cut, and the store's
+        // lock (and the group's digest row) must not be held meanwhile. The transaction then takes the
+        // claim over only if it is still that owner's.
+        var endedOwner: String?
+        if let observed = try? read(from: store), let claim = observed.claim, claim.owner != owner,
+            claimantIsGone(claim.owner)
+        {
+            endedOwner = claim.owner
+        }
+        return try run {
             try store.transaction { transaction -> RefreshClaim in
                 guard let current = try read(from: transaction) else { return .signedOut }
                 guard current.session.isSameGeneration(as: stale) else { return .superseded(current.session) }
@@ -142,7 +152,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
                 // after sending may have spent the token; the next caller presents it anyway (see
                 // ``SessionRepository``), which a rotating server may answer as reuse.
                 if let claim = current.claim, claim.owner != owner,
-                    Date(millisecondsSince1970: claim.until) > instant, !claimantIsGone(claim.owner)
+                    Date(millisecondsSince1970: claim.until) > instant, claim.owner != endedOwner
                 {
                     return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
                 }
