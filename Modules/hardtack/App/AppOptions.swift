@@ -35,10 +35,11 @@ struct AppOptions: OptionGroup {
         try app(context, account: account.name, creatingStore: creatingStore)
     }
 
-    /// Builds the app for `account`'s session.
-    func app(_ context: CommandContext, account: AccountName, creatingStore: Bool = false) throws(CommandFailure)
-        -> AppContainer
-    {
+    /// Builds the app for `account`'s session, on `opened` when the store is open already (one open for
+    /// many accounts: each open derives the key again and, on PostgreSQL, takes an instance lock).
+    func app(
+        _ context: CommandContext, account: AccountName, creatingStore: Bool = false, opened: KeychainHandle? = nil
+    ) throws(CommandFailure) -> AppContainer {
         let storeConfiguration = try store.configuration(context)
         if creatingStore {
             var configuration = try server.configuration(store: storeConfiguration, origin: nil, context)
@@ -49,8 +50,9 @@ struct AppOptions: OptionGroup {
                 throw .store(error)
             }
         }
-        guard storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
-        let keychain = try StoreOptions.open(storeConfiguration)
+        guard opened != nil || storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
+        let keychain: KeychainHandle
+        if let opened { keychain = opened } else { keychain = try StoreOptions.open(storeConfiguration) }
         // A session that cannot be read has no origin to keep: the use case reports it (sign-out still deletes it).
         let loaded: Result<Session?, AuthenticationError> = Result {
             () throws(AuthenticationError) -> Session? in

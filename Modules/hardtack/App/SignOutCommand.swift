@@ -43,14 +43,26 @@ struct SignOutCommand: HardtackCommand {
             throw .auth(error)
         }
         if accounts.isEmpty { Console.print("no account has a session") }
-        for account in accounts { try await signOut(account, context, naming: true) }
+        // Every account is tried, on the one open store; the first failure is the exit status.
+        var firstFailure: CommandFailure?
+        for account in accounts {
+            do throws(CommandFailure) {
+                try await signOut(account, context, naming: true, opened: keychain)
+            } catch {
+                Console.error("\(Redaction.printable(account.value)): \(error.message(verbose: false))")
+                if firstFailure == nil { firstFailure = error }
+            }
+        }
+        if let firstFailure { throw firstFailure }
     }
 
     /// Signs `account` out; with `naming`, each line says whose session it was.
-    private func signOut(_ account: AccountName, _ context: CommandContext, naming: Bool) async throws(CommandFailure) {
-        let app = try options.app(context, account: account)
-        let result = try await authStep { () async throws(AuthenticationError) in try await app.signOut() }
+    private func signOut(_ account: AccountName, _ context: CommandContext, naming: Bool, opened: KeychainHandle? = nil)
+        async throws(CommandFailure)
+    {
         if naming { Console.print("\(Redaction.printable(account.value)):") }
+        let app = try options.app(context, account: account, opened: opened)
+        let result = try await authStep { () async throws(AuthenticationError) in try await app.signOut() }
         switch result.revocation {
         case .revoked:
             Console.print("server: refresh token revoked")
