@@ -145,6 +145,27 @@ struct AccountSessionTests {
                 == "access-a")
         #expect(try SecureStoreSessionRepository.accounts(in: tenantA) == [user])
     }
+
+    @Test func aHandleOfSeveralGroupsWorksOnTheSessionsOfItsFirstOnly() throws {
+        let path = directory.file("backend.db")
+        let key = KeySource.keyFile(path: directory.file("backend.key"))
+        let tenantA = try SQLiteSecureItemStore.open(at: path, keySource: key, accessGroups: ["tenant-a"])
+        let tenantB = try SQLiteSecureItemStore.open(at: path, keySource: key, accessGroups: ["tenant-b"])
+        let both = try SQLiteSecureItemStore.open(at: path, keySource: key, accessGroups: ["tenant-a", "tenant-b"])
+        let user = try account("shared")
+        try SecureStoreSessionRepository(store: tenantA, account: user).replace(with: try session("a"))
+        try SecureStoreSessionRepository(store: tenantB, account: user).replace(with: try session("b"))
+        // Not one account made of two tenants' items: the first group's session, whole.
+        let seen = SecureStoreSessionRepository(store: both, account: user)
+        #expect(try seen.load()?.accessToken.value.revealedString() == "access-a")
+        #expect(try SecureStoreSessionRepository.sessions(in: both)[user]?.get()?.refreshToken.value.revealedString() == "refresh-a")
+        #expect(try seen.delete())
+        #expect(try SecureStoreSessionRepository(store: tenantA, account: user).load() == nil)
+        #expect(
+            try SecureStoreSessionRepository(store: tenantB, account: user).load()?.accessToken.value.revealedString()
+                == "access-b", "the other tenant's session is untouched")
+        #expect(try SecureStoreSessionRepository.accounts(in: both).isEmpty)
+    }
 }
 
 /// Provisioning many accounts at once: one transaction, all or nothing.

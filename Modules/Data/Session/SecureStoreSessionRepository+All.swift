@@ -1,7 +1,8 @@
 public import Domain
 
 extension SecureStoreSessionRepository {
-    /// Every account's session in `store` (in the handle's access groups), read with one query, as one
+    /// Every account's session in `store` (in the handle's first access group, where its sessions live),
+    /// read with one query, as one
     /// snapshot: for listing many accounts without a round trip each. An account whose items cannot be
     /// made into a session gets the error reading it alone would give.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
@@ -10,7 +11,8 @@ extension SecureStoreSessionRepository {
     {
         let items: [StoredItem]
         do {
-            items = try store.find(.genericPassword(label: label), limit: .all, returning: .all)
+            items = try store.find(
+                .genericPassword(accessGroup: store.accessGroups.first, label: label), limit: .all, returning: .all)
         } catch .itemNotFound {
             return [:]
         } catch {

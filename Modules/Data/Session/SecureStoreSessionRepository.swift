@@ -38,14 +38,16 @@ public struct SecureStoreSessionRepository: SessionRepository {
         self.init(store: store, service: Self.service(for: account), claimantIsGone: claimantIsGone)
     }
 
-    /// Every account that has a session in `store` (in the handle's access groups), the default one
+    /// Every account that has a session in `store` (in the handle's first access group, where its
+    /// sessions live), the default one
     /// included when it has one; sorted by name.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
     public static func accounts(in store: any SecureItemStore) throws(AuthenticationError) -> [AccountName] {
         let records: [StoredItem]
         do {
             records = try store.find(
-                .genericPassword(account: Account.record, label: label), limit: .all, returning: .attributes)
+                .genericPassword(account: Account.record, accessGroup: store.accessGroups.first, label: label),
+                limit: .all, returning: .attributes)
         } catch .itemNotFound {
             return []
         } catch {
@@ -95,7 +97,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
             // another row (the data alone would still read as this item's, and the read must say damage).
             guard
                 case .found(let item) = store.lookup(
-                    .genericPassword(service: service, account: account), returning: [.data, .attributes])
+                    .genericPassword(service: service, account: account, accessGroup: group), returning: [.data, .attributes])
             else {
                 return nil
             }
@@ -125,7 +127,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     public func delete() throws(AuthenticationError) -> Bool {
-        try run { try store.delete(.genericPassword(service: service)) > 0 }
+        try run { try store.delete(.genericPassword(service: service, accessGroup: group)) > 0 }
     }
 
     public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
@@ -229,7 +231,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
                 guard let current = try read(from: transaction),
                     current.session.refreshToken.isSameToken(as: refreshToken)
                 else { return false }
-                return try transaction.delete(.genericPassword(service: service)) > 0
+                return try transaction.delete(.genericPassword(service: service, accessGroup: group)) > 0
             }
         }
     }
@@ -263,7 +265,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     private func item(_ account: String) -> ItemAttributes {
-        .genericPassword(service: service, account: account, label: Self.label)
+        .genericPassword(service: service, account: account, accessGroup: group, label: Self.label)
     }
 
     /// Reads every item of the session with one query, so the pair is read as one snapshot.
@@ -291,10 +293,14 @@ public struct SecureStoreSessionRepository: SessionRepository {
         return (try record.session(access: access, refresh: refresh, clientSecret: byAccount[Account.clientSecret]), claim)
     }
 
+    /// The access group the sessions of this handle live in: its first, where it writes. A handle that
+    /// reads several groups would otherwise see one account's sessions of two tenants as one.
+    private var group: String? { store.accessGroups.first }
+
     /// Every item of the service, or none.
     private func sessionItems(in transaction: any SecureItemTransaction) throws(SecureStoreError) -> [StoredItem] {
         do {
-            return try transaction.find(.genericPassword(service: service), limit: .all, returning: .all)
+            return try transaction.find(.genericPassword(service: service, accessGroup: group), limit: .all, returning: .all)
         } catch {
             if error == .itemNotFound { return [] }
             throw error
