@@ -50,6 +50,19 @@ import Testing
         #expect(abs(until.timeIntervalSince(server) - 45) < 5, "the lease runs 45 s from the server's now")
     }
 
+    @Test func aClaimWhoseLeaseRanOutByTheServersClockIsNotMarkedSent() throws {
+        let first = try session(1)
+        let repository = SecureStoreSessionRepository(store: try test.open())
+        try repository.replace(with: first)
+        // A claimant that stalled past its lease before sending must not send: another may have taken it.
+        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "stalled", lease: 0.2, now: Date())))
+        usleep(400_000)
+        #expect(try !repository.markRefreshSent(replacing: first, owner: "stalled"))
+        // Claiming again gives a fresh lease, which can be marked.
+        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "stalled", lease: 45, now: Date())))
+        #expect(try repository.markRefreshSent(replacing: first, owner: "stalled"))
+    }
+
     @Test func aClaimantOnAnotherMachineIsSeenGoneOnceItsInstanceLockIsFree() throws {
         let first = try session(1)
         let theirs = try test.open().takeInstanceLock()

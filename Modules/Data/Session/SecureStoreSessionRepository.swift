@@ -178,6 +178,10 @@ public struct SecureStoreSessionRepository: SessionRepository {
                 guard let current = try read(from: transaction), current.session.isSameGeneration(as: stale),
                     var claim = current.claim, claim.owner == owner
                 else { return false }
+                // A lease already run out by the store's clock may be another's to take: claim again.
+                if let clock = try transaction.sharedClock(), Date(millisecondsSince1970: claim.until) <= clock {
+                    return false
+                }
                 if claim.sent == true { return true }
                 claim.sent = true
                 try transaction.addOrUpdate(item(Account.claim), value: claim)
