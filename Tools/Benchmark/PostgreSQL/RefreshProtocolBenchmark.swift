@@ -59,7 +59,9 @@ enum RefreshProtocolBenchmark {
                 _ = try await refresher.refresh(replacing: stale)
                 return MonotonicClock.now()
             }
-            try await Task.sleep(for: .milliseconds(30 + round % 7))
+            // The winner completes at a moment spread evenly over the waiter's poll period, so the
+            // figures cover every phase of its polling, the worst included.
+            try await Task.sleep(for: .microseconds(30_000 + Int.random(in: 0..<(policy.refreshPollMilliseconds * 1000))))
             guard try winner.markRefreshSent(replacing: current, owner: owner),
                 try winner.completeRefresh(replacing: current, with: next, owner: owner)
             else { throw HardtackSubject.Mismatch(description: "the winner's refresh failed") }
