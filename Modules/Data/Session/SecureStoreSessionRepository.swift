@@ -137,11 +137,18 @@ public struct SecureStoreSessionRepository: SessionRepository {
         // PostgreSQL that is a query on another connection, seconds long after a cut, and the store's
         // lock (and the group's digest row) must not be held meanwhile. The transaction then takes the
         // claim over only if it is still that owner's.
+        // The same read answers a waiter's poll without a write transaction when nothing is to be written:
+        // a newer generation stored, or a claim that still holds.
         var endedOwner: String?
-        if let observed = try? read(from: store), let claim = observed.claim, claim.owner != owner,
-            claimantIsGone(claim.owner)
-        {
-            endedOwner = claim.owner
+        if let observed = try? read(from: store) {
+            if !observed.session.isSameGeneration(as: stale) { return .superseded(observed.session) }
+            if let claim = observed.claim, claim.owner != owner {
+                if claimantIsGone(claim.owner) {
+                    endedOwner = claim.owner
+                } else if let instant = try? store.sharedClock() ?? now, Date(millisecondsSince1970: claim.until) > instant {
+                    return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
+                }
+            }
         }
         return try run {
             try store.transaction { transaction -> RefreshClaim in
