@@ -141,6 +141,31 @@ import Testing
         #expect(edited == editedCopy && edited != original)
     }
 
+    /// Read-only media: a store made before the copy opens and reads as before, and nothing is added.
+    @Test(.enabled(if: Immutable.works)) func aStoreWithoutTheCopyOpensReadOnlyAndIsLeftAsItWas() throws {
+        let store = SalvageFixture(count: 5)
+        try store.create()
+        do {
+            let raw = try store.fixture.raw()
+            for sql in ["DROP TRIGGER meta_copy_on_insert", "DROP TRIGGER meta_copy_on_update", "DROP TABLE meta_copy"] {
+                try raw.query(sql)
+            }
+            try raw.query("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let before = FileBytes.read(store.fixture.path)
+        let directory = (store.fixture.path as NSString).deletingLastPathComponent
+        #expect(Immutable.set(directory, true))
+        defer { _ = Immutable.set(directory, false) }
+        var options = StoreOptions(passphraseCost: .interactive)
+        options.onlyReads = true
+        let handle = try SQLiteSecureItemStore.open(
+            at: store.fixture.path, keySource: .keyFile(path: store.fixture.keyFile), options: options)
+        #expect(readable(handle, count: 5) == 5)
+        #expect(try handle.headerDamage() == nil)
+        #expect(FileBytes.read(store.fixture.path) == before, "a read-only open changed the file")
+        #expect(!FileManager.default.fileExists(atPath: store.fixture.walPath), "a read-only open made a log")
+    }
+
     /// Two sound copies that differ: an old wrapped key (of a passphrase since changed) put back in one
     /// copy must not make the old passphrase open the store, nor may the store pick the other copy.
     @Test(arguments: ["meta", "meta_copy"])
@@ -192,5 +217,30 @@ private struct SplitMix {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// `chattr +i` on a directory: read-only even to root (as on read-only media), where the machine allows it.
+private enum Immutable {
+    /// Whether a directory can be made immutable here.
+    static let works: Bool = {
+        let directory = NSTemporaryDirectory() + "hardtack-immutable-probe-\(UUID().uuidString)"
+        guard mkdir(directory, 0o700) == 0 else { return false }
+        defer { rmdir(directory) }
+        guard set(directory, true) else { return false }
+        defer { _ = set(directory, false) }
+        return !FileManager.default.createFile(atPath: directory + "/x", contents: nil)
+    }()
+
+    /// Sets or clears the immutable flag of `directory`; whether that worked.
+    static func set(_ directory: String, _ immutable: Bool) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["chattr", immutable ? "+i" : "-i", directory]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 }
