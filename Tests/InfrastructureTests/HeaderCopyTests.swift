@@ -141,6 +141,34 @@ import Testing
         #expect(edited == editedCopy && edited != original)
     }
 
+    /// Another store's header (same key) pasted into one copy: it unlocks too, but no row authenticates
+    /// under its key; the store opens with neither copy, and salvage takes the copy whose key the rows
+    /// authenticate under, and recovers everything.
+    @Test(arguments: ["meta", "meta_copy"])
+    func aForeignHeaderInOneCopyDoesNotCostTheItems(table: String) throws {
+        let store = SalvageFixture(count: 40)
+        try store.create()
+        let other = StoreFixture()
+        try FileBytes.writePrivate(FileBytes.read(store.fixture.keyFile), to: other.keyFile)
+        _ = try other.open()
+        let foreign = try other.raw().query("SELECT header, checksum, wrapped_key FROM meta")[0]
+        let raw = try store.fixture.raw()
+        let own = try raw.query("SELECT header, checksum, wrapped_key FROM meta")[0]
+        try raw.query("UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1", foreign)
+        if table == "meta_copy" {
+            try raw.query("UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1", own)
+            try raw.query("UPDATE meta_copy SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1", foreign)
+        } else {
+            try raw.query("UPDATE meta_copy SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1", own)
+        }
+        try raw.query("PRAGMA wal_checkpoint(TRUNCATE)")
+        let open = #expect(throws: SecureStoreError.self) { _ = try store.fixture.open() }
+        #expect(open?.isIntegrityFailure == true, "\(String(describing: open))")
+        let result = try store.salvage()
+        #expect(store.audit(result) == SalvageFixture.Audit(wrong: 0, right: 40))
+        #expect(result.headerDamaged)
+    }
+
     /// Read-only media: a store made before the copy opens and reads as before, and nothing is added.
     @Test(.enabled(if: Immutable.works)) func aStoreWithoutTheCopyOpensReadOnlyAndIsLeftAsItWas() throws {
         let store = SalvageFixture(count: 5)
