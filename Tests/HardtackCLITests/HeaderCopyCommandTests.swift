@@ -20,14 +20,18 @@ import Testing
     private func destroy(_ pages: [Int], of path: String) throws {
         var bytes = FileBytes.read(path)
         for page in pages {
-            for offset in ((page - 1) * 4096)..<(page * 4096) { bytes[offset] = UInt8(truncatingIfNeeded: offset &* 131 ^ 0x5A) }
+            for offset in ((page - 1) * 4096)..<(page * 4096) {
+                bytes[offset] = UInt8(truncatingIfNeeded: offset &* 131 ^ 0x5A)
+            }
         }
         try FileBytes.write(bytes, to: path)
     }
 
     @Test func oneDestroyedHeaderPageIsHeaderDamageAndEveryItemStillReads() throws {
         let sandbox = CLISandbox()
-        for index in 0..<5 { try sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)") }
+        for index in 0..<5 {
+            try sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)")
+        }
         let pages = headerPages(FileBytes.read(sandbox.store))
         try #require(pages.count == 2, "header copies on pages \(pages)")
         try destroy([pages[0]], of: sandbox.store)
@@ -38,10 +42,7 @@ import Testing
         let verify = try sandbox.keychain(["verify"])
         #expect(verify.status == 65, "\(verify.stdout) \(verify.stderr)")
         #expect(verify.stdout.contains("sound items: 5"), "\(verify.stdout)")
-        #expect(
-            verify.stdout.contains(
-                "the store header (its first copy (table meta) cannot be read"),
-            "\(verify.stdout)")
+        #expect(verify.stdout.contains("the store header (its first copy (table meta) cannot be read"), "\(verify.stdout)")
         #expect(verify.stdout.contains("its second copy (table meta_copy) is sound"), "\(verify.stdout)")
         let json = try sandbox.keychain(["verify", "--json"])
         #expect(json.status == 65)
@@ -56,7 +57,9 @@ import Testing
 
     @Test func bothHeaderPagesDestroyedLoseTheKeyAndSalvageWritesNothing() throws {
         let sandbox = CLISandbox()
-        for index in 0..<3 { try sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)") }
+        for index in 0..<3 {
+            try sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)")
+        }
         let pages = headerPages(FileBytes.read(sandbox.store))
         try #require(pages.count == 2, "header copies on pages \(pages)")
         try destroy(pages, of: sandbox.store)

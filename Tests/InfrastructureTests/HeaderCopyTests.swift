@@ -89,7 +89,9 @@ import Testing
         try store.fixture.raw().query("DELETE FROM meta")
         let handle = try store.fixture.open()
         #expect(readable(handle, count: 20) == 20)
-        #expect(try handle.headerDamage() == "its first copy (table meta) has no row; its second copy (table meta_copy) is sound")
+        #expect(
+            try handle.headerDamage()
+                == "its first copy (table meta) has no row; its second copy (table meta_copy) is sound")
         let newKey = store.fixture.directory.file("new.key")
         try handle.changeKey(to: .keyFile(path: newKey))
         #expect(try handle.headerDamage() == nil)

@@ -50,7 +50,9 @@ enum SalvageSweep {
         // whatever the stride: before the copy, destroying meta's page lost every item.
         for page in headerPages(large + "/pristine.db") {
             var tally = sweep(context, directory: large, kind: "page", trials: (page - 1)..<page)
-            report(context, "salvage after the large store's page \(page) (a copy of the header record) destroyed", &tally, target: 0.9)
+            report(
+                context, "salvage after the large store's page \(page) (a copy of the header record) destroyed", &tally,
+                target: 0.9)
         }
     }
 

@@ -3,7 +3,8 @@ import Foundation
 import StoreCore
 
 /// The store's rows in one SQLite file: the `items` table, the `rows_digest` row and the header record
-/// (`meta` and its copy `meta_copy`), through one connection. Statements of the hot path are prepared on first use and held by position.
+/// (`meta` and its copy `meta_copy`), through one connection. Statements of the hot path are prepared
+/// on first use and held by position.
 ///
 /// Not `Sendable`: it belongs to one ``StoreEngine``, which uses it from one thread at a time.
 final class SQLiteItemStorage: ItemStorage {
