@@ -5,8 +5,9 @@ import Testing
 /// A damaged store as the app commands and `verify` report it: damage (65), never "signed out" or
 /// "unavailable", pointing at salvage; an emptied store file is said to be empty and never replaced.
 @Suite struct DamagedStoreCommandTests {
-    /// A store of 30 items whose middle page is scrambled: it opens, but reading a session through it
-    /// (an absence is a claim about every row) meets the damaged page.
+    /// A store of 30 items whose next-to-last page (a leaf of the items table; the middle one holds the
+    /// header's second copy, whose damage the first copy covers) is scrambled: it opens, but reading a
+    /// session through it (an absence is a claim about every row) meets the damaged page.
     private func damagedStore() throws -> CLISandbox {
         let sandbox = CLISandbox()
         let comment = String(repeating: "c", count: 300)
@@ -15,7 +16,8 @@ import Testing
         }
         var bytes = FileBytes.read(sandbox.store)
         let pageSize = 4096
-        let middle = (bytes.count / pageSize / 2) * pageSize
+        let middle = (bytes.count / pageSize - 2) * pageSize
+        #expect(bytes[middle] == 0x0D, "not a table leaf page")
         for offset in middle..<(middle + pageSize) { bytes[offset] = UInt8(truncatingIfNeeded: offset &* 131 &+ 7) }
         try FileBytes.write(bytes, to: sandbox.store)
         return sandbox

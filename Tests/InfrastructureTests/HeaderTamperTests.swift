@@ -163,19 +163,23 @@ import Testing
         #expect(rewritten[1].bytes == checksum(newHeader + (rewritten[2].bytes ?? [])))
     }
 
-    @Test(arguments: ["DELETE FROM meta", "DROP TABLE meta"])
+    /// Both copies of the header gone (one alone is damage the other copy covers: HeaderCopyTests).
+    @Test(arguments: ["DELETE FROM", "DROP TABLE"])
     func aMissingHeaderIsAnIntegrityFailureNotANewStore(sql: String) throws {
         try createStore(passphrase: false)
-        try fixture.raw().query(sql)
+        for table in ["meta", "meta_copy"] { try fixture.raw().query("\(sql) \(table)") }
         for _ in 0..<2 {
             let error = #expect(throws: SecureStoreError.self) { try open(passphrase: false) }
             #expect(error?.isIntegrityFailure == true)
         }
         let raw = try fixture.raw()
         #expect(try raw.value("SELECT count(*) FROM items") == .integer(1))
-        let metaTables = try raw.query("SELECT name FROM sqlite_master WHERE name = 'meta'").count
-        #expect(metaTables == (sql.hasPrefix("DROP") ? 0 : 1))
-        if sql.hasPrefix("DELETE") { #expect(try raw.value("SELECT count(*) FROM meta") == .integer(0)) }
+        let metaTables = try raw.query("SELECT name FROM sqlite_master WHERE name IN ('meta', 'meta_copy')").count
+        #expect(metaTables == (sql.hasPrefix("DROP") ? 0 : 2))
+        if sql.hasPrefix("DELETE") {
+            #expect(try raw.value("SELECT count(*) FROM meta") == .integer(0))
+            #expect(try raw.value("SELECT count(*) FROM meta_copy") == .integer(0))
+        }
     }
 
     @Test func aDatabaseThatIsNotAStoreIsLeftAlone() throws {

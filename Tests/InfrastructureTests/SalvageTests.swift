@@ -127,11 +127,18 @@ import Testing
         let store = SalvageFixture(count: 10)
         try store.create()
         let cell = try store.fixture.raw().blob("SELECT \(column) FROM meta WHERE id = 1")
+        // The bit flipped in both copies of the header record (meta and meta_copy).
         try store.damage { bytes in
-            let start = SalvageFixture.firstIndex(of: cell, in: bytes)!
-            bytes[start + cell.count / 2] ^= 0x08
+            var from = 0
+            var flipped = 0
+            while let start = SalvageFixture.firstIndex(of: cell, in: Array(bytes[from...])).map({ $0 + from }) {
+                bytes[start + cell.count / 2] ^= 0x08
+                from = start + cell.count
+                flipped += 1
+            }
+            #expect(flipped == 2)
         }
-        // The store itself no longer opens: its only copy of the wrapped key is damaged.
+        // The store itself no longer opens: both copies of the wrapped key are damaged.
         #expect(throws: SecureStoreError.self) { _ = try store.fixture.open() }
         let result = try store.salvage()
         #expect(store.audit(result) == SalvageFixture.Audit(wrong: 0, right: 10))

@@ -218,8 +218,21 @@ enum KeyScenario {
                 try editMeta(paths, "checksum") { $0[0] ^= 0xFF }
                 return right(paths)
             },
-            Case(name: "header row deleted", base: .keyFile, expected: "integrity") { paths in
-                try RawDatabase(path: paths.store).query("DELETE FROM meta")
+            Case(name: "header rows deleted (both copies)", base: .keyFile, expected: "integrity") { paths in
+                let raw = try RawDatabase(path: paths.store)
+                for table in ["meta", "meta_copy"] { try raw.query("DELETE FROM \(table)") }
+                return right(paths)
+            },
+            Case(name: "header copy's salt changed, checksum recomputed", base: .passphrase, expected: "integrity") {
+                paths in
+                // Two sound copies that differ: neither is chosen.
+                let raw = try RawDatabase(path: paths.store)
+                var header = try raw.blob("SELECT header FROM meta_copy")
+                header[Offset.salt] ^= 0x01
+                let wrapped = try raw.blob("SELECT wrapped_key FROM meta_copy")
+                try raw.query(
+                    "UPDATE meta_copy SET header = ?, checksum = ?", [.blob(header), .blob(blake2b256(header + wrapped))])
+                try raw.query("PRAGMA wal_checkpoint(TRUNCATE)")
                 return right(paths)
             },
         ]

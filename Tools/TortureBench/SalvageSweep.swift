@@ -46,6 +46,25 @@ enum SalvageSweep {
         report(
             context, "salvage after one page of the large store destroyed (every \(stride == 1 ? "" : "\(stride)th ")page of \(pages), each in turn)",
             &destroyed, target: 0.9)
+        // The pages holding the header record's copies (meta and meta_copy), each destroyed on its own
+        // whatever the stride: before the copy, destroying meta's page lost every item.
+        for page in headerPages(large + "/pristine.db") {
+            var tally = sweep(context, directory: large, kind: "page", trials: (page - 1)..<page)
+            report(
+                context, "salvage after the large store's page \(page) (a copy of the header record) destroyed", &tally,
+                target: 0.9)
+        }
+    }
+
+    /// The pages (1-based) of the database file at `path` that hold a header record (its magic and version).
+    private static func headerPages(_ path: String) -> [Int] {
+        let bytes = readFile(path)
+        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x01]
+        return stride(from: 0, to: bytes.count, by: 4096).compactMap { start in
+            let page = bytes[start..<min(start + 4096, bytes.count)]
+            let found = page.indices.dropLast(3).contains { page[$0..<($0 + 4)].elementsEqual(magic) }
+            return found ? start / 4096 + 1 : nil
+        }
     }
 
     private static func sweep(

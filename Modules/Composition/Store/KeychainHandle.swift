@@ -71,7 +71,12 @@ public struct KeychainHandle: Sendable {
         var kinds = StoreHealth.DamageKinds()
         kinds.rows = report.damagedItems
         kinds.rowsDigest = !report.digestMatches
-        if case .sqlite(let store) = backend { kinds.pages = SQLiteSalvageSource.damagedPages(path: store.path) }
+        if case .sqlite(let store) = backend {
+            kinds.pages = SQLiteSalvageSource.damagedPages(path: store.path)
+            // The store opened from a sound copy of its header; the other may be damaged.
+            kinds.headerProblem = try store.headerDamage()
+            kinds.header = kinds.headerProblem != nil
+        }
         return StoreHealth(
             soundItems: report.soundItems, damagedItems: report.damagedItems, databaseCheck: report.databaseCheck,
             damaged: damaged, kinds: kinds)

@@ -25,6 +25,9 @@ public struct StoreHealth: Sendable, Hashable {
         public var rowsDigest = false
         /// Whether the store header is damaged (repaired by salvage, or beyond repair).
         public var header = false
+        /// What is wrong with the header, in words, when it is known (SQLite: which of its two copies is
+        /// damaged and that the other is sound, or that they differ); `nil` otherwise.
+        public var headerProblem: String?
         /// How the store file is cut short (empty, or shorter than its header says), in words; `nil`
         /// when it is whole in length (always on PostgreSQL).
         public var cutShort: String?

@@ -33,7 +33,10 @@ public enum StoreSalvager {
         kinds.pages = StoreConfiguration.isPostgreSQL(source.storePath) ? 0 : salvaged.damagedParts
         kinds.rows = salvaged.lost.count
         kinds.rowsDigest = !salvaged.matchesDigest
-        kinds.header = salvaged.headerDamaged
+        if !StoreConfiguration.isPostgreSQL(source.storePath) {
+            kinds.headerProblem = SQLiteSecureItemStore.headerDamage(path: source.storePath)
+        }
+        kinds.header = salvaged.headerDamaged || kinds.headerProblem != nil
         let damaged = salvaged.lost.compactMap { item -> StoreHealth.Damaged? in
             guard let rowID = item.rowID, let itemClass = item.itemClass else { return nil }
             return StoreHealth.Damaged(rowID: rowID, itemClass: itemClass, problem: item.problem, name: item.name)

@@ -2,8 +2,9 @@ import Data
 import Foundation
 import StoreCore
 
-/// The store's rows in one SQLite file: the `items` table, the `rows_digest` row and the `meta` row,
-/// through one connection. Statements of the hot path are prepared on first use and held by position.
+/// The store's rows in one SQLite file: the `items` table, the `rows_digest` row and the header record
+/// (`meta` and its copy `meta_copy`), through one connection. Statements of the hot path are prepared
+/// on first use and held by position.
 ///
 /// Not `Sendable`: it belongs to one ``StoreEngine``, which uses it from one thread at a time.
 final class SQLiteItemStorage: ItemStorage {
@@ -304,10 +305,16 @@ final class SQLiteItemStorage: ItemStorage {
 
     // MARK: Header and maintenance
 
-    func readHeaderRecord() throws(SecureStoreError) -> HeaderRecord? { try SQLiteSchema.readHeaderRecord(connection) }
+    /// The header record of the sound copy (``SQLiteHeaderCopies``).
+    func readHeaderRecord() throws(SecureStoreError) -> HeaderRecord? {
+        try SQLiteHeaderCopies.read(connection).record()
+    }
 
+    /// Writes `meta` whole (a missing row is written again), and through its trigger `meta_copy`, in
+    /// the open write transaction.
     func replaceHeaderRecord(_ record: HeaderRecord) throws(SecureStoreError) {
-        let statement = try connection.prepared("UPDATE meta SET header = ?, checksum = ?, wrapped_key = ? WHERE id = 1")
+        let statement = try connection.prepared(
+            "INSERT OR REPLACE INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
         statement.bind(record.header, at: 1)
         statement.bind(record.checksum, at: 2)
         statement.bind(record.wrappedKey, at: 3)

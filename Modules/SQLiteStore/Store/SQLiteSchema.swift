@@ -39,20 +39,56 @@ enum SQLiteSchema {
         try connection.scalarText("SELECT count(*) FROM sqlite_master") == "0"
     }
 
-    /// The `meta` row, or `nil` when there is none (a new file, or a damaged one).
-    static func readHeaderRecord(_ connection: SQLiteConnection) throws(SecureStoreError) -> HeaderRecord? {
-        guard try hasTable("meta", connection) else { return nil }
-        let statement = try connection.prepared("SELECT header, checksum, wrapped_key FROM meta WHERE id = 1")
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return HeaderRecord(
-            header: statement.bytes(at: 0), checksum: statement.bytes(at: 1), wrappedKey: statement.bytes(at: 2))
+    /// The second copy of the header record (``SQLiteHeaderCopies``): a table of its own, so a b-tree
+    /// root page of its own, made after the others so that it does not sit beside `meta`, and the
+    /// triggers that write it in the same statement as every insert or update of `meta`, by any build
+    /// of Hardtack (one from before the copy still writes only `meta`, and its change of key reaches
+    /// the copy through them). Added to a store made before it by its next open that can write.
+    static let headerCopy = """
+        CREATE TABLE IF NOT EXISTS meta_copy (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            header BLOB NOT NULL,
+            checksum BLOB NOT NULL,
+            wrapped_key BLOB NOT NULL
+        );
+        CREATE TRIGGER IF NOT EXISTS meta_copy_on_insert AFTER INSERT ON meta BEGIN
+            INSERT OR REPLACE INTO meta_copy (id, header, checksum, wrapped_key)
+                VALUES (NEW.id, NEW.header, NEW.checksum, NEW.wrapped_key);
+        END;
+        CREATE TRIGGER IF NOT EXISTS meta_copy_on_update AFTER UPDATE ON meta BEGIN
+            INSERT OR REPLACE INTO meta_copy (id, header, checksum, wrapped_key)
+                VALUES (NEW.id, NEW.header, NEW.checksum, NEW.wrapped_key);
+        END;
+        """
+
+    /// Gives a store made before the header's second copy its copy, in one write transaction after
+    /// the store was unlocked (a wrong key leaves the file as it was). An upgrade that cannot run now
+    /// (another process holds the lock past the busy timeout, the disk is full) is not an error: the
+    /// store works as before, with one copy, and the next open tries again.
+    static func addHeaderCopy(_ connection: SQLiteConnection) throws(SecureStoreError) {
+        do throws(SecureStoreError) {
+            try connection.beginImmediate()
+            do throws(SecureStoreError) {
+                try connection.execute(headerCopy)
+                try connection.execute(
+                    "INSERT OR REPLACE INTO meta_copy (id, header, checksum, wrapped_key) "
+                        + "SELECT id, header, checksum, wrapped_key FROM meta WHERE id = 1")
+                try connection.commit()
+            } catch {
+                try? connection.rollback()
+                throw error
+            }
+        } catch .storage {
+            return
+        }
     }
 
-    /// Creates the tables, the header record and an empty rows digest in the open write transaction.
+    /// Creates the tables, the header record (both copies) and an empty rows digest in the open write transaction.
     static func create(_ record: HeaderRecord, _ connection: SQLiteConnection) throws(SecureStoreError) {
         try connection.execute(tables)
         try connection.execute(RowsDigest.schema)
+        try connection.execute(headerCopy)
+        // The trigger writes the copy.
         let statement = try connection.prepared("INSERT INTO meta (id, header, checksum, wrapped_key) VALUES (1, ?, ?, ?)")
         statement.bind(record.header, at: 1)
         statement.bind(record.checksum, at: 2)

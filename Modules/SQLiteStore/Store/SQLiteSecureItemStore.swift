@@ -61,4 +61,16 @@ public final class SQLiteSecureItemStore: EngineBackedStore {
     public func checkpoint() throws(SecureStoreError) {
         try engine.withEngine { _ throws(SecureStoreError) in try storage.connection.checkpointTruncate() }
     }
+
+    /// What is wrong with the store header's two copies (which one is damaged, and that the other is
+    /// sound), in words; `nil` when both are sound and agree (or a store made before the copy, opened
+    /// read-only, has a sound one).
+    public func headerDamage() throws(SecureStoreError) -> String? {
+        try engine.withEngine { _ throws(SecureStoreError) in try SQLiteHeaderCopies.read(storage.connection).damage }
+    }
+
+    /// ``headerDamage()`` of the store file at `path`, read through a read-only connection without
+    /// unlocking (for a store that does not open); `nil` when nothing is wrong, or when the copies
+    /// cannot be read at all (the schema page damaged).
+    public static func headerDamage(path: String) -> String? { SQLiteHeaderCopies.inspect(path: path) }
 }

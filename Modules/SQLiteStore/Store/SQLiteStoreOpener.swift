@@ -4,7 +4,8 @@ import Domain
 import Foundation
 
 /// Opening a store file: the file checks, the connection's settings, a new store's tables, and the
-/// page-checksum upgrade of an older one. The key hierarchy itself is the core's ``KeyHierarchy``.
+/// upgrades of an older one (page checksums, the header's second copy). The key hierarchy itself is
+/// the core's ``KeyHierarchy``.
 enum SQLiteStoreOpener {
     /// The page cache's size as `PRAGMA cache_size` takes it: negative, in KiB.
     static let cacheKibibytes = -16384
@@ -27,7 +28,9 @@ enum SQLiteStoreOpener {
         connection.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds, onLongWait: options.onLongWait)
         // Read the header before changing anything in the file: a database that has tables but no
         // header is not a store to take over (its header was removed, or it is some other database).
-        guard let stored = try SQLiteSchema.readHeaderRecord(connection) else { throw missingHeader }
+        // Either copy that is sound unlocks; two sound copies that differ unlock nothing.
+        let copies = try SQLiteHeaderCopies.read(connection)
+        let stored = try copies.record()
         // Read-only (media that cannot be written): nothing is created, upgraded or switched; the
         // checksum VFS, the rows digest and the items' authentication check every read as usual.
         if !writable {
@@ -62,6 +65,7 @@ enum SQLiteStoreOpener {
         let (engine, _) = try unlock(stored, storage, keySource, groups, options)
         // After the key: a wrong key leaves the file as it was.
         try addPageChecksums(connection)
+        if case .noTable = copies.second, case .sound = copies.first { try SQLiteSchema.addHeaderCopy(connection) }
         try engine.ensureRowsDigest()
         return (engine, storage)
     }
@@ -137,8 +141,4 @@ enum SQLiteStoreOpener {
             "the store file \(path) is empty: it was cut to nothing (its header and every page are missing), and no new "
                 + "store is made over it (delete it to start a new store)")
     }
-
-    /// A database with tables but no header: a store whose header was deleted, or not a store at all.
-    private static let missingHeader = SecureStoreError.integrityFailure(
-        "the store header is missing (the file was damaged, or is not a Hardtack store)")
 }

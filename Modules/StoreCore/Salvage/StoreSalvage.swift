@@ -22,9 +22,18 @@ package enum StoreSalvage {
     package static func recover(from source: any SalvageSource, keySource: KeySource) throws(SecureStoreError)
         -> SalvageResult
     {
-        let (keys, headerDamaged) = try unlock(try source.headerRecords(), keySource: keySource)
-        defer { keys.wipe() }
+        let unlocked = try unlock(try source.headerRecords(), keySource: keySource)
         let scan = try source.candidateRows()
+        // Two header records that differ and both unlock (a copy replaced by another store's header under
+        // the same passphrase, say): the one whose key authenticates the most rows is the store's.
+        let chosen =
+            unlocked.count == 1
+            ? 0
+            : unlocked.indices.max { authenticCount(scan, unlocked[$0].keys) < authenticCount(scan, unlocked[$1].keys) }!
+        for (index, other) in unlocked.enumerated() where index != chosen { other.keys.wipe() }
+        let keys = unlocked[chosen].keys
+        let headerDamaged = unlocked[chosen].damaged
+        defer { keys.wipe() }
         var opened: [Int64: [Authentic]] = [:]
         var failures: [Int64: LostItem] = [:]
         for candidate in scan.candidates {
@@ -99,9 +108,11 @@ package enum StoreSalvage {
             < (rhs.row.version ?? 0, rhs.modified, rhs.recency, rhs.row.id)
     }
 
-    /// Unlocks with the first header record the key opens (repairing one flipped bit, ``HeaderRepair``).
+    /// Every distinct header record the key opens (repairing one flipped bit, ``HeaderRepair``), in
+    /// the source's order, each with whether the header was damaged: that record repaired, another
+    /// record seen that does not unlock or differs, or more than one unlocking.
     private static func unlock(_ records: [HeaderRecord], keySource: KeySource) throws(SecureStoreError)
-        -> (ItemKeys, damaged: Bool)
+        -> [(keys: ItemKeys, damaged: Bool)]
     {
         guard !records.isEmpty else {
             throw .integrityFailure(
@@ -110,17 +121,25 @@ package enum StoreSalvage {
         }
         var firstError: SecureStoreError?
         var tried: [HeaderRecord] = []
+        var unlocked: [(keys: ItemKeys, damaged: Bool)] = []
         for record in records where !tried.contains(record) {
             tried.append(record)
             do {
                 let (keys, damaged) = try HeaderRepair.unlock(record, keySource: keySource)
-                return (keys, damaged || tried.count > 1)
+                unlocked.append((keys, damaged))
             } catch {
                 // A wrong key is the answer that matters most; damage to one copy is not.
                 if case .wrongKey = error { firstError = error } else if firstError == nil { firstError = error }
             }
         }
-        throw firstError ?? .wrongKey
+        guard !unlocked.isEmpty else { throw firstError ?? .wrongKey }
+        // Copies that differ, or one that does not unlock, are header damage whichever record is used.
+        return unlocked.map { ($0.keys, $0.damaged || tried.count > 1) }
+    }
+
+    /// How many of `scan`'s candidates authenticate under `keys` (their attributes, bound to their row).
+    private static func authenticCount(_ scan: SalvageScan, _ keys: ItemKeys) -> Int {
+        scan.candidates.filter { (try? RowOpening.attributes($0.row, keys: keys)) != nil }.count
     }
 
     /// Opens one candidate as the store's reads would: attributes, indexes, then data.

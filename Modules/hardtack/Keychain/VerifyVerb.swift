@@ -20,7 +20,7 @@ struct VerifyVerb: HardtackCommand {
                 + "when they still decrypt, its service or server, account and label, with what is wrong.",
             "JSON: {\"store\": PATH, \"sound\": N, \"damaged\": N, \"databaseCheck\": TEXT, \"complete\": BOOL, "
                 + "\"problem\": TEXT or null, \"damage\": {\"pages\": N, \"rows\": N, \"rowsDigest\": BOOL, "
-                + "\"header\": BOOL, \"file\": TEXT or null (an empty or cut-short store file)}, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
+                + "\"header\": BOOL, \"headerProblem\": TEXT or null (which copy of the header is damaged), \"file\": TEXT or null (an empty or cut-short store file)}, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
                 + "complete is false when the items could not be counted.",
         ])
     static let sections = KeychainVerbs.sections([json])
@@ -97,6 +97,7 @@ struct VerifyVerb: HardtackCommand {
                     .object([
                         ("pages", .count(health.kinds.pages)), ("rows", .count(health.kinds.rows)),
                         ("rowsDigest", .bool(health.kinds.rowsDigest)), ("header", .bool(health.kinds.header)),
+                        ("headerProblem", health.kinds.headerProblem.map(JSONValue.string) ?? .null),
                         ("file", health.kinds.cutShort.map(JSONValue.string) ?? .null),
                     ])
                 ),
@@ -147,7 +148,7 @@ struct VerifyVerb: HardtackCommand {
         if kinds.pages > 0 { parts.append("\(kinds.pages) page\(kinds.pages == 1 ? "" : "s") failing its checksum") }
         if kinds.rows > 0 { parts.append("\(kinds.rows) row\(kinds.rows == 1 ? "" : "s")") }
         if kinds.rowsDigest { parts.append("the rows digest (the rows do not match it)") }
-        if kinds.header { parts.append("the store header") }
+        if kinds.header { parts.append("the store header" + (kinds.headerProblem.map { " (\($0))" } ?? "")) }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 
