@@ -33,6 +33,15 @@ final class SQLiteConnection {
             throw .storage(
                 SQLiteFailure.failure(code: code, systemErrno: systemErrno, message: message, doing: "open the store's file"))
         }
+        // The file may come from anyone who could write it: its own triggers or views must not reach
+        // functions with side effects, nor its schema be made writable.
+        let hardened = hardtack_sqlite3_harden(db)
+        guard hardened == SQLITE_OK else {
+            sqlite3_close_v2(db)
+            throw .storage(
+                SQLiteFailure.failure(
+                    code: hardened, systemErrno: 0, message: "defensive settings refused", doing: "open the store's file"))
+        }
         handle = db
         sqlite3_extended_result_codes(db, 1)
     }
