@@ -7,9 +7,9 @@ extension StoreEngine {
     /// Starts the write transaction's digests. With one digest for the store, reads it and checks the
     /// rows against it unless they were checked since the last change by another connection: a write
     /// never builds on damage. Per-group digests are read by ``lockDigests(_:)``.
+    /// (``write(_:)`` leaves no digest pending after a transaction, so there is nothing to clear here.)
     func beginDigest() throws(SecureStoreError) {
-        pendingDigests = [:]
-        changedDigests = []
+        assert(pendingDigests.whole == nil && pendingDigests.groups.isEmpty && changedDigests.whole == nil)
         guard !storage.digestPerGroup, let keys, let stored = try loadDigest() else { return }
         try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
         pendingDigests[Self.wholeStore] = stored
@@ -17,36 +17,37 @@ extension StoreEngine {
 
     /// Writes back the digests the transaction changed.
     func finishDigest() throws(SecureStoreError) {
-        for scope in changedDigests {
-            guard let digest = pendingDigests[scope] else { continue }
-            if scope == Self.wholeStore {
-                try storage.storeRowsDigest(digest.encoded)
-            } else {
-                try storage.storeGroupDigest(scope, digest.encoded, created: false)
-            }
+        if changedDigests.whole != nil, let digest = pendingDigests.whole {
+            try storage.storeRowsDigest(digest.encoded)
         }
-        changedDigests = []
+        for scope in changedDigests.groups.keys {
+            guard let digest = pendingDigests[scope] else { continue }
+            try storage.storeGroupDigest(scope, digest.encoded, created: false)
+        }
+        changedDigests.removeAll()
     }
 
     func digestInsert(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) {
         let scope = try digestScope(of: row)
-        guard pendingDigests[scope] != nil else { return }
-        pendingDigests[scope]!.insert(try rowHash(row, keys: keys))
-        changedDigests.insert(scope)
+        guard pendingDigests.contains(scope) else { return }
+        let hash = try rowHash(row, keys: keys)
+        _ = pendingDigests.modify(scope) { $0.insert(hash) }
+        changedDigests[scope] = ()
     }
 
     func digestRemove(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) {
         let scope = try digestScope(of: row)
-        guard pendingDigests[scope] != nil else { return }
-        pendingDigests[scope]!.remove(try rowHash(row, keys: keys))
-        changedDigests.insert(scope)
+        guard pendingDigests.contains(scope) else { return }
+        let hash = try rowHash(row, keys: keys)
+        _ = pendingDigests.modify(scope) { $0.remove(hash) }
+        changedDigests[scope] = ()
     }
 
     /// The digest a row counts in: the store's, or its group's (locked now if the operation did not
     /// lock it before reading, which every operation of the store's does).
     private func digestScope(of row: ItemRow) throws(SecureStoreError) -> BlindIndex {
         guard storage.digestPerGroup else { return Self.wholeStore }
-        if pendingDigests[row.group] == nil { try lockDigests([row.group]) }
+        if !pendingDigests.contains(row.group) { try lockDigests([row.group]) }
         return row.group
     }
 

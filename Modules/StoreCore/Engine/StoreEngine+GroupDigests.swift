@@ -16,17 +16,17 @@ extension StoreEngine {
     func lockDigests(_ groups: [BlindIndex]) throws(SecureStoreError) {
         guard storage.digestPerGroup, let keys else { return }
         var missing: [BlindIndex] = []
-        for group in groups where pendingDigests[group] == nil && !missing.contains(group) { missing.append(group) }
+        for group in groups where !pendingDigests.contains(group) && !missing.contains(group) { missing.append(group) }
         guard !missing.isEmpty else { return }
         try adopt(try storage.lockGroupDigests(missing), keys: keys)
-        let absent = missing.filter { pendingDigests[$0] == nil }
+        let absent = missing.filter { !pendingDigests.contains($0) }
         guard !absent.isEmpty else { return }
         // New groups are made one at a time across the store, under the registry's lock; another writer
         // may have made one of them while this one waited.
         guard let encodedRegistry = try storage.loadGroupRegistry(locking: true) else { throw Self.registryMismatch }
         var registry = try Self.decoded(encodedRegistry)
         try adopt(try storage.lockGroupDigests(absent), keys: keys)
-        let new = absent.filter { pendingDigests[$0] == nil }
+        let new = absent.filter { !pendingDigests.contains($0) }
         guard !new.isEmpty else { return }
         try checkRegistry(registry, keys: keys)
         for group in new {
@@ -60,7 +60,7 @@ extension StoreEngine {
     /// Checks one group's rows before an answer of "none" or "all of them": against its digest, or,
     /// for a group never written, that no rows claim it and that no group's digest row was deleted.
     func confirmGroup(_ group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) {
-        if pendingDigests[group] != nil { return }  // Locked and checked by this write transaction.
+        if pendingDigests.contains(group) { return }  // Locked and checked by this write transaction.
         if let encoded = try storage.loadGroupDigests([group])[group] {
             return try checkRowsIfChanged(group, against: try Self.decoded(encoded), keys: keys)
         }

@@ -35,15 +35,15 @@ package final class StoreEngine {
     /// group's index where the backend keeps one per group): read when the transaction starts (or, per
     /// group, before it touches the group's rows), written when it commits if a row was inserted,
     /// deleted or moved (see ``RowsDigest``).
-    var pendingDigests: [BlindIndex: RowsDigest] = [:]
+    var pendingDigests = DigestScoped<RowsDigest>()
     /// The scopes whose digest changed in the transaction in progress.
-    var changedDigests: Set<BlindIndex> = []
+    var changedDigests = DigestScoped<Void>()
     /// For each scope, the change counter at which its rows were last checked against the stored
     /// digest, and the damage found then (`nil`: they matched). This handle's own commits keep a match
     /// matching (and cannot start on damage); another connection's commit changes the counter, and the
     /// rows are checked again. Remembering damage makes every later read of a damaged store fail at
     /// once instead of after another full pass.
-    var digestChecked: [BlindIndex: (version: Int64, damage: SecureStoreError?)] = [:]
+    var digestChecked = DigestScoped<(version: Int64, damage: SecureStoreError?)>()
     /// The scope of a store-wide rows digest (an index of no bytes, which no group has).
     static let wholeStore = BlindIndex(count: 0)
 
@@ -122,8 +122,8 @@ package final class StoreEngine {
         transactionDepth = 1
         defer {
             transactionDepth = 0
-            pendingDigests = [:]
-            changedDigests = []
+            pendingDigests.removeAll()
+            changedDigests.removeAll()
         }
         do {
             try beginDigest()
