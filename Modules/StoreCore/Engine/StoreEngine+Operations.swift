@@ -70,9 +70,14 @@ extension StoreEngine {
         // lookup by unique key that found its item in every group it searched read every row there can
         // be (a unique key names at most one item per group): its answer is whole without that check, so
         // damage elsewhere in the store does not cost it.
-        let searched = try resolveGroupsForRead(query.accessGroup).count
-        let whole = QueryPlan(query).byUnique && results.count == searched
-        if results.isEmpty || (limit == .all && !whole) { try confirmComplete(query, keys: keys, found: results.count) }
+        // (Only a list is asked whether it is whole: a match-one answer that found its item needs nothing.)
+        if results.isEmpty {
+            try confirmComplete(query, keys: keys, found: 0)
+        } else if limit == .all {
+            let searched = try resolveGroupsForRead(query.accessGroup).count
+            let whole = QueryPlan(query).byUnique && results.count == searched
+            if !whole { try confirmComplete(query, keys: keys, found: results.count) }
+        }
         guard !results.isEmpty else { throw .itemNotFound }
         return results
     }
