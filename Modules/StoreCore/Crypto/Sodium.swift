@@ -122,6 +122,19 @@ package enum Sodium {
         }
     }
 
+    /// A keyed BLAKE2b hash of `message` into all of `output` (16 bytes here), allocating nothing.
+    package static func keyedHash(
+        _ message: UnsafeRawBufferPointer, key: SecureKey, into output: UnsafeMutableRawBufferPointer
+    ) throws(SecureStoreError) {
+        try key.withBytes { keyBytes throws(SecureStoreError) in
+            let code = crypto_generichash(
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
+                message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count), keyBytes,
+                SecureKey.byteCount)
+            guard code == 0 else { throw .storage(.sodium("hashing failed", code: code)) }
+        }
+    }
+
     /// A keyed BLAKE2b hash of `message` into `output`, which sets the length (16 bytes here).
     package static func keyedHash(_ message: [UInt8], key: SecureKey, into output: inout BlindIndex) throws(SecureStoreError) {
         let length = output.count

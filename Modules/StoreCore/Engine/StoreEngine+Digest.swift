@@ -51,7 +51,7 @@ extension StoreEngine {
         return row.group
     }
 
-    private func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
+    private func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> RowHash {
         try RowsDigest.rowHash(
             id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
             primary: row.primary, version: row.version, keys: keys)

@@ -19,78 +19,126 @@ package struct RowsDigest: Equatable {
         """
 
     /// The size of one row hash and of the accumulator.
-    package static let hashBytes = 16
+    package static let hashBytes = RowHash.byteCount
 
     /// How many item rows there are.
     private(set) var count: Int64
     /// The XOR of every row's hash.
-    private(set) var accumulator: [UInt8]
+    private(set) var accumulator: RowHash
 
     /// The digest of no rows.
-    package static let empty = RowsDigest(count: 0, accumulator: Array(repeating: 0, count: hashBytes))
+    package static let empty = RowsDigest(count: 0, accumulator: RowHash())
 
-    private init(count: Int64, accumulator: [UInt8]) {
+    private init(count: Int64, accumulator: RowHash) {
         self.count = count
         self.accumulator = accumulator
     }
 
     /// Decodes a stored digest; `nil` when it is malformed.
     package init?(encoded: [UInt8]) {
-        guard encoded.count == 8 + Self.hashBytes else { return nil }
-        self.init(
-            count: Int64(bitPattern: readBigEndian(encoded[0..<8])), accumulator: Array(encoded[8...]))
+        guard encoded.count == 8 + Self.hashBytes, let accumulator = RowHash(encoded[8...]) else { return nil }
+        self.init(count: Int64(bitPattern: readBigEndian(encoded[0..<8])), accumulator: accumulator)
     }
 
     /// The stored form: the count (8 bytes, big-endian), then the accumulator.
-    package var encoded: [UInt8] { bigEndian(UInt64(bitPattern: count)) + accumulator }
+    package var encoded: [UInt8] {
+        var encoded = [UInt8](repeating: 0, count: 8 + Self.hashBytes)
+        let count = UInt64(bitPattern: count)
+        for index in 0..<8 { encoded[index] = UInt8(truncatingIfNeeded: count >> (56 - 8 * index)) }
+        accumulator.withUnsafeBytes { bytes in
+            for index in 0..<Self.hashBytes { encoded[8 + index] = bytes[index] }
+        }
+        return encoded
+    }
 
     /// Counts a row in.
-    package mutating func insert(_ hash: [UInt8]) {
+    package mutating func insert(_ hash: RowHash) {
         count += 1
-        toggle(hash)
+        accumulator.formXor(hash)
     }
 
     /// Counts a row out.
-    package mutating func remove(_ hash: [UInt8]) {
+    package mutating func remove(_ hash: RowHash) {
         count -= 1
-        toggle(hash)
+        accumulator.formXor(hash)
     }
 
     /// Counts in every row another digest counts (the digests of disjoint sets of rows combine into the
     /// digest of their union).
     package mutating func merge(_ other: RowsDigest) {
         count += other.count
-        toggle(other.accumulator)
+        accumulator.formXor(other.accumulator)
     }
 
-    private mutating func toggle(_ hash: [UInt8]) {
-        for index in 0..<Self.hashBytes { accumulator[index] ^= hash[index] }
-    }
+    /// The longest message ``rowHash(id:classCode:group:unique:primary:version:keys:)`` hashes: a tag,
+    /// the id and class, three cells each with its length, and a version.
+    private static let longestRowMessage = 1 + 16 + 3 * (1 + BlindIndex.capacity) + 8
 
-    /// The keyed hash of one row's plaintext columns.
+    /// The keyed hash of one row's plaintext columns. The message is built on the stack: this runs for
+    /// every row a write adds or removes, and for every row of a full check.
     package static func rowHash(
         id: Int64, classCode: Int64, group: BlindIndex, unique: BlindIndex, primary: BlindIndex, version: Int64? = nil,
         keys: ItemKeys
-    ) throws(SecureStoreError) -> [UInt8] {
-        // A row with a version hashes under its own tag, its version last.
-        var message: [UInt8] = [version == nil ? 0x05 : 0x06]
-        message.reserveCapacity(1 + 16 + 3 * (1 + BlindIndex.capacity))
-        message += bigEndian(UInt64(bitPattern: id))
-        message += bigEndian(UInt64(bitPattern: classCode))
-        for cell in [group, unique, primary] {
-            message.append(UInt8(cell.count))
-            cell.withUnsafeBytes { message.append(contentsOf: $0) }
+    ) throws(SecureStoreError) -> RowHash {
+        var hash = RowHash()
+        var failure: SecureStoreError?
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longestRowMessage) { message in
+            // A row with a version hashes under its own tag, its version last.
+            message[0] = version == nil ? 0x05 : 0x06
+            var length = appendBigEndian(id, to: message, at: 1)
+            length = appendBigEndian(classCode, to: message, at: length)
+            length = append(group, to: message, at: length)
+            length = append(unique, to: message, at: length)
+            length = append(primary, to: message, at: length)
+            if let version { length = appendBigEndian(version, to: message, at: length) }
+            let written = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: message[..<length]))
+            failure = keyedHash(written, keys: keys, into: &hash)
         }
-        if let version { message += bigEndian(UInt64(bitPattern: version)) }
-        return try Sodium.keyedHash(message, key: keys.index, length: hashBytes)
+        if let failure { throw failure }
+        return hash
+    }
+
+    /// Hashes `message` under the index key into `hash`; the failure, if any.
+    private static func keyedHash(_ message: UnsafeRawBufferPointer, keys: ItemKeys, into hash: inout RowHash)
+        -> SecureStoreError?
+    {
+        hash.withUnsafeMutableBytes { output in
+            do throws(SecureStoreError) {
+                try Sodium.keyedHash(message, key: keys.index, into: output)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Writes a cell's length (one byte), then its bytes, at `offset` of `buffer`; returns the offset
+    /// after them.
+    private static func append(_ cell: BlindIndex, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        buffer[offset] = UInt8(cell.count)
+        cell.withUnsafeBytes { bytes in
+            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[(offset + 1)...])).copyMemory(from: bytes)
+        }
+        return offset + 1 + cell.count
+    }
+
+    /// Writes `value`'s 8 bytes, big-endian, at `offset` of `buffer`; returns the offset after them.
+    private static func appendBigEndian(_ value: Int64, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int)
+        -> Int
+    {
+        let bits = UInt64(bitPattern: value)
+        for index in 0..<8 { buffer[offset + index] = UInt8(truncatingIfNeeded: bits >> (56 - 8 * index)) }
+        return offset + 8
     }
 
     /// The keyed hash of one access group's index, for the digest of the set of groups that have a
     /// digest row of their own (a backend that keeps one per group).
-    package static func groupHash(_ group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
-        var message: [UInt8] = [0x07, UInt8(group.count)]
-        group.withUnsafeBytes { message.append(contentsOf: $0) }
-        return try Sodium.keyedHash(message, key: keys.index, length: hashBytes)
+    package static func groupHash(_ group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> RowHash {
+        let message: [UInt8] = [0x07, UInt8(group.count)] + group.bytes
+        var hash = RowHash()
+        let failure = message.withUnsafeBytes { keyedHash($0, keys: keys, into: &hash) }
+        if let failure { throw failure }
+        return hash
     }
 
     /// The integrity failure for rows that no longer match their digest.
