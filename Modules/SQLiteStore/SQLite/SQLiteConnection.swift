@@ -9,6 +9,10 @@ import Data
 final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// `BEGIN IMMEDIATE` and `COMMIT` (also in `statements`), held here once prepared: every write runs
+    /// both, and finding them by their text hashed it each time.
+    private var beginStatement: SQLiteStatement?
+    private var commitStatement: SQLiteStatement?
     /// The busy handler's state; it lives as long as the handle that calls back with it.
     private let busyWait = SQLiteBusyWait()
 
@@ -47,6 +51,8 @@ final class SQLiteConnection {
     }
 
     deinit {
+        beginStatement = nil
+        commitStatement = nil
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -67,12 +73,14 @@ final class SQLiteConnection {
 
     /// Starts a `BEGIN IMMEDIATE` transaction (taking the write lock now) with a statement prepared once.
     func beginImmediate() throws(SecureStoreError) {
-        try prepared("BEGIN IMMEDIATE").run()
+        if beginStatement == nil { beginStatement = try prepared("BEGIN IMMEDIATE") }
+        try beginStatement!.run()
     }
 
     /// Commits the open transaction with a statement prepared once.
     func commit() throws(SecureStoreError) {
-        try prepared("COMMIT").run()
+        if commitStatement == nil { commitStatement = try prepared("COMMIT") }
+        try commitStatement!.run()
     }
 
     /// Rolls back the open transaction with a statement prepared once.
