@@ -2,20 +2,31 @@ import StoreCore
 internal import CSQLite
 import Data
 
-/// A prepared statement, finalized in `deinit`. Bound blobs are copied by SQLite at bind time
-/// (`SQLITE_TRANSIENT`), and column blobs are copied out at once.
+/// A prepared statement, finalized in `deinit`. Bound blobs are copied at bind time into buffers the
+/// statement owns, one per parameter, which SQLite reads in place (`SQLITE_STATIC`): they outlive every
+/// step, and are freed only after the statement is finalized. (SQLite's own copy, `SQLITE_TRANSIENT`,
+/// cost an allocation at each bind and a free at each reset.) Column blobs are copied out at once.
 final class SQLiteStatement {
     private let raw: OpaquePointer
     private unowned let connection: SQLiteConnection
     private let sql: String
+    /// The buffer each blob parameter was last copied into (grown as needed), by parameter position - 1.
+    private var bindBuffers: [UnsafeMutableRawBufferPointer?]
 
     init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.raw = raw
         self.connection = connection
         self.sql = sql
+        bindBuffers = Array(repeating: nil, count: Int(sqlite3_bind_parameter_count(raw)))
     }
 
-    deinit { sqlite3_finalize(raw) }
+    deinit {
+        sqlite3_finalize(raw)
+        for case let buffer? in bindBuffers {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.deallocate()
+        }
+    }
 
     /// Resets the statement for reuse and clears its bindings, so no secret stays bound.
     func reset() {
@@ -30,19 +41,38 @@ final class SQLiteStatement {
 
     /// Binds bytes to the 1-based parameter `index`, with an explicit length.
     func bind(_ bytes: [UInt8], at index: Int32) {
-        bytes.withUnsafeBytes { buffer in
-            // A zero-length blob still needs a non-null pointer to be a blob rather than NULL.
-            let pointer = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-            _ = sqlite3_bind_blob(raw, index, pointer, Int32(buffer.count), SQLITE_TRANSIENT)
-        }
+        bytes.withUnsafeBytes { bindCopy($0, at: index) }
     }
 
     /// Binds a blind index to the 1-based parameter `index`.
     func bind(_ value: BlindIndex, at index: Int32) {
-        value.withUnsafeBytes { buffer in
-            let pointer = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-            _ = sqlite3_bind_blob(raw, index, pointer, Int32(buffer.count), SQLITE_TRANSIENT)
+        value.withUnsafeBytes { bindCopy($0, at: index) }
+    }
+
+    /// Copies `bytes` into the statement's buffer for parameter `index` and binds them from there.
+    private func bindCopy(_ bytes: UnsafeRawBufferPointer, at index: Int32) {
+        let slot = Int(index) - 1
+        guard bindBuffers.indices.contains(slot) else {
+            // No such parameter: SQLite refuses the bind (SQLITE_RANGE), as it would any other.
+            _ = sqlite3_bind_blob(raw, index, UnsafeRawPointer(bitPattern: 1)!, 0, nil)
+            return
         }
+        var buffer: UnsafeMutableRawBufferPointer
+        if let existing = bindBuffers[slot], existing.count >= bytes.count {
+            buffer = existing
+        } else {
+            // The old buffer may still be bound: SQLite reads bindings only while stepping, and this
+            // parameter is bound to the new one before the statement steps again.
+            if let existing = bindBuffers[slot] {
+                existing.initializeMemory(as: UInt8.self, repeating: 0)
+                existing.deallocate()
+            }
+            // Never empty, so that a zero-length blob is a blob (a non-null pointer), not NULL.
+            buffer = .allocate(byteCount: max(bytes.count, 32), alignment: 8)
+            bindBuffers[slot] = buffer
+        }
+        if bytes.count > 0 { buffer.copyMemory(from: bytes) }
+        _ = sqlite3_bind_blob(raw, index, buffer.baseAddress!, Int32(bytes.count), nil)  // SQLITE_STATIC
     }
 
     /// Steps once: `true` when a row is ready, `false` when done.
@@ -122,6 +152,3 @@ final class SQLiteStatement {
         return String(cString: text)
     }
 }
-
-/// SQLite's "copy the bytes now" destructor, which the C macro cannot express in Swift.
-private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
