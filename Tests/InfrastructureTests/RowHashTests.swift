@@ -41,7 +41,8 @@ import Testing
                 plainMessage(id: id, classCode: classCode, cells: cells, version: version), key: keys.index, length: 16)
             #expect(bytes(hash) == plain)
             let group = cells[0]
-            let plainGroup = try Sodium.keyedHash([0x07, UInt8(group.count)] + group.bytes, key: keys.index, length: 16)
+            let groupMessage = [0x07, UInt8(group.count)] + group.bytes
+            let plainGroup = try Sodium.keyedHash(groupMessage, key: keys.index, length: 16)
             #expect(bytes(try RowsDigest.groupHash(group, keys: keys)) == plainGroup)
         }
     }

@@ -99,9 +99,9 @@ package struct RowsDigest: Equatable {
     }
 
     /// Hashes `message` under the index key into `hash`; the failure, if any.
-    private static func keyedHash(_ message: UnsafeRawBufferPointer, keys: ItemKeys, into hash: inout RowHash)
-        -> SecureStoreError?
-    {
+    private static func keyedHash(
+        _ message: UnsafeRawBufferPointer, keys: ItemKeys, into hash: inout RowHash
+    ) -> SecureStoreError? {
         hash.withUnsafeMutableBytes { output in
             do throws(SecureStoreError) {
                 try Sodium.keyedHash(message, key: keys.index, into: output)
@@ -114,18 +114,19 @@ package struct RowsDigest: Equatable {
 
     /// Writes a cell's length (one byte), then its bytes, at `offset` of `buffer`; returns the offset
     /// after them.
-    private static func append(_ cell: BlindIndex, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+    private static func append(
+        _ cell: BlindIndex, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
         buffer[offset] = UInt8(cell.count)
-        cell.withUnsafeBytes { bytes in
-            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[(offset + 1)...])).copyMemory(from: bytes)
-        }
+        let rest = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[(offset + 1)...]))
+        cell.withUnsafeBytes { rest.copyMemory(from: $0) }
         return offset + 1 + cell.count
     }
 
     /// Writes `value`'s 8 bytes, big-endian, at `offset` of `buffer`; returns the offset after them.
-    private static func appendBigEndian(_ value: Int64, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int)
-        -> Int
-    {
+    private static func appendBigEndian(
+        _ value: Int64, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
         let bits = UInt64(bitPattern: value)
         for index in 0..<8 { buffer[offset + index] = UInt8(truncatingIfNeeded: bits >> (56 - 8 * index)) }
         return offset + 8
