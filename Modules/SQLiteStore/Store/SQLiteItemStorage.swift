@@ -30,7 +30,10 @@ final class SQLiteItemStorage: ItemStorage {
         self.connection = connection
     }
 
-    private func statement(_ query: SQLiteQuery, columns: RowColumns = RowColumns(rawValue: 0)) throws(SecureStoreError) -> SQLiteStatement {
+    /// The statement for `query` reading `columns`, prepared on first use and kept by position.
+    func statement(_ query: SQLiteQuery, columns: RowColumns = RowColumns(rawValue: 0)) throws(SecureStoreError)
+        -> SQLiteStatement
+    {
         let slot = query.rawValue * 4 + Int(columns.rawValue)
         if let statement = statements[slot] { return statement }
         let statement = try connection.prepared(query.sql(columns: columns))
@@ -195,40 +198,6 @@ final class SQLiteItemStorage: ItemStorage {
         update.bind(row.sealedData, at: 5)
         update.bind(row.id, at: 6)
         try update.run()
-    }
-
-    func deleteRow(_ id: Int64) throws(SecureStoreError) {
-        let delete = try statement(.delete)
-        delete.bind(id, at: 1)
-        try delete.run()
-    }
-
-    func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
-        // Inside a caller's write transaction (the engine's), a select then a delete by row id is as
-        // atomic as one statement, and cheaper than DELETE … RETURNING, which fills a temporary table.
-        if connection.isInTransaction {
-            let select = try statement(.idsExactly)
-            select.bind(cells.primary, at: 1)
-            select.bind(cells.unique, at: 2)
-            select.bind(Int64(itemClass.rawValue), at: 3)
-            select.bind(cells.group, at: 4)
-            var ids: [Int64] = []
-            do {
-                defer { select.reset() }
-                while try select.step() { ids.append(select.int64(at: 0)) }
-            }
-            for id in ids { try deleteRow(id) }
-            return ids
-        }
-        let delete = try statement(.deleteExactly)
-        delete.bind(cells.primary, at: 1)
-        delete.bind(cells.unique, at: 2)
-        delete.bind(Int64(itemClass.rawValue), at: 3)
-        delete.bind(cells.group, at: 4)
-        defer { delete.reset() }
-        var deleted: [Int64] = []
-        while try delete.step() { deleted.append(delete.int64(at: 0)) }
-        return deleted
     }
 
     func forEachIndexEntry(

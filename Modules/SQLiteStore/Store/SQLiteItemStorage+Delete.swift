@@ -1,0 +1,60 @@
+import Data
+import StoreCore
+
+/// Deleting rows: by row id, and by exact index cells and class (a delete by unique key).
+extension SQLiteItemStorage {
+    /// Deletes row `id`.
+    func deleteRow(_ id: Int64) throws(SecureStoreError) {
+        let delete = try statement(.delete)
+        delete.bind(id, at: 1)
+        try delete.run()
+    }
+
+    /// Deletes the rows with exactly these index cells and class; returns their ids.
+    func deleteRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [Int64] {
+        try deleteRows(exactly: cells, itemClass: itemClass, making: { $0 }, id: { $0 })
+    }
+
+    /// ``deleteRows(exactly:itemClass:)`` with each row's version: none, SQLite keeps no versions. Made
+    /// here in one array (the protocol's default built the ids, then a second array of pairs: about 500
+    /// instructions a delete).
+    func deleteVersionedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError)
+        -> [(id: Int64, version: Int64?)]
+    {
+        try deleteRows(exactly: cells, itemClass: itemClass, making: { (id: $0, version: nil) }, id: { $0.id })
+    }
+
+    /// Deletes the rows with exactly these index cells and class, in one atomic step; returns what
+    /// `making` makes of each one's id (which `id` gives back).
+    private func deleteRows<Deleted>(
+        exactly cells: IndexCells, itemClass: ItemClass, making: (Int64) -> Deleted, id: (Deleted) -> Int64
+    ) throws(SecureStoreError) -> [Deleted] {
+        // Inside a caller's write transaction (the engine's), a select then a delete by row id is as
+        // atomic as one statement, and cheaper than DELETE … RETURNING, which fills a temporary table.
+        if connection.isInTransaction {
+            let select = try statement(.idsExactly)
+            bind(cells, itemClass: itemClass, to: select)
+            var rows: [Deleted] = []
+            do {
+                defer { select.reset() }
+                while try select.step() { rows.append(making(select.int64(at: 0))) }
+            }
+            for row in rows { try deleteRow(id(row)) }
+            return rows
+        }
+        let delete = try statement(.deleteExactly)
+        bind(cells, itemClass: itemClass, to: delete)
+        defer { delete.reset() }
+        var rows: [Deleted] = []
+        while try delete.step() { rows.append(making(delete.int64(at: 0))) }
+        return rows
+    }
+
+    /// Binds the cells and class to parameters 1 (primary), 2 (unique), 3 (class) and 4 (group).
+    private func bind(_ cells: IndexCells, itemClass: ItemClass, to statement: SQLiteStatement) {
+        statement.bind(cells.primary, at: 1)
+        statement.bind(cells.unique, at: 2)
+        statement.bind(Int64(itemClass.rawValue), at: 3)
+        statement.bind(cells.group, at: 4)
+    }
+}
