@@ -145,6 +145,19 @@ extension StoreEngine {
         }
     }
 
+    /// Locks the digest of group number `group` and reads the row (its attributes) holding `attributes`'
+    /// unique key there, if any: the first step of an add-or-update and of a restore.
+    func lockedRowWithUniqueKey(of attributes: ItemAttributes, group: Int, keys: ItemKeys) throws(SecureStoreError)
+        -> ItemRow?
+    {
+        let groupIndex = groupIndexes[group]
+        try lockDigests([groupIndex])
+        let unique = try keys.uniqueIndex(attributes, group: groupIndex)
+        let primary = try keys.primaryIndex(
+            attributes.itemClass, value: attributes[attributes.itemClass.primaryAttribute], group: groupIndex)
+        return try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes).first
+    }
+
     /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
     package func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError)
         -> AddOrUpdateOutcome
@@ -156,11 +169,7 @@ extension StoreEngine {
         full.reserveCapacity(forAdditional: 3)
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
-            let groupIndex = groupIndexes[group]
-            try lockDigests([groupIndex])
-            let unique = try keys.uniqueIndex(full, group: groupIndex)
-            let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
-            if let row = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes).first {
+            if let row = try lockedRowWithUniqueKey(of: full, group: group, keys: keys) {
                 let old = try openAttributes(row, keys: keys)
                 try rewrite(row, old: old, changes: full, data: data, keys: keys)
                 return .updated

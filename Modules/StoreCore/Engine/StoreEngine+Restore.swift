@@ -23,11 +23,7 @@ extension StoreEngine {
         full.reserveCapacity(forAdditional: 3)
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
-            let groupIndex = groupIndexes[group]
-            try lockDigests([groupIndex])
-            let unique = try keys.uniqueIndex(full, group: groupIndex)
-            let primary = try keys.primaryIndex(full.itemClass, value: full[full.itemClass.primaryAttribute], group: groupIndex)
-            if let row = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes).first {
+            if let row = try lockedRowWithUniqueKey(of: full, group: group, keys: keys) {
                 guard update else { throw .duplicateItem }
                 let old = try openAttributes(row, keys: keys)
                 full.setStoreManaged(.creationDate, old[.creationDate] ?? created)
