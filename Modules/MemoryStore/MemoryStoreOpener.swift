@@ -14,7 +14,8 @@ enum MemoryStoreOpener {
             let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
             // Another handle may have created the store while this one derived its key.
             if try engine.writeTyped({ () throws(SecureStoreError) in try storage.createStore(record) }) {
-                try engine.install(try ItemKeys(master: master, storeID: header.storeID))
+                try engine.install(try ItemKeys(
+                    master: master, storeID: header.storeID, rowFormat: RowFormat(headerVersion: header.version)))
                 return engine
             }
         }

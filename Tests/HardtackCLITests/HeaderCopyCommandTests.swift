@@ -6,10 +6,10 @@ import Testing
 /// `verify` names (65) while every item still reads and `salvage` brings all back; both destroyed
 /// lose the key, and `salvage` writes nothing.
 @Suite struct HeaderCopyCommandTests {
-    /// The pages (1-based) holding a copy of the header record (its magic and version), in file order:
-    /// `meta` first, `meta_copy` second (the tables are made in that order).
+    /// The pages (1-based) holding a copy of the header record (its magic and format version, 2), in
+    /// file order: `meta` first, `meta_copy` second (the tables are made in that order).
     private func headerPages(_ bytes: [UInt8]) -> [Int] {
-        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x01]
+        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x02]
         return stride(from: 0, to: bytes.count, by: 4096).compactMap { start in
             let page = bytes[start..<min(start + 4096, bytes.count)]
             let found = page.indices.dropLast(3).contains { page[$0..<($0 + 4)].elementsEqual(magic) }

@@ -10,7 +10,7 @@ import Testing
 /// Cut-and-paste attacks on rows: every ciphertext is bound to its row, class, store and indexes, so a
 /// moved, swapped or relabelled cell is an error, never another item's secret.
 @Suite struct CiphertextSwapTests {
-    let fixture = StoreFixture()
+    var fixture = StoreFixture()
     private let access = ItemAttributes.genericPassword(service: "oauth", account: "access-token")
     private let refresh = ItemAttributes.genericPassword(service: "oauth", account: "refresh-token")
     private let other = ItemAttributes.genericPassword(service: "mail", account: "alice")
@@ -91,7 +91,15 @@ import Testing
         #expect(try readsNeverReturnAnotherItem() > 0)
     }
 
+    /// A cell of format-1 rows (a joint row's `attrs` is empty, its attributes in `data`, whose swaps
+    /// the other tests make): run on a store of that format.
     @Test func swappingAttributesBetweenRowsIsAnIntegrityFailure() throws {
+        var formatOne = self
+        formatOne.fixture.format = 1
+        try formatOne.swapAttributes()
+    }
+
+    private func swapAttributes() throws {
         let ids = try createStore()
         try fixture.raw().swapItemColumn("attrs", ids.access, ids.other)
         try expectIntegrityFailure(access, returning: .attributes)
@@ -217,7 +225,8 @@ import Testing
         }
         try raw.setItemColumn("data", of: ids.access, to: .text("not a blob"))
         try expectIntegrityFailure(access, returning: .data)
-        try raw.setItemColumn("attrs", of: ids.refresh, to: .blob([]))
+        // A joint row given an attributes cell reads as a format-1 row, whose attributes do not open.
+        try raw.setItemColumn("attrs", of: ids.refresh, to: .blob(Array(repeating: 0xAB, count: 64)))
         try expectIntegrityFailure(refresh, returning: .attributes)
     }
 }

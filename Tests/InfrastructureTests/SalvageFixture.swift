@@ -8,7 +8,7 @@ import TestSupport
 /// A store of `count` generic passwords with known values, the helpers to damage its file, and salvage
 /// run over it with every recovered item checked against what was written.
 struct SalvageFixture {
-    let fixture = StoreFixture()
+    var fixture = StoreFixture()
     let count: Int
 
     /// The service, account, label and secret of item `index`.

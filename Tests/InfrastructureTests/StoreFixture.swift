@@ -11,6 +11,9 @@ import TestSupport
 /// A handle is closed when it is released: scope handles in `do { }` blocks before touching the files.
 struct StoreFixture {
     let directory = TemporaryDirectory()
+    /// The header format the store is created in (``StoreHeader/currentVersion`` unless a test makes a
+    /// format-1 store).
+    var format: UInt8 = StoreHeader.currentVersion
     var path: String { directory.file("keychain.db") }
     var keyFile: String { directory.file("keychain.key") }
     var walPath: String { path + "-wal" }
@@ -22,7 +25,14 @@ struct StoreFixture {
     ) throws(SecureStoreError) -> SQLiteSecureItemStore {
         try SQLiteSecureItemStore.open(
             at: path, keySource: .keyFile(path: keyFile), accessGroups: groups,
-            options: StoreOptions(durability: durability, passphraseCost: .interactive, now: now))
+            options: options(StoreOptions(durability: durability, passphraseCost: .interactive, now: now)))
+    }
+
+    /// `options` creating a store in ``format``.
+    private func options(_ options: StoreOptions) -> StoreOptions {
+        var options = options
+        options.newStoreFormat = format
+        return options
     }
 
     func openWithPassphrase(_ passphrase: String, cost: Argon2Cost = .interactive) throws(SecureStoreError)
@@ -30,12 +40,12 @@ struct StoreFixture {
     {
         try SQLiteSecureItemStore.open(
             at: path, keySource: .passphrase(SecretBytes(utf8: passphrase)),
-            options: StoreOptions(passphraseCost: cost))
+            options: options(StoreOptions(passphraseCost: cost)))
     }
 
     func openWithKeyFile(_ keyFile: String) throws(SecureStoreError) -> SQLiteSecureItemStore {
         try SQLiteSecureItemStore.open(
-            at: path, keySource: .keyFile(path: keyFile), options: StoreOptions(passphraseCost: .interactive))
+            at: path, keySource: .keyFile(path: keyFile), options: options(StoreOptions(passphraseCost: .interactive)))
     }
 
     /// A raw SQLite connection to the store file; open it only while no handle is open.

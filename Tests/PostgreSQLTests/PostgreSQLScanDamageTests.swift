@@ -17,9 +17,9 @@ import Testing
                 .genericPassword(service: "api", account: "user-\(index)", label: "label \(index)"), data: secret("secret-\(index)"))
         }
         let items = "\(test.schema).items"
-        // The first row's attributes no longer authenticate.
+        // The first row's ciphertext (its attributes and its secret: a joint row) no longer authenticates.
         try test.sql().execute(
-            "UPDATE \(items) SET attrs = set_byte(attrs, 30, get_byte(attrs, 30) # 1) WHERE id = (SELECT min(id) FROM \(items))")
+            "UPDATE \(items) SET data = set_byte(data, 30, get_byte(data, 30) # 1) WHERE id = (SELECT min(id) FROM \(items))")
         for index in 1..<6 {
             let byAccount = try store.find(.genericPassword(account: "user-\(index)"), limit: .one, returning: .all)
             #expect(byAccount.first?.data?.text == "secret-\(index)")

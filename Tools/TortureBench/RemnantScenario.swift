@@ -127,11 +127,12 @@ enum RemnantScenario {
             // SQLite's own checkpoint, after which the log starts over and a few commits follow.
             var ciphertexts: [(String, [UInt8])] = []
             for row in before {
-                // An empty needle would be found nowhere and prove nothing: every cell must be a blob.
-                guard let id = row[0].integer, let attrs = row[1].bytes, let data = row[2].bytes, !attrs.isEmpty,
-                    !data.isEmpty
-                else { throw RawDatabase.Failure(description: "an item row without its ciphertexts: \(row)") }
-                ciphertexts += [("row \(id) attributes", attrs), ("row \(id) data", data)]
+                // An empty needle would prove nothing: every row has its data ciphertext, and a format-1
+                // row its attributes' too (a joint row's `attrs` cell is empty, its attributes in `data`).
+                guard let id = row[0].integer, let attrs = row[1].bytes, let data = row[2].bytes, !data.isEmpty
+                else { throw RawDatabase.Failure(description: "an item row without its ciphertext: \(row)") }
+                ciphertexts.append(("row \(id) data", data))
+                if !attrs.isEmpty { ciphertexts.append(("row \(id) attributes", attrs)) }
             }
             let filler = SecretBytes(Array(repeating: UInt8(ascii: "f"), count: 3000))
             var fillers = 0

@@ -59,7 +59,7 @@ enum SalvageSweep {
     /// The pages (1-based) of the database file at `path` that hold a header record (its magic and version).
     private static func headerPages(_ path: String) -> [Int] {
         let bytes = readFile(path)
-        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x01]
+        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x02]
         return stride(from: 0, to: bytes.count, by: 4096).compactMap { start in
             let page = bytes[start..<min(start + 4096, bytes.count)]
             let found = page.indices.dropLast(3).contains { page[$0..<($0 + 4)].elementsEqual(magic) }

@@ -146,9 +146,11 @@ enum SwapScenario {
                 let (a, b) = pair(rows, &random)
                 return try swap(raw, ["data"], a, b)
             },
-            Edit(name: "attribute ciphertext swapped between two rows") { raw, random, rows in
+            Edit(name: "another row's ciphertext put in a joint row's empty attributes cell") { raw, random, rows in
+                // The row then reads as a format-1 row, whose attributes must open under its own binding.
                 let (a, b) = pair(rows, &random)
-                return try swap(raw, ["attrs"], a, b)
+                try set(raw, "attrs", a, try raw.value("SELECT data FROM items WHERE id = ?", [.integer(b)]))
+                return [a]
             },
             Edit(name: "nonce (first 24 bytes) swapped between two rows' data") { raw, random, rows in
                 let (a, b) = pair(rows, &random)

@@ -53,7 +53,8 @@ enum PostgreSQLStoreOpener {
             return (try unlock(theirs, storage: storage, keySource: keySource, groups: groups, options: options), storage)
         }
         let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
-        try engine.install(try ItemKeys(master: master, storeID: header.storeID))
+        try engine.install(try ItemKeys(
+                master: master, storeID: header.storeID, rowFormat: RowFormat(headerVersion: header.version)))
         return (engine, storage)
     }
 

@@ -6,7 +6,7 @@ package import Domain
 /// indexes recomputed from the decrypted attributes. The engine's reads, `verify` and salvage all open
 /// rows here, so none of them accepts a row the others would refuse.
 package enum RowOpening {
-    /// The decrypted encoding of a row's attributes.
+    /// The decrypted encoding (``AttributeCodec``) of a format-1 row's attributes.
     package static func attributeBytes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
         try keys.withAdditionalData(column: ItemRow.attributesColumn, row: row) { additionalData throws(SecureStoreError) in
             try Sodium.openPadded(
@@ -17,15 +17,43 @@ package enum RowOpening {
 
     /// A row's attributes, decrypted and decoded; their class must be the row's.
     package static func attributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
+        if row.isJoint {
+            let plain = try JointEnvelope.open(row, keys: keys)
+            return try plain.withUnsafeBytes { raw throws(SecureStoreError) in
+                try checkedClass(CompactAttributeCodec.decode(JointEnvelope.split(raw).attributes), row)
+            }
+        }
         let plain = try attributeBytes(row, keys: keys)
-        let attributes = try plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }
+        return try checkedClass(plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }, row)
+    }
+
+    /// A row's attributes and secret, decrypted: one decryption for a joint row, two for a format-1 one.
+    package static func both(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError)
+        -> (attributes: ItemAttributes, data: SecretBytes)
+    {
+        guard row.isJoint else { return (try attributes(row, keys: keys), try data(row, keys: keys)) }
+        let plain = try JointEnvelope.open(row, keys: keys)
+        return try plain.withUnsafeBytes { raw throws(SecureStoreError) in
+            let parts = try JointEnvelope.split(raw)
+            return (try checkedClass(CompactAttributeCodec.decode(parts.attributes), row), SecretBytes(parts.secret))
+        }
+    }
+
+    /// `attributes`, when their class is the row's.
+    private static func checkedClass(_ attributes: ItemAttributes, _ row: ItemRow) throws(SecureStoreError)
+        -> ItemAttributes
+    {
         guard attributes.itemClass == row.itemClass else { throw .integrityFailure("an item's class was changed") }
         return attributes
     }
 
     /// A row's secret, decrypted and unpadded.
     package static func data(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
-        try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
+        if row.isJoint {
+            let plain = try JointEnvelope.open(row, keys: keys)
+            return try plain.withUnsafeBytes { raw throws(SecureStoreError) in SecretBytes(try JointEnvelope.split(raw).secret) }
+        }
+        return try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
             try Sodium.openPadded(
                 row.sealedData, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,
                 what: "an item's data")

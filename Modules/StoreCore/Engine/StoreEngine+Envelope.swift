@@ -48,7 +48,21 @@ extension StoreEngine {
         row.sealedData = sealed
     }
 
-    /// The decrypted encoding of a row's attributes (see ``RowOpening``).
+    /// Seals `attributes` and `data` into `row` in the store's layout (``ItemKeys/rowFormat``).
+    func sealRow(_ row: inout ItemRow, _ attributes: ItemAttributes, data: SecretBytes, keys: ItemKeys)
+        throws(SecureStoreError)
+    {
+        switch keys.rowFormat {
+        case .joint:
+            try JointEnvelope.seal(&row, attributes, data: data, keys: keys)
+        case .separate:
+            let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+            try sealAttributes(&row, attributes, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
+            try sealData(&row, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        }
+    }
+
+    /// The decrypted encoding of a format-1 row's attributes (see ``RowOpening``).
     func openAttributeBytes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
         try RowOpening.attributeBytes(row, keys: keys)
     }

@@ -1,11 +1,13 @@
 import Data
+import Domain
 
 /// Finding the rows that match a query, through the lookup its plan picks.
 extension StoreEngine {
     /// Calls `visit` for each item of the handle's groups that matches `query`, in row order, until it
     /// returns `false`. Attributes are decrypted when asked for or needed to check the match; `copying`
     /// names the ciphertexts `visit` needs besides those, and `decryptsData` says that `visit` decrypts
-    /// every row's data before it acts on the row.
+    /// every row's data before it acts on the row: a joint row's secret, opened with its attributes
+    /// in the same decryption, is then passed to `visit` (`nil` when it still has to be opened).
     ///
     /// Damage stays local: a row whose attributes do not authenticate, a row that cannot be read, or a
     /// damaged page met by a scan is stepped past, and the read goes on to the rows after it. The
@@ -13,7 +15,7 @@ extension StoreEngine {
     /// still whole, but a list or a "none" may be missing the rows lost, and the caller must then fail.
     func forEachMatch(
         _ query: ItemAttributes, keys: ItemKeys, decryptAttributes: Bool, decryptsData: Bool, copying: RowColumns,
-        _ visit: (ItemRow, ItemAttributes?) throws(SecureStoreError) -> Bool
+        _ visit: (ItemRow, ItemAttributes?, SecretBytes?) throws(SecureStoreError) -> Bool
     ) throws(SecureStoreError) -> SecureStoreError? {
         var damage: SecureStoreError?
         let groupPositions = try resolveGroupsForRead(query.accessGroup)
@@ -51,16 +53,21 @@ extension StoreEngine {
             }
             for row in rows {
                 var attributes: ItemAttributes?
+                var data: SecretBytes?
                 if opensAttributes {
                     do {
-                        attributes = try openAttributes(row, keys: keys)
+                        if decryptsData && row.isJoint {
+                            (attributes, data) = try RowOpening.both(row, keys: keys)
+                        } else {
+                            attributes = try openAttributes(row, keys: keys)
+                        }
                     } catch .integrityFailure(let reason) {
                         damage = damage ?? .integrityFailure(reason)
                         continue
                     }
                     if mustCheck && !attributes!.matches(query) { continue }
                 }
-                if try !visit(row, attributes) { return damage }
+                if try !visit(row, attributes, data) { return damage }
             }
         }
         return damage
@@ -72,6 +79,7 @@ extension StoreEngine {
     func scanRows(_ selection: RowSelection, columns: RowColumns, damage: inout SecureStoreError?)
         throws(SecureStoreError) -> [ItemRow]
     {
+        let columns = columns.bothIfAny
         let malformed = SecureStoreError.integrityFailure("an item has an unknown class or a malformed index")
         let failure: SecureStoreError
         do {
@@ -102,6 +110,7 @@ extension StoreEngine {
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a row has a class this version does not
     ///   know or an index cell of the wrong type or size.
     func fetchRows(_ selection: RowSelection, columns: RowColumns) throws(SecureStoreError) -> [ItemRow] {
+        let columns = columns.bothIfAny
         let rows: [ItemRow]
         let unreadable: Int
         do {

@@ -44,11 +44,11 @@ extension StoreEngine {
         let damage = try forEachMatch(
             query, keys: keys, decryptAttributes: wantsAttributes, decryptsData: wantsData, copying: wantsData ? .data : []
         ) {
-            (row, attributes) throws(SecureStoreError) in
+            (row, attributes, opened) throws(SecureStoreError) in
             var data: SecretBytes?
             if wantsData {
                 do throws(SecureStoreError) {
-                    data = try openData(row, keys: keys)
+                    data = if let opened { opened } else { try openData(row, keys: keys) }
                 } catch .integrityFailure(let reason) {
                     dataDamage = dataDamage ?? .integrityFailure(reason)
                     return true  // This item is lost; another may still match.
@@ -106,7 +106,7 @@ extension StoreEngine {
             // The old data is needed only when a row must be re-encrypted under moved indexes.
             let copying: RowColumns = data == nil ? .data : []
             let damage = try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
-                (row, attributes) throws(SecureStoreError) in
+                (row, attributes, _) throws(SecureStoreError) in
                 matches.append((row, attributes!))
                 return true
             }
@@ -133,7 +133,7 @@ extension StoreEngine {
             try lockDigests(for: query)
             var ids: [Int64] = []
             let damage = try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
-                (row, _) throws(SecureStoreError) in
+                (row, _, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 try digestRemove(row, keys: keys)
                 return true

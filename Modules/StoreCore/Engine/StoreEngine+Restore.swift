@@ -46,7 +46,7 @@ extension StoreEngine {
         // A count only for progress: rows past damage are not counted, and the export's own reads say so.
         _ = try forEachMatch(
             try ItemAttributes(itemClass, [:]), keys: keys, decryptAttributes: false, decryptsData: false, copying: []
-        ) { (_, _) throws(SecureStoreError) in
+        ) { (_, _, _) throws(SecureStoreError) in
             count += 1
             return true
         }

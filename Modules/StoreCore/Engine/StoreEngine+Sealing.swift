@@ -37,9 +37,7 @@ extension StoreEngine {
     {
         var row = try indexedRow(id: id, full, group: groupIndexes[group], keys: keys)
         row.version = storage.rowVersions ? storage.newRowVersion() : nil
-        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
-        try sealAttributes(&row, full, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
-        try sealData(&row, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        try sealRow(&row, full, data: data, keys: keys)
         return row
     }
 
@@ -69,15 +67,21 @@ extension StoreEngine {
         }
         newRow.version = row.version.map { _ in storage.newRowVersion() }
         let indexesMoved = !newRow.hasSameIndexes(as: row)
-        let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
-        try sealAttributes(&newRow, merged, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
-        if let data {
-            try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
-        } else if indexesMoved || newRow.version != nil {
-            // The data's additional data names the indexes and the version: sealed again under the new ones.
-            try sealData(&newRow, try openData(row, keys: keys), keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        if keys.rowFormat == .joint || row.isJoint {
+            // One ciphertext holds both (or a joint row moves to a format-1 store's layout): sealed whole.
+            let secret = if let data { data } else { try openData(row, keys: keys) }
+            try sealRow(&newRow, merged, data: secret, keys: keys)
         } else {
-            newRow.sealedData = row.sealedData
+            let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
+            try sealAttributes(&newRow, merged, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
+            if let data {
+                try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+            } else if indexesMoved || newRow.version != nil {
+                // The data's additional data names the indexes and the version: sealed again under the new ones.
+                try sealData(&newRow, try openData(row, keys: keys), keys: keys, nonce: nonces[Sodium.nonceBytes...])
+            } else {
+                newRow.sealedData = row.sealedData
+            }
         }
         if indexesMoved {
             try storage.updateRow(newRow)
@@ -94,13 +98,19 @@ extension StoreEngine {
         }
     }
 
-    /// `row` (found by unique key, its attributes read and its indexes known) with `data` sealed as its
+    /// `row` (found by unique key, its ciphertexts read and its indexes known) with `data` sealed as its
     /// new secret and its attributes resealed with a new modification date, rewritten in place in the
-    /// decrypted encoding. `nil` when the encoding has no modification date to rewrite.
+    /// decrypted encoding. `nil` when the encoding has no modification date to rewrite, or the row's
+    /// layout is not the store's (the general path then rewrites it).
     func resealedForNewData(_ row: ItemRow, itemClass: ItemClass, data: SecretBytes, keys: ItemKeys)
         throws(SecureStoreError) -> ItemRow?
     {
         guard row.itemClass == itemClass else { throw .integrityFailure("an item's row disagrees with its unique index") }
+        switch (keys.rowFormat, row.isJoint) {
+        case (.joint, true): return try resealedJoint(row, itemClass: itemClass, data: data, keys: keys)
+        case (.separate, false): break
+        default: return nil
+        }
         let plain = try openAttributeBytes(row, keys: keys)
         var encoded = plain.withUnsafeBytes { Array($0) }
         defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
@@ -112,6 +122,26 @@ extension StoreEngine {
         let nonces = Sodium.randomBytes(2 * Sodium.nonceBytes)
         try sealAttributes(&newRow, encoded: encoded, keys: keys, nonce: nonces[..<Sodium.nonceBytes])
         try sealData(&newRow, data, keys: keys, nonce: nonces[Sodium.nonceBytes...])
+        return newRow
+    }
+
+    /// ``resealedForNewData(_:itemClass:data:keys:)`` for a joint row: its plaintext opened, the
+    /// attributes' modification date rewritten in place, and sealed again with the new secret.
+    private func resealedJoint(_ row: ItemRow, itemClass: ItemClass, data: SecretBytes, keys: ItemKeys)
+        throws(SecureStoreError) -> ItemRow?
+    {
+        let plain = try JointEnvelope.open(row, keys: keys)
+        var encoded = try plain.withUnsafeBytes { raw throws(SecureStoreError) in Array(try JointEnvelope.split(raw).attributes) }
+        defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        guard encoded.first == itemClass.rawValue,
+            CompactAttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
+        else { return nil }
+        var newRow = ItemRow(
+            id: row.id, itemClass: itemClass, cells: row.cells, version: row.version.map { _ in storage.newRowVersion() })
+        let nonce = Sodium.randomBytes(Sodium.nonceBytes)
+        try data.withUnsafeBytes { raw throws(SecureStoreError) in
+            try JointEnvelope.seal(&newRow, encoded: encoded, secret: raw, keys: keys, nonce: nonce[...])
+        }
         return newRow
     }
 

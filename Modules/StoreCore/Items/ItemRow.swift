@@ -16,9 +16,10 @@ package struct ItemRow {
     /// added, one more at each change, bound into both ciphertexts and the rows digest, so an older
     /// copy of the row put back is seen. `nil` for a backend without (SQLite: its format is unchanged).
     package var version: Int64?
-    /// nonce ‖ encrypted attributes ‖ tag (empty when the read did not need it).
+    /// nonce ‖ encrypted attributes ‖ tag; empty in a joint row, and when the read did not need it.
     package var sealedAttributes: [UInt8] = []
-    /// nonce ‖ encrypted padded secret ‖ tag (empty when the read did not need it).
+    /// nonce ‖ encrypted padded secret ‖ tag, or in a joint row nonce ‖ encrypted attributes and secret ‖
+    /// tag (``RowFormat``); empty when the read did not need it.
     package var sealedData: [UInt8] = []
 
     /// A row with the given cells; the ciphertexts default to empty (not read, or not sealed yet).
@@ -49,9 +50,16 @@ package struct ItemRow {
     @inlinable
     package var cells: IndexCells { IndexCells(group: group, unique: unique, primary: primary) }
 
-    /// Additional-data column tags.
+    /// Whether the row, read with its ciphertexts, is a joint one (``RowFormat/joint``): its `attrs`
+    /// column is empty. A format-1 row whose attributes were emptied reads as a joint row and then
+    /// fails authentication (the data's additional data names its column), so it is damage either way.
+    @inlinable
+    package var isJoint: Bool { sealedAttributes.isEmpty }
+
+    /// Additional-data column tags: a format-1 row's attributes and data, and a joint row's one ciphertext.
     package static let attributesColumn: UInt8 = 1
     package static let dataColumn: UInt8 = 2
+    package static let jointColumn: UInt8 = 3
     /// Secrets and encoded attributes are padded to a multiple of this many bytes, so a ciphertext
     /// shows only a length bucket.
     package static let paddingBlock = 64

@@ -20,6 +20,9 @@ package final class ItemKeys {
     package let index: SecureKey
     /// The store identity, bound into every item's additional data.
     package let storeID: [UInt8]
+    /// The layout new rows are written in: the store's header format's (``RowFormat``). Reads take
+    /// each row's own layout, whatever this is.
+    package var rowFormat: RowFormat
 
     /// Size of the access-group and unique-key indexes: 128 bits, so collisions never happen in practice.
     package static let indexBytes = 16
@@ -38,9 +41,11 @@ package final class ItemKeys {
     /// server, issuer, tag) follow each other, and this saves hashing it again. Cleared by ``wipe()``.
     private var lastPrimary: (itemClass: ItemClass, group: BlindIndex, value: AttributeValue?, index: BlindIndex)?
 
-    package init(master: SecureKey, storeID: [UInt8]) throws(SecureStoreError) {
+    /// The keys of a store whose master key is `master`, writing rows in `rowFormat`.
+    package init(master: SecureKey, storeID: [UInt8], rowFormat: RowFormat = .joint) throws(SecureStoreError) {
         self.master = master
         self.storeID = storeID
+        self.rowFormat = rowFormat
         data = try Sodium.deriveSubkey(master, id: 1, context: "HTKitems")
         attributes = try Sodium.deriveSubkey(master, id: 2, context: "HTKitems")
         index = try Sodium.deriveSubkey(master, id: 3, context: "HTKitems")
@@ -120,7 +125,8 @@ package final class ItemKeys {
         column: UInt8, row: ItemRow, _ body: ([UInt8]) throws(SecureStoreError) -> Result
     ) throws(SecureStoreError) -> Result {
         associated.removeAll(keepingCapacity: true)
-        associated.append(StoreHeader.currentVersion)
+        // The layout's format: 1 for either ciphertext of a format-1 row, 2 for a joint row's one.
+        associated.append(column == ItemRow.jointColumn ? 2 : 1)
         associated.append(column)
         associated.append(row.itemClass.rawValue)
         let id = UInt64(bitPattern: row.id)

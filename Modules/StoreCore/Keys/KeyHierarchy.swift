@@ -12,7 +12,7 @@ package enum KeyHierarchy {
         try checkCost(of: keySource, options: options)
         let header = StoreHeader(
             storeID: Sodium.randomBytes(16), keyKind: keySource.isPassphrase ? .passphrase : .keyMaterial,
-            cost: options.passphraseCost)
+            cost: options.passphraseCost, version: options.newStoreFormat)
         let master = try SecureKey.random()
         let wrapped = try wrap(master, header: header, source: keySource)
         return (header, record(header, wrapped: wrapped), master)
@@ -28,7 +28,12 @@ package enum KeyHierarchy {
         let kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
         let master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
         guard master.count == SecureKey.byteCount else { throw .integrityFailure("the wrapped key has the wrong size") }
-        return (header, try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID))
+        return (
+            header,
+            try ItemKeys(
+                master: try SecureKey(copying: master), storeID: header.storeID,
+                rowFormat: RowFormat(headerVersion: header.version))
+        )
     }
 
     /// Unlocks the engine's store again from its stored header record.
@@ -55,6 +60,8 @@ package enum KeyHierarchy {
             try engine.storage.replaceHeaderRecord(record(header, wrapped: wrapped))
         }
         engine.header = header
+        // The new header is of the current format: rows written from now on take its layout.
+        keys.rowFormat = RowFormat(headerVersion: header.version)
         // The old wrapped key must not linger where the backend keeps old copies.
         engine.storage.discardReplacedHeaderRecords()
     }

@@ -14,7 +14,10 @@ package struct StoreHeader: Equatable {
     }
 
     package static let magic: [UInt8] = Array("HTK".utf8)
-    package static let currentVersion: UInt8 = 1
+    /// The format new headers are written in: 2, whose stores write joint rows (``RowFormat``).
+    package static let currentVersion: UInt8 = 2
+    /// The oldest format this build reads.
+    package static let oldestVersion: UInt8 = 1
     package static let encodedCount = 3 + 1 + 16 + 1 + 8 + 8 + Sodium.saltBytes
 
     /// The file format version.
@@ -58,9 +61,11 @@ package struct StoreHeader: Equatable {
         guard bytes.count == Self.encodedCount, Array(bytes[0..<3]) == Self.magic else {
             throw .integrityFailure("the store header is malformed")
         }
-        guard bytes[3] == Self.currentVersion else {
+        guard (Self.oldestVersion...Self.currentVersion).contains(bytes[3]) else {
             throw .storage(
-                .store("the store has format version \(bytes[3]); this hardtack reads version 1", kind: .newerFormat))
+                .store(
+                    "the store has format version \(bytes[3]); this hardtack reads versions \(Self.oldestVersion) "
+                        + "to \(Self.currentVersion)", kind: .newerFormat))
         }
         guard let kind = KeyKind(rawValue: bytes[20]) else {
             throw .integrityFailure("the store header names an unknown key kind")
@@ -75,8 +80,9 @@ package struct StoreHeader: Equatable {
         }
     }
 
-    /// A fresh header for a new store or a new key.
-    package init(storeID: [UInt8], keyKind: KeyKind, cost: Argon2Cost) {
+    /// A fresh header for a new store or a new key, of format `version`.
+    package init(storeID: [UInt8], keyKind: KeyKind, cost: Argon2Cost, version: UInt8 = currentVersion) {
+        self.version = version
         self.storeID = storeID
         self.keyKind = keyKind
         self.cost = keyKind == .passphrase ? cost : Argon2Cost(opsLimit: 0, memLimit: 0)

@@ -81,7 +81,9 @@ package enum HeaderRepair {
             guard let master = try? Sodium.unwrap(box, additionalData: header.encoded, key: kek),
                 master.count == SecureKey.byteCount
             else { continue }
-            return (try ItemKeys(master: try SecureKey(copying: master), storeID: header.storeID), position)
+            return (try ItemKeys(
+                master: try SecureKey(copying: master), storeID: header.storeID,
+                rowFormat: RowFormat(headerVersion: header.version)), position)
         }
         return nil
     }

@@ -10,3 +10,10 @@ package struct RowColumns: OptionSet, Sendable {
     /// The data's ciphertext.
     package static let data = RowColumns(rawValue: 2)
 }
+
+extension RowColumns {
+    /// Both ciphertexts when either is wanted, else none: a row's layout (``RowFormat``) shows only
+    /// with both (a joint row's attributes are in its data, and an empty `attrs` column is what marks
+    /// it), so the engine never reads one alone.
+    package var bothIfAny: RowColumns { isEmpty ? [] : [.attributes, .data] }
+}

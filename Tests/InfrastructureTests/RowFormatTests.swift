@@ -1,0 +1,138 @@
+import Data
+import Domain
+import Foundation
+import RawSQLite
+import SQLiteStore
+import StoreCore
+import TestSupport
+import Testing
+
+/// The two row layouts (`RowFormat`): a new store writes joint rows (one ciphertext, an empty `attrs`
+/// column); a store of format 1 keeps writing two ciphertexts until its key changes; every row of
+/// either layout reads, and a cell moved between layouts is damage, never another item's value.
+@Suite struct RowFormatTests {
+    private let item = ItemAttributes.genericPassword(service: "com.example.api", account: "user0000001@example.com")
+    private let other = ItemAttributes.genericPassword(service: "com.example.api", account: "other@example.com")
+    /// A 614-byte secret, the benchmark's JWT-shaped size.
+    private let token = String(repeating: "t", count: 614)
+
+    /// The lengths of row `id`'s `attrs` and `data` columns.
+    private func lengths(_ fixture: StoreFixture, _ id: Int64) throws -> (attrs: Int, data: Int) {
+        let row = try fixture.raw().query("SELECT length(attrs), length(data) FROM items WHERE id = ?", [.integer(id)])[0]
+        guard case .integer(let attrs) = row[0], case .integer(let data) = row[1] else {
+            throw RawDatabase.Failure(description: "no lengths")
+        }
+        return (Int(attrs), Int(data))
+    }
+
+    @Test func aNewStoreWritesOneCiphertextPerRowAndReadsItBack() throws {
+        let fixture = StoreFixture()
+        do {
+            let store = try fixture.open()
+            try store.add(item, data: secret(token))
+            #expect(try store.find(item, limit: .one, returning: .data).first?.text == token)
+        }
+        let sizes = try lengths(fixture, 1)
+        // Compact attributes (70 bytes) and the secret (614) with a length byte, padded to 704: 744 with
+        // the nonce and the tag, where format 1 writes 168 + 680.
+        #expect(sizes.attrs == 0)
+        #expect(sizes.data == 24 + 704 + 16)
+        let store = try fixture.open()
+        let found = try store.find(item, limit: .one, returning: .all)
+        #expect(found.first?.attributes?.string(.account) == "user0000001@example.com")
+        #expect(found.first?.attributes?.string(.accessGroup) == "default")
+        #expect(found.first?.text == token)
+    }
+
+    @Test func aFormatOneStoreKeepsItsLayoutUntilItsKeyChanges() throws {
+        var fixture = StoreFixture()
+        fixture.format = 1
+        do {
+            let store = try fixture.open()
+            try store.add(item, data: secret(token))
+            try store.add(other, data: secret("OTHER"))
+            // The refresh path (new data by unique key) and the general one (an attribute change).
+            #expect(try store.update(item, attributes: nil, data: secret("NEW")) == 1)
+            #expect(try store.update(other, attributes: try ItemAttributes(.genericPassword, [.label: .string("l")]), data: nil) == 1)
+        }
+        #expect(try lengths(fixture, 1) == (attrs: 168, data: 104))
+        #expect(try lengths(fixture, 2).attrs > 0)
+        // Reopened by a handle whose new stores would be of the current format: still format 1.
+        var current = fixture
+        current.format = StoreHeader.currentVersion
+        do {
+            let store = try current.open()
+            try store.add(ItemAttributes.genericPassword(service: "s", account: "third"), data: secret("THIRD"))
+        }
+        #expect(try lengths(fixture, 3).attrs > 0)
+        // A key change writes a header of the current format: from then on, rows are joint.
+        let newKey = fixture.directory.file("new.key")
+        do {
+            let store = try current.open()
+            try store.changeKey(to: .keyFile(path: newKey))
+            #expect(try store.update(item, attributes: nil, data: secret("AFTER")) == 1)
+            try store.add(ItemAttributes.genericPassword(service: "s", account: "fourth"), data: secret("FOURTH"))
+        }
+        #expect(try lengths(fixture, 1).attrs == 0)
+        #expect(try lengths(fixture, 2).attrs > 0)
+        #expect(try lengths(fixture, 4).attrs == 0)
+        let store = try fixture.openWithKeyFile(newKey)
+        #expect(try store.find(item, limit: .one, returning: .data).first?.text == "AFTER")
+        #expect(try store.find(other, limit: .one, returning: .all).first?.attributes?.string(.label) == "l")
+        #expect(try store.find(.genericPassword(service: "s"), limit: .all, returning: .data).count == 2)
+        let report = try store.verify()
+        #expect(report.isSound && report.soundItems == 4)
+    }
+
+    @Test func aJointRowsCiphertextMovedToAnotherRowIsDamage() throws {
+        let fixture = StoreFixture()
+        do {
+            let store = try fixture.open()
+            try store.add(item, data: secret("FIRST"))
+            try store.add(other, data: secret("SECOND"))
+        }
+        try fixture.raw().swapItemColumn("data", 1, 2)
+        let store = try fixture.open()
+        for query in [item, other] {
+            for parts: ItemParts in [.data, .attributes, .all] {
+                let error = #expect(throws: SecureStoreError.self) { try store.find(query, limit: .one, returning: parts) }
+                #expect(error?.isIntegrityFailure == true)
+            }
+        }
+    }
+
+    @Test func aCellMovedBetweenLayoutsIsDamage() throws {
+        var old = StoreFixture()
+        old.format = 1
+        let fresh = StoreFixture()
+        for fixture in [old, fresh] {
+            let store = try fixture.open()
+            try store.add(item, data: secret("FIRST"))
+            try store.add(other, data: secret("SECOND"))
+        }
+        // A format-1 row whose attributes are emptied reads as joint and fails; a joint row given a
+        // format-1 attributes cell reads as format 1 and fails.
+        try old.raw().setItemColumn("attrs", of: 1, to: .blob([]))
+        let foreign = try old.raw().value("SELECT attrs FROM items WHERE id = 2")
+        try fresh.raw().setItemColumn("attrs", of: 1, to: foreign)
+        for fixture in [old, fresh] {
+            let store = try fixture.open()
+            for parts: ItemParts in [.data, .attributes, .all] {
+                let error = #expect(throws: SecureStoreError.self) { try store.find(item, limit: .one, returning: parts) }
+                #expect(error?.isIntegrityFailure == true)
+            }
+            #expect(try store.find(other, limit: .one, returning: .data).first?.text == "SECOND")
+            let report = try store.verify()
+            #expect(report.damagedItems == 1 && report.damaged.map(\.rowID) == [1])
+        }
+    }
+
+    @Test func aHeaderOfALaterFormatIsRefusedAsNewer() throws {
+        var fixture = StoreFixture()
+        fixture.format = StoreHeader.currentVersion + 1
+        // The open that makes it may refuse it already; the next one must.
+        _ = try? fixture.open()
+        let error = #expect(throws: SecureStoreError.self) { _ = try fixture.open() }
+        #expect(error?.isNewerFormat == true, "\(String(describing: error))")
+    }
+}
