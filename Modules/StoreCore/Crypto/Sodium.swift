@@ -95,6 +95,17 @@ package enum Sodium {
     package static func openPadded(_ box: [UInt8], block: Int, additionalData: [UInt8], key: SecureKey, what: String)
         throws(SecureStoreError) -> SecretBytes
     {
+        try openPadded(box, block: block, additionalData: additionalData, key: key, what: what) { $0.count }
+    }
+
+    /// ``openPadded(_:block:additionalData:key:what:)`` keeping only a prefix of the plaintext:
+    /// `keeping` reads the whole unpadded plaintext and returns how many of its first bytes are the
+    /// result (the rest stays in the same wiped-on-release buffer, unseen), so a part is split off
+    /// without a second copy of the secret.
+    package static func openPadded(
+        _ box: [UInt8], block: Int, additionalData: [UInt8], key: SecureKey, what: String,
+        keeping: (UnsafeRawBufferPointer) throws(SecureStoreError) -> Int
+    ) throws(SecureStoreError) -> SecretBytes {
         guard box.count >= nonceBytes + tagBytes else { throw .integrityFailure("\(what) is truncated") }
         let capacity = box.count - nonceBytes - tagBytes
         return try key.withBytes { keyBytes throws(SecureStoreError) in
@@ -115,7 +126,14 @@ package enum Sodium {
                     failure = .integrityFailure("an item's padding is malformed")
                     return 0
                 }
-                return count
+                do throws(SecureStoreError) {
+                    let kept = try keeping(UnsafeRawBufferPointer(rebasing: out[0..<count]))
+                    precondition(kept >= 0 && kept <= count, "a prefix of the plaintext")
+                    return kept
+                } catch {
+                    failure = error
+                    return 0
+                }
             }
             if let failure { throw failure }
             return secret

@@ -17,12 +17,7 @@ package enum RowOpening {
 
     /// A row's attributes, decrypted and decoded; their class must be the row's.
     package static func attributes(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> ItemAttributes {
-        if row.isJoint {
-            let plain = try JointEnvelope.open(row, keys: keys)
-            return try plain.withUnsafeBytes { raw throws(SecureStoreError) in
-                try checkedClass(CompactAttributeCodec.decode(JointEnvelope.split(raw).attributes), row)
-            }
-        }
+        if row.isJoint { return try both(row, keys: keys).attributes }
         let plain = try attributeBytes(row, keys: keys)
         return try checkedClass(plain.withUnsafeBytes { raw throws(SecureStoreError) in try AttributeCodec.decode(raw) }, row)
     }
@@ -32,11 +27,12 @@ package enum RowOpening {
         -> (attributes: ItemAttributes, data: SecretBytes)
     {
         guard row.isJoint else { return (try attributes(row, keys: keys), try data(row, keys: keys)) }
-        let plain = try JointEnvelope.open(row, keys: keys)
-        return try plain.withUnsafeBytes { raw throws(SecureStoreError) in
-            let parts = try JointEnvelope.split(raw)
-            return (try checkedClass(CompactAttributeCodec.decode(parts.attributes), row), SecretBytes(parts.secret))
+        var decoded: ItemAttributes?
+        let secret = try JointEnvelope.open(row, keys: keys) { encoded throws(SecureStoreError) in
+            decoded = try checkedClass(CompactAttributeCodec.decode(encoded), row)
         }
+        guard let decoded else { throw .integrityFailure("an item's attributes are malformed") }
+        return (decoded, secret)
     }
 
     /// `attributes`, when their class is the row's.
@@ -49,10 +45,7 @@ package enum RowOpening {
 
     /// A row's secret, decrypted and unpadded.
     package static func data(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> SecretBytes {
-        if row.isJoint {
-            let plain = try JointEnvelope.open(row, keys: keys)
-            return try plain.withUnsafeBytes { raw throws(SecureStoreError) in SecretBytes(try JointEnvelope.split(raw).secret) }
-        }
+        if row.isJoint { return try JointEnvelope.open(row, keys: keys) { _ throws(SecureStoreError) in } }
         return try keys.withAdditionalData(column: ItemRow.dataColumn, row: row) { additionalData throws(SecureStoreError) in
             try Sodium.openPadded(
                 row.sealedData, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,

@@ -130,9 +130,9 @@ extension StoreEngine {
     private func resealedJoint(_ row: ItemRow, itemClass: ItemClass, data: SecretBytes, keys: ItemKeys)
         throws(SecureStoreError) -> ItemRow?
     {
-        let plain = try JointEnvelope.open(row, keys: keys)
-        var encoded = try plain.withUnsafeBytes { raw throws(SecureStoreError) in Array(try JointEnvelope.split(raw).attributes) }
+        var encoded: [UInt8] = []
         defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        _ = try JointEnvelope.open(row, keys: keys) { bytes throws(SecureStoreError) in encoded = Array(bytes) }
         guard encoded.first == itemClass.rawValue,
             CompactAttributeCodec.replaceDate(.modificationDate, with: roundedNow(), in: &encoded)
         else { return nil }
