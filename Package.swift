@@ -131,7 +131,7 @@ let package = Package(
                 "Infrastructure", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium",
                 "CCRC32C",
             ],
-            path: "Tests/InfrastructureTests", swiftSettings: swiftSettings),
+            path: "Tests/InfrastructureTests", exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MemoryStoreTests", dependencies: ["MemoryStore", "StoreCore", "Data", "Domain", "TestSupport"],
             path: "Tests/MemoryStoreTests", swiftSettings: swiftSettings),

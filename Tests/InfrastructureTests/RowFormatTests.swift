@@ -8,8 +8,9 @@ import TestSupport
 import Testing
 
 /// The two row layouts (`RowFormat`): a new store writes joint rows (one ciphertext, an empty `attrs`
-/// column); a store of format 1 keeps writing two ciphertexts until its key changes; every row of
-/// either layout reads, and a cell moved between layouts is damage, never another item's value.
+/// column); a store of format 1 keeps writing two ciphertexts, through key changes too; every row of
+/// either layout reads, a malformed joint plaintext is damage, and a cell moved between layouts is
+/// damage, never another item's value.
 @Suite struct RowFormatTests {
     private let item = ItemAttributes.genericPassword(service: "com.example.api", account: "user0000001@example.com")
     private let other = ItemAttributes.genericPassword(service: "com.example.api", account: "other@example.com")
@@ -44,7 +45,7 @@ import Testing
         #expect(found.first?.text == token)
     }
 
-    @Test func aFormatOneStoreKeepsItsLayoutUntilItsKeyChanges() throws {
+    @Test func aFormatOneStoreKeepsItsLayoutThroughWritesReopensAndKeyChanges() throws {
         var fixture = StoreFixture()
         fixture.format = 1
         do {
@@ -65,7 +66,7 @@ import Testing
             try store.add(ItemAttributes.genericPassword(service: "s", account: "third"), data: secret("THIRD"))
         }
         #expect(try lengths(fixture, 3).attrs > 0)
-        // A key change writes a header of the current format: from then on, rows are joint.
+        // A key change keeps the format too: the Hardtack that made the store can still open it.
         let newKey = fixture.directory.file("new.key")
         do {
             let store = try current.open()
@@ -73,9 +74,9 @@ import Testing
             #expect(try store.update(item, attributes: nil, data: secret("AFTER")) == 1)
             try store.add(ItemAttributes.genericPassword(service: "s", account: "fourth"), data: secret("FOURTH"))
         }
-        #expect(try lengths(fixture, 1).attrs == 0)
-        #expect(try lengths(fixture, 2).attrs > 0)
-        #expect(try lengths(fixture, 4).attrs == 0)
+        let header = try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")
+        #expect(header[3] == 1, "the header's format")
+        for id: Int64 in 1...4 { #expect(try lengths(fixture, id).attrs > 0, "row \(id)") }
         let store = try fixture.openWithKeyFile(newKey)
         #expect(try store.find(item, limit: .one, returning: .data).first?.text == "AFTER")
         #expect(try store.find(other, limit: .one, returning: .all).first?.attributes?.string(.label) == "l")
@@ -125,6 +126,41 @@ import Testing
             let report = try store.verify()
             #expect(report.damagedItems == 1 && report.damaged.map(\.rowID) == [1])
         }
+    }
+
+    /// Joint plaintexts that authenticate but are malformed (only something holding the key could
+    /// write one): a length trailer that never ends or claims more than is there, and attributes that
+    /// do not decode, are damage, never a crash or a wrong value.
+    @Test func anAuthenticatedButMalformedJointPlaintextIsDamage() throws {
+        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), rowFormat: .joint)
+        let cells = IndexCells(
+            group: BlindIndex(count: 16), unique: BlindIndex(count: 16), primary: BlindIndex(count: 8))
+        var attributes: [UInt8] = []
+        CompactAttributeCodec.encode(.genericPassword(service: "s", account: "a"), into: &attributes)
+        let plaintexts: [[UInt8]] = [
+            [], [0x80], [0x80, 0x80, 0x80, 0x80, 0x80, 0x80], [9], Array("secret".utf8) + [2, 1, 9],
+            Array("secret".utf8) + [ItemClass.genericPassword.rawValue, 99, 2],
+            Array("secret".utf8) + attributes + [UInt8(attributes.count + 7)],
+        ]
+        for plaintext in plaintexts {
+            var row = ItemRow(id: 1, itemClass: .genericPassword, cells: cells)
+            row.sealedData = try keys.withAdditionalData(column: ItemRow.jointColumn, row: row) {
+                additionalData throws(SecureStoreError) in
+                try plaintext.withUnsafeBytes { raw in
+                    Result { () throws(SecureStoreError) in
+                        try Sodium.sealPadded(
+                            raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data,
+                            nonce: Sodium.randomBytes(Sodium.nonceBytes)[...])
+                    }
+                }.get()
+            }
+            let error = #expect(throws: SecureStoreError.self, "\(plaintext)") { _ = try RowOpening.both(row, keys: keys) }
+            #expect(error?.isIntegrityFailure == true)
+        }
+        // The same row sealed whole opens: the failures above are the plaintexts'.
+        var row = ItemRow(id: 1, itemClass: .genericPassword, cells: cells)
+        try JointEnvelope.seal(&row, .genericPassword(service: "s", account: "a"), data: secret("secret"), keys: keys)
+        #expect(try RowOpening.both(row, keys: keys).data.text == "secret")
     }
 
     @Test func aHeaderOfALaterFormatIsRefusedAsNewer() throws {

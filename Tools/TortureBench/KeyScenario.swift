@@ -201,8 +201,14 @@ enum KeyScenario {
                 try editHeader(paths, recompute: true) { $0[Offset.storeID] ^= 0x80 }
                 return right(paths)
             },
-            Case(name: "format version changed, checksum recomputed", base: .keyFile, expected: "storage(newerFormat)") { paths in
-                try editHeader(paths, recompute: true) { $0[Offset.version] = 2 }
+            Case(name: "format version raised, checksum recomputed", base: .keyFile, expected: "storage(newerFormat)") { paths in
+                try editHeader(paths, recompute: true) { $0[Offset.version] = StoreHeader.currentVersion + 1 }
+                return right(paths)
+            },
+            // Format 1 writes two ciphertexts per row; the wrapped key's additional data is the header,
+            // so a store cannot be made to pass for format 1 without its key.
+            Case(name: "format version set back to 1, checksum recomputed", base: .keyFile, expected: "wrong-key") { paths in
+                try editHeader(paths, recompute: true) { $0[Offset.version] = 1 }
                 return right(paths)
             },
             Case(name: "wrapped key damaged", base: .passphrase, expected: "integrity") { paths in

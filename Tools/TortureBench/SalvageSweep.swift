@@ -59,10 +59,13 @@ enum SalvageSweep {
     /// The pages (1-based) of the database file at `path` that hold a header record (its magic and version).
     private static func headerPages(_ path: String) -> [Int] {
         let bytes = readFile(path)
-        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x02]
+        // The magic and a format version this build reads (1 or 2).
+        let magic: [UInt8] = [0x48, 0x54, 0x4B]
         return stride(from: 0, to: bytes.count, by: 4096).compactMap { start in
             let page = bytes[start..<min(start + 4096, bytes.count)]
-            let found = page.indices.dropLast(3).contains { page[$0..<($0 + 4)].elementsEqual(magic) }
+            let found = page.indices.dropLast(3).contains {
+                page[$0..<($0 + 3)].elementsEqual(magic) && (1...2).contains(page[$0 + 3])
+            }
             return found ? start / 4096 + 1 : nil
         }
     }

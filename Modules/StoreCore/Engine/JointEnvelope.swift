@@ -77,7 +77,7 @@ package enum JointEnvelope {
         let malformed = SecureStoreError.integrityFailure("an item's attributes are malformed")
         var count = 0
         var end = plain.count
-        for shift in stride(from: 0, to: 28, by: 7) {
+        for shift in stride(from: 0, to: 35, by: 7) {
             guard end > 0 else { throw malformed }
             end -= 1
             let byte = plain[end]

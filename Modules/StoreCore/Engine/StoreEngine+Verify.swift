@@ -32,7 +32,8 @@ extension StoreEngine {
                 items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .indexes, name: name))
                 continue
             }
-            guard (try? openData(row, keys: keys)) != nil else {
+            // A joint row's secret authenticated with its attributes, in the one ciphertext they share.
+            guard row.isJoint || (try? openData(row, keys: keys)) != nil else {
                 damaged += 1
                 items.append(DamagedItem(rowID: row.id, itemClass: row.itemClass, damage: .data, name: name))
                 continue

@@ -107,10 +107,10 @@ package enum CompactAttributeCodec {
     }
 
     /// Reads a LEB128 length at `index` and moves past it; `nil` when it runs off the end or is longer
-    /// than four bytes (no attribute, and no joint row, is that long).
+    /// than five bytes (35 bits: more than any length ``appendLength(_:to:)`` writes for an item).
     package static func readLength(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> Int? {
         var value = 0
-        for shift in stride(from: 0, to: 28, by: 7) {
+        for shift in stride(from: 0, to: 35, by: 7) {
             guard index < bytes.count else { return nil }
             let byte = bytes[index]
             index += 1

@@ -22,7 +22,7 @@ package final class ItemKeys {
     package let storeID: [UInt8]
     /// The layout new rows are written in: the store's header format's (``RowFormat``). Reads take
     /// each row's own layout, whatever this is.
-    package var rowFormat: RowFormat
+    package let rowFormat: RowFormat
 
     /// Size of the access-group and unique-key indexes: 128 bits, so collisions never happen in practice.
     package static let indexBytes = 16
@@ -42,7 +42,7 @@ package final class ItemKeys {
     private var lastPrimary: (itemClass: ItemClass, group: BlindIndex, value: AttributeValue?, index: BlindIndex)?
 
     /// The keys of a store whose master key is `master`, writing rows in `rowFormat`.
-    package init(master: SecureKey, storeID: [UInt8], rowFormat: RowFormat = .joint) throws(SecureStoreError) {
+    package init(master: SecureKey, storeID: [UInt8], rowFormat: RowFormat) throws(SecureStoreError) {
         self.master = master
         self.storeID = storeID
         self.rowFormat = rowFormat
@@ -118,7 +118,7 @@ package final class ItemKeys {
     }
 
     /// Calls `body` with the additional data that binds a ciphertext to its store, row, column, class
-    /// and indexes: version ‖ column ‖ class ‖ row id (8, big-endian) ‖ store id ‖ group ‖ unique ‖ primary,
+    /// and indexes: layout format (1, or 2 for a joint row) ‖ column ‖ class ‖ row id (8, big-endian) ‖ store id ‖ group ‖ unique ‖ primary,
     /// and for a row that carries a version, ‖ row version (8, big-endian) ‖ key epoch (4, big-endian;
     /// 0 until the master key itself can be rotated: a passphrase change rewraps the same key).
     package func withAdditionalData<Result>(

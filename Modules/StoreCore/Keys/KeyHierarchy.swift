@@ -52,16 +52,16 @@ package enum KeyHierarchy {
         guard let keys = engine.keys else { throw .locked }
         // A header whose cost is out of bounds is refused as tampered when the store is next opened.
         try checkCost(of: newSource, options: engine.options)
+        // The store keeps its format: a format-1 store stays readable by the Hardtack that made it
+        // (on a shared PostgreSQL store, by every instance not yet upgraded).
         let header = StoreHeader(
             storeID: engine.header.storeID, keyKind: newSource.isPassphrase ? .passphrase : .keyMaterial,
-            cost: engine.options.passphraseCost)
+            cost: engine.options.passphraseCost, version: engine.header.version)
         let wrapped = try wrap(keys.master, header: header, source: newSource)
         try engine.writeTyped { () throws(SecureStoreError) in
             try engine.storage.replaceHeaderRecord(record(header, wrapped: wrapped))
         }
         engine.header = header
-        // The new header is of the current format: rows written from now on take its layout.
-        keys.rowFormat = RowFormat(headerVersion: header.version)
         // The old wrapped key must not linger where the backend keeps old copies.
         engine.storage.discardReplacedHeaderRecords()
     }

@@ -145,7 +145,12 @@ package enum StoreSalvage {
     /// Opens one candidate as the store's reads would: attributes, indexes, then data.
     private static func open(_ candidate: SalvageCandidate, keys: ItemKeys) -> Opened {
         let row = candidate.row
-        guard let attributes = try? RowOpening.attributes(row, keys: keys) else {
+        // A joint row opens once, for both (its one ciphertext holds them); a format-1 row's attributes
+        // first, so that an item whose secret alone is damaged is still named.
+        var opened: (attributes: ItemAttributes, data: SecretBytes)?
+        if row.isJoint { opened = try? RowOpening.both(row, keys: keys) }
+        guard let attributes = opened?.attributes ?? (row.isJoint ? nil : try? RowOpening.attributes(row, keys: keys))
+        else {
             return .lost(LostItem(rowID: row.id, itemClass: row.itemClass, reason: .attributes))
         }
         var name: [AttributeName: AttributeValue] = [:]
@@ -155,7 +160,7 @@ package enum StoreSalvage {
         guard RowOpening.indexesAgree(row, with: attributes, keys: keys) else {
             return .lost(LostItem(rowID: row.id, itemClass: row.itemClass, reason: .indexes, name: name))
         }
-        guard let data = try? RowOpening.data(row, keys: keys) else {
+        guard let data = opened?.data ?? (try? RowOpening.data(row, keys: keys)) else {
             return .lost(LostItem(rowID: row.id, itemClass: row.itemClass, reason: .data, name: name))
         }
         return .authentic(Authentic(row: row, attributes: attributes, data: data, recency: candidate.recency))
