@@ -30,8 +30,16 @@ enum SQLiteQuery: Int, CaseIterable {
         case .updateSealed: "UPDATE items SET attrs = ?, data = ? WHERE id = ?"
         case .updateAll: "UPDATE items SET grp = ?, uniq = ?, prim = ?, attrs = ?, data = ? WHERE id = ?"
         case .delete: "DELETE FROM items WHERE id = ?"
-        case .deleteExactly: "DELETE FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ? RETURNING id"
-        case .idsExactly: "SELECT id FROM items WHERE prim = ? AND uniq = ? AND class = ? AND grp = ? ORDER BY id"
+        // The index finds the row id (one at most: the index is unique); the row's own cells are then
+        // compared from the table, found by that id. A loop that reads through an index takes the
+        // index's copy of its columns (SQLite substitutes it), so a damaged index entry pointing at
+        // another item's row would otherwise delete that item. (`+` keeps the outer loop off the index.)
+        case .deleteExactly:
+            "DELETE FROM items WHERE id = (SELECT id FROM items WHERE prim = ?1 AND uniq = ?2) "
+                + "AND +prim = ?1 AND +uniq = ?2 AND class = ?3 AND grp = ?4 RETURNING id"
+        case .idsExactly:
+            "SELECT id FROM items WHERE id = (SELECT id FROM items WHERE prim = ?1 AND uniq = ?2) "
+                + "AND +prim = ?1 AND +uniq = ?2 AND class = ?3 AND grp = ?4"
         case .loadDigest: "SELECT value FROM rows_digest WHERE id = 1"
         case .storeDigest: "UPDATE rows_digest SET value = ? WHERE id = 1"
         case .dataVersion: "PRAGMA data_version"

@@ -129,10 +129,16 @@ extension StoreEngine {
         if positions.count == 1, QueryPlan(query).isExactlyUnique {
             return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys)
         }
+        // A lookup by unique key takes the row's index cells from SQLite's index, not from the row: only
+        // the row's ciphertexts, bound to its own cells, show that a damaged index entry points at
+        // another item's row. So such a delete (over several groups) opens each match before deleting it.
+        let opensMatches = QueryPlan(query).byUnique
         return try writeTyped { () throws(SecureStoreError) -> Int in
             try lockDigests(for: query)
             var ids: [Int64] = []
-            let damage = try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
+            let damage = try forEachMatch(
+                query, keys: keys, decryptAttributes: opensMatches, decryptsData: false, copying: []
+            ) {
                 (row, _, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 try digestRemove(row, keys: keys)
@@ -146,7 +152,10 @@ extension StoreEngine {
     }
 
     /// Locks the digest of group number `group` and reads the row (its attributes) holding `attributes`'
-    /// unique key there, if any: the first step of an add-or-update and of a restore.
+    /// unique key there, if any: the first step of an add-or-update and of a restore. A row the lookup
+    /// returns with other cells than the key's is an integrity failure, as in `find`. (On SQLite a
+    /// damaged index entry pointing at another item's row comes back with the index's cells, which
+    /// this cannot see; that row's ciphertexts, bound to its own cells, then fail to open.)
     func lockedRowWithUniqueKey(of attributes: ItemAttributes, group: Int, keys: ItemKeys) throws(SecureStoreError)
         -> ItemRow?
     {
@@ -155,7 +164,14 @@ extension StoreEngine {
         let unique = try keys.uniqueIndex(attributes, group: groupIndex)
         let primary = try keys.primaryIndex(
             attributes.itemClass, value: attributes[attributes.itemClass.primaryAttribute], group: groupIndex)
-        return try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes).first
+        let rows = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes)
+        for row in rows
+        where row.unique != unique || row.primary != primary || row.itemClass != attributes.itemClass
+            || row.group != groupIndex
+        {
+            throw .integrityFailure("an item's row disagrees with its unique index")
+        }
+        return rows.first
     }
 
     /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
@@ -220,9 +236,9 @@ extension StoreEngine {
 
     /// Deletes the item a query names by its whole unique key (and nothing else) in one group, in one
     /// atomic step, so it needs no savepoint, and inside a caller's transaction a failure leaves
-    /// nothing behind either. Only a row whose class and group agree with the unique index is deleted;
-    /// when none is, a row the index points at with another class or group was edited behind the
-    /// store's back, which is an integrity failure.
+    /// nothing behind either. Only a row whose own cells (read from the table) are the key's and whose
+    /// class and group agree is deleted; when none is, a row the index still points at was edited
+    /// behind the store's back, or the index was, which is an integrity failure.
     private func deleteExactly(_ query: ItemAttributes, group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> Int {
         let itemClass = query.itemClass
         let unique = try keys.uniqueIndex(query, group: group)
@@ -235,8 +251,10 @@ extension StoreEngine {
                 try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells, version: version), keys: keys)
             }
             guard deleted.isEmpty else { return deleted.count }
-            for row in try fetchRows(.unique(primary: primary, unique: unique), columns: [])
-            where row.itemClass != itemClass || row.group != group {
+            // The delete compared each row's own cells; a row the index still gives for this key is one
+            // whose cells are not the key's (a class or group cell edited, or the index entry pointing at
+            // another row): the index and the table disagree.
+            guard try fetchRows(.unique(primary: primary, unique: unique), columns: []).isEmpty else {
                 throw .integrityFailure("an item's row disagrees with its unique index")
             }
             try confirmComplete(query, keys: keys, found: 0)

@@ -1,0 +1,88 @@
+import Data
+import Domain
+import Foundation
+import RawSQLite
+import TestSupport
+import Testing
+
+/// SQLite's unique index edited to point one item's key at another item's row, with the page's
+/// checksum recomputed (as someone who can write the file, and knows the format, would): every
+/// operation that looks an item up by its unique key reads the other row, and must say the store is
+/// damaged rather than answer with, or overwrite, the other item.
+@Suite struct IndexDesyncTests {
+    let fixture = StoreFixture()
+    private static let pageSize = 4096
+    private let first = ItemAttributes.genericPassword(service: "api", account: "alice")
+    private let second = ItemAttributes.genericPassword(service: "api", account: "bob")
+    private let third = ItemAttributes.genericPassword(service: "api", account: "carol")
+
+    /// The checksum page `index` (from 0) must end with: two CRC-32C lanes over its first
+    /// `pageSize - 8` bytes as 8-byte words (even words in the low lane, odd in the high), each
+    /// register starting from the page number, stored little-endian; computed bit by bit, apart from
+    /// the store's code (the format `PageChecksumTests` checks).
+    private static func checksum(_ file: [UInt8], page index: Int) -> [UInt8] {
+        var lanes: [UInt32] = [~UInt32(index + 1), ~UInt32(index + 1)]
+        for position in 0..<(pageSize - 8) {
+            let lane = (position / 8) % 2
+            var crc = lanes[lane] ^ UInt32(file[index * pageSize + position])
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            lanes[lane] = crc
+        }
+        let sum = UInt64(~lanes[1]) << 32 | UInt64(~lanes[0])
+        return withUnsafeBytes(of: sum.littleEndian) { Array($0) }
+    }
+
+    /// Makes the index entry of row 2's key point at row 3, in the file, checksum recomputed.
+    private func pointSecondKeyAtThirdRow() throws {
+        let row = try fixture.raw().query("SELECT prim, uniq FROM items WHERE id = 2")[0]
+        let key = try #require(row[0].bytes) + (try #require(row[1].bytes))
+        var file = FileBytes.read(fixture.path)
+        // An index record is (prim, uniq, rowid): the key's bytes, then the row id's one byte (2).
+        let pages = (1..<(file.count / Self.pageSize)).filter { [0x02, 0x0A].contains(file[$0 * Self.pageSize]) }
+        var edited: Int?
+        for page in pages {
+            let range = (page * Self.pageSize)..<((page + 1) * Self.pageSize - key.count - 1)
+            for start in range where file[start..<(start + key.count)].elementsEqual(key) && file[start + key.count] == 2 {
+                file[start + key.count] = 3
+                edited = page
+            }
+        }
+        let page = try #require(edited, "the index entry of row 2")
+        file.replaceSubrange(((page + 1) * Self.pageSize - 8)..<((page + 1) * Self.pageSize), with: Self.checksum(file, page: page))
+        try FileBytes.write(file, to: fixture.path)
+    }
+
+    @Test func aKeyPointingAtAnotherRowIsDamageAndNothingIsOverwritten() throws {
+        do {
+            let store = try fixture.open()
+            try store.add(first, data: secret("ALICE"))
+            try store.add(second, data: secret("BOB"))
+            try store.add(third, data: secret("CAROL"))
+            try store.checkpoint()
+        }
+        let before = try fixture.raw().query("SELECT id, grp, uniq, prim, attrs, data FROM items ORDER BY id")
+        try pointSecondKeyAtThirdRow()
+        let store = try fixture.open()
+        for parts: ItemParts in [.data, .attributes, .all] {
+            let error = #expect(throws: SecureStoreError.self) { try store.find(second, limit: .one, returning: parts) }
+            #expect(error?.isIntegrityFailure == true, "find: \(String(describing: error))")
+        }
+        let writes: [(String, () throws -> Void)] = [
+            ("addOrUpdate", { _ = try store.addOrUpdate(second, data: secret("BOB-2")) }),
+            ("update", { _ = try store.update(second, attributes: nil, data: secret("BOB-3")) }),
+            ("delete", { _ = try store.delete(second) }),
+        ]
+        for (name, write) in writes {
+            let error = #expect(throws: SecureStoreError.self, "\(name)") { try write() } as SecureStoreError?
+            #expect(error?.isIntegrityFailure == true, "\(name): \(String(describing: error))")
+        }
+        // A handle of two groups deletes by unique key through the general path, group by group.
+        let twoGroups = try fixture.open(groups: ["default", "other"])
+        let error = #expect(throws: SecureStoreError.self) { _ = try twoGroups.delete(second) }
+        #expect(error?.isIntegrityFailure == true, "delete over two groups: \(String(describing: error))")
+        // Carol's row (the one the edited entry points at) and every other row are as they were.
+        #expect(try fixture.raw().query("SELECT id, grp, uniq, prim, attrs, data FROM items ORDER BY id") == before)
+        #expect(try store.findString(third) == "CAROL")
+        #expect(try store.findString(first) == "ALICE")
+    }
+}
