@@ -39,15 +39,16 @@ import Testing
         var file = FileBytes.read(fixture.path)
         // An index record is (prim, uniq, rowid): the key's bytes, then the row id's one byte (2).
         let pages = (1..<(file.count / Self.pageSize)).filter { [0x02, 0x0A].contains(file[$0 * Self.pageSize]) }
-        var edited: Int?
+        var edited: [Int] = []
         for page in pages {
             let range = (page * Self.pageSize)..<((page + 1) * Self.pageSize - key.count - 1)
             for start in range where file[start..<(start + key.count)].elementsEqual(key) && file[start + key.count] == 2 {
                 file[start + key.count] = 3
-                edited = page
+                edited.append(page)
             }
         }
-        let page = try #require(edited, "the index entry of row 2")
+        try #require(edited.count == 1, "one index entry of row 2's key: \(edited)")
+        let page = edited[0]
         file.replaceSubrange(((page + 1) * Self.pageSize - 8)..<((page + 1) * Self.pageSize), with: Self.checksum(file, page: page))
         try FileBytes.write(file, to: fixture.path)
     }
@@ -60,7 +61,8 @@ import Testing
             try store.add(third, data: secret("CAROL"))
             try store.checkpoint()
         }
-        let before = try fixture.raw().query("SELECT id, grp, uniq, prim, attrs, data FROM items ORDER BY id")
+        let digest = try fixture.raw().blob("SELECT value FROM rows_digest WHERE id = 1")
+        let before = try fixture.raw().query("SELECT id, class, grp, uniq, prim, attrs, data FROM items ORDER BY id")
         try pointSecondKeyAtThirdRow()
         let store = try fixture.open()
         for parts: ItemParts in [.data, .attributes, .all] {
@@ -81,7 +83,11 @@ import Testing
         let error = #expect(throws: SecureStoreError.self) { _ = try twoGroups.delete(second) }
         #expect(error?.isIntegrityFailure == true, "delete over two groups: \(String(describing: error))")
         // Carol's row (the one the edited entry points at) and every other row are as they were.
-        #expect(try fixture.raw().query("SELECT id, grp, uniq, prim, attrs, data FROM items ORDER BY id") == before)
+        #expect(try fixture.raw().query("SELECT id, class, grp, uniq, prim, attrs, data FROM items ORDER BY id") == before)
+        #expect(try fixture.raw().blob("SELECT value FROM rows_digest WHERE id = 1") == digest)
+        // `verify` names it: SQLite's full check compares the index with the table.
+        let report = try store.verify()
+        #expect(!report.isSound && report.databaseCheck.contains("index"), "\(report.databaseCheck)")
         #expect(try store.findString(third) == "CAROL")
         #expect(try store.findString(first) == "ALICE")
     }

@@ -126,19 +126,21 @@ extension StoreEngine {
     package func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
         let keys = try unlockedKeys()
         let positions = try resolveGroupsForRead(query.accessGroup)
-        if positions.count == 1, QueryPlan(query).isExactlyUnique {
-            return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys)
+        if QueryPlan(query).isExactlyUnique {
+            // Group by group, each row's own cells compared from the table (`deleteExactly`): a lookup
+            // through SQLite's index reads the index's copy of them, which a damaged entry pointing at
+            // another item's row would make that row's.
+            if positions.count == 1 { return try deleteExactly(query, group: groupIndexes[positions.lowerBound], keys: keys) }
+            return try writeTyped { () throws(SecureStoreError) -> Int in
+                var deleted = 0
+                for position in positions { deleted += try deleteExactly(query, group: groupIndexes[position], keys: keys) }
+                return deleted
+            }
         }
-        // A lookup by unique key takes the row's index cells from SQLite's index, not from the row: only
-        // the row's ciphertexts, bound to its own cells, show that a damaged index entry points at
-        // another item's row. So such a delete (over several groups) opens each match before deleting it.
-        let opensMatches = QueryPlan(query).byUnique
         return try writeTyped { () throws(SecureStoreError) -> Int in
             try lockDigests(for: query)
             var ids: [Int64] = []
-            let damage = try forEachMatch(
-                query, keys: keys, decryptAttributes: opensMatches, decryptsData: false, copying: []
-            ) {
+            let damage = try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
                 (row, _, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 try digestRemove(row, keys: keys)
