@@ -1,13 +1,13 @@
 public import Domain
-public import Foundation
+import Foundation
 
 /// Keeps the session in the secure item store as generic-password items of one service: the access
 /// token, the refresh token, a record of who and how, and, during a refresh, a claim. Every write is
 /// one transaction, so a reader never sees a torn token pair.
 public struct SecureStoreSessionRepository: SessionRepository {
-    private let store: any SecureItemStore
+    let store: any SecureItemStore
     private let service: String
-    private let claimantIsGone: @Sendable (String) -> Bool
+    let claimantIsGone: @Sendable (String) -> Bool
 
     enum Account {
         static let accessToken = "access-token"
@@ -130,112 +130,6 @@ public struct SecureStoreSessionRepository: SessionRepository {
         try run { try store.delete(.genericPassword(service: service, accessGroup: group)) > 0 }
     }
 
-    public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
-        throws(AuthenticationError) -> RefreshClaim
-    {
-        // Whether another's claimant has ended is asked before the write transaction, not inside it: on
-        // PostgreSQL that is a query on another connection, seconds long after a cut, and the store's
-        // lock (and the group's digest row) must not be held meanwhile. The transaction then takes the
-        // claim over only if it is still that owner's.
-        // The same read answers a waiter's poll without a write transaction when nothing is to be written:
-        // a newer generation stored, or a claim that still holds.
-        var endedOwner: String?
-        if let observed = try? read(from: store) {
-            if !observed.session.isSameGeneration(as: stale) { return .superseded(observed.session) }
-            if let claim = observed.claim, claim.owner != owner {
-                if claimantIsGone(claim.owner) {
-                    endedOwner = claim.owner
-                } else if let instant = try? store.sharedClock() ?? now, Date(millisecondsSince1970: claim.until) > instant {
-                    return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
-                }
-            }
-        }
-        return try run {
-            try store.transaction { transaction -> RefreshClaim in
-                guard let current = try read(from: transaction) else { return .signedOut }
-                guard current.session.isSameGeneration(as: stale) else { return .superseded(current.session) }
-                // Leases are judged by the store's clock when it has one, so machines sharing a
-                // database agree on when a claim ran out whatever their own clocks say.
-                let instant = try transaction.sharedClock() ?? now
-                // A claim whose owner ended holds nobody back: it can finish nothing. One that ended
-                // after sending may have spent the token; the next caller presents it anyway (see
-                // ``SessionRepository``), which a rotating server may answer as reuse.
-                if let claim = current.claim, claim.owner != owner,
-                    Date(millisecondsSince1970: claim.until) > instant, claim.owner != endedOwner
-                {
-                    return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
-                }
-                // The same owner claiming again keeps its own mark: it may have sent before.
-                let sent = current.claim.map { $0.owner == owner && $0.maySpendToken } ?? false
-                try transaction.addOrUpdate(
-                    item(Account.claim),
-                    value: RefreshClaimDTO(
-                        owner: owner, until: instant.addingTimeInterval(lease).millisecondsSince1970, sent: sent))
-                // A claim marked sent, whoever's, may have spent the token: its own owner's earlier request
-                // too, when it failed after leaving (a timeout), so a rejection now is an interrupted refresh.
-                let interrupted = current.claim?.maySpendToken ?? false
-                return interrupted ? .takenOver : .claimed
-            }
-        }
-    }
-
-    public func markRefreshSent(replacing stale: Session, owner: String) throws(AuthenticationError) -> Bool {
-        try run {
-            try store.transaction { transaction -> Bool in
-                guard let current = try read(from: transaction), current.session.isSameGeneration(as: stale),
-                    var claim = current.claim, claim.owner == owner
-                else { return false }
-                // A lease already run out by the store's clock may be another's to take: claim again.
-                if let clock = try transaction.sharedClock(), Date(millisecondsSince1970: claim.until) <= clock {
-                    return false
-                }
-                if claim.sent == true { return true }
-                claim.sent = true
-                try transaction.addOrUpdate(item(Account.claim), value: claim)
-                return true
-            }
-        }
-    }
-
-    public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
-        throws(AuthenticationError) -> Bool
-    {
-        try run {
-            try store.transaction { transaction -> Bool in
-                guard let current = try read(from: transaction) else { return false }
-                // A first attempt whose commit went through unacknowledged (a connection lost after
-                // COMMIT was sent) left exactly this session: it was stored.
-                if current.session.isSameGeneration(as: refreshed) { return true }
-                guard current.session.isSameGeneration(as: stale) else { return false }
-                // Fenced by owner too: a claim taken over (this process was thought gone) is the new
-                // owner's generation to finish.
-                if let claim = current.claim, claim.owner != owner { return false }
-                try write(
-                    refreshed, to: transaction, replacedMayHaveSecret: current.session.issuer?.clientSecret != nil)
-                try transaction.delete(item(Account.claim))
-                return true
-            }
-        }
-    }
-
-    public func releaseRefresh(owner: String) throws(AuthenticationError) {
-        try run {
-            try store.transaction { transaction in
-                guard let current = try read(from: transaction), var claim = current.claim, claim.owner == owner else {
-                    return
-                }
-                // A claim marked sent stays, its lease ended, as the record that the token may have been
-                // spent (the request may have reached the server before it failed); nobody waits on it.
-                guard claim.maySpendToken else {
-                    try transaction.delete(item(Account.claim))
-                    return
-                }
-                claim.until = 0
-                try transaction.addOrUpdate(item(Account.claim), value: claim)
-            }
-        }
-    }
-
     public func deleteIfCurrent(_ refreshToken: RefreshToken) throws(AuthenticationError) -> Bool {
         try run {
             try store.transaction { transaction -> Bool in
@@ -275,12 +169,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
         if let secret = session.issuer?.clientSecret { try transaction.add(item(Account.clientSecret), data: secret) }
     }
 
-    private func item(_ account: String) -> ItemAttributes {
+    func item(_ account: String) -> ItemAttributes {
         .genericPassword(service: service, account: account, accessGroup: group, label: Self.label)
     }
 
     /// Reads every item of the session with one query, so the pair is read as one snapshot.
-    private func read(from transaction: any SecureItemTransaction) throws -> (session: Session, claim: RefreshClaimDTO?)? {
+    func read(from transaction: any SecureItemTransaction) throws -> (session: Session, claim: RefreshClaimDTO?)? {
         try Self.session(from: try sessionItems(in: transaction))
     }
 
@@ -320,7 +214,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
 
     /// Writes the session's items; `replacedMayHaveSecret` says whether the session it replaces may have
     /// left a client secret (unknown at sign-in; known from the stored session during a refresh).
-    private func write(_ session: Session, to transaction: any SecureItemTransaction, replacedMayHaveSecret: Bool) throws {
+    func write(_ session: Session, to transaction: any SecureItemTransaction, replacedMayHaveSecret: Bool) throws {
         try transaction.addOrUpdate(item(Account.refreshToken), data: session.refreshToken.value)
         try transaction.addOrUpdate(item(Account.accessToken), data: session.accessToken.value)
         try transaction.addOrUpdate(item(Account.record), value: SessionRecordDTO(session))
@@ -348,7 +242,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     /// Runs `body`, translating store errors: locked or damaged is "unavailable", never "signed out".
-    private func run<Result>(_ body: () throws -> Result) throws(AuthenticationError) -> Result {
+    func run<Result>(_ body: () throws -> Result) throws(AuthenticationError) -> Result {
         do {
             return try body()
         } catch let error as AuthenticationError {
