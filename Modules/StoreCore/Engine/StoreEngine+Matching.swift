@@ -31,15 +31,7 @@ extension StoreEngine {
             let group = groupIndexes[position]
             var rows: [ItemRow]
             if plan.byUnique {
-                let unique = try keys.uniqueIndex(query, group: group)
-                let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-                rows = try fetchRows(.unique(primary: primary, unique: unique), columns: columns)
-                // The unique index covers the class and group: a row it finds with another class or
-                // group, or other index values, was edited (or the backend's index is damaged).
-                for row in rows
-                where row.unique != unique || row.primary != primary || row.itemClass != itemClass || row.group != group {
-                    throw .integrityFailure("an item's row disagrees with its unique index")
-                }
+                rows = try rowsWithUniqueKey(of: query, group: group, keys: keys, columns: columns)
             } else if plan.byPrimary {
                 let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
                 rows = try scanRows(.primary(primary), columns: columns, damage: &damage)
@@ -71,6 +63,24 @@ extension StoreEngine {
             }
         }
         return damage
+    }
+
+    /// The rows holding `attributes`' unique key in `group` (one at most), read with `columns`. The
+    /// unique index covers the class and group: a row it finds with another class or group, or other
+    /// index values, was edited (or the backend's index is damaged), which is an integrity failure.
+    /// Find, the data-only update and add-or-update (and restore) look items up here.
+    func rowsWithUniqueKey(of attributes: ItemAttributes, group: BlindIndex, keys: ItemKeys, columns: RowColumns)
+        throws(SecureStoreError) -> [ItemRow]
+    {
+        let itemClass = attributes.itemClass
+        let unique = try keys.uniqueIndex(attributes, group: group)
+        let primary = try keys.primaryIndex(itemClass, value: attributes[itemClass.primaryAttribute], group: group)
+        let rows = try fetchRows(.unique(primary: primary, unique: unique), columns: columns)
+        for row in rows
+        where row.unique != unique || row.primary != primary || row.itemClass != itemClass || row.group != group {
+            throw .integrityFailure("an item's row disagrees with its unique index")
+        }
+        return rows
     }
 
     /// The rows a scan (or a lookup by primary index, which may pick many) picks, read around damage

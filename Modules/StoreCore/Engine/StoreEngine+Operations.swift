@@ -155,7 +155,7 @@ extension StoreEngine {
 
     /// Locks the digest of group number `group` and reads the row (its attributes) holding `attributes`'
     /// unique key there, if any: the first step of an add-or-update and of a restore. A row the lookup
-    /// returns with other cells than the key's is an integrity failure, as in `find`. (On SQLite a
+    /// returns with other cells than the key's is an integrity failure (``rowsWithUniqueKey``). (On SQLite a
     /// damaged index entry pointing at another item's row comes back with the index's cells, which
     /// this cannot see; that row's ciphertexts, bound to its own cells, then fail to open.)
     func lockedRowWithUniqueKey(of attributes: ItemAttributes, group: Int, keys: ItemKeys) throws(SecureStoreError)
@@ -163,17 +163,7 @@ extension StoreEngine {
     {
         let groupIndex = groupIndexes[group]
         try lockDigests([groupIndex])
-        let unique = try keys.uniqueIndex(attributes, group: groupIndex)
-        let primary = try keys.primaryIndex(
-            attributes.itemClass, value: attributes[attributes.itemClass.primaryAttribute], group: groupIndex)
-        let rows = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes)
-        for row in rows
-        where row.unique != unique || row.primary != primary || row.itemClass != attributes.itemClass
-            || row.group != groupIndex
-        {
-            throw .integrityFailure("an item's row disagrees with its unique index")
-        }
-        return rows.first
+        return try rowsWithUniqueKey(of: attributes, group: groupIndex, keys: keys, columns: .attributes).first
     }
 
     /// Adds or updates atomically. See ``SecureItemTransaction/addOrUpdate(_:data:)``.
@@ -210,14 +200,8 @@ extension StoreEngine {
         let itemClass = query.itemClass
         var changed = 0
         for position in try resolveGroupsForRead(query.accessGroup) {
-            let group = groupIndexes[position]
-            let unique = try keys.uniqueIndex(query, group: group)
-            let primary = try keys.primaryIndex(itemClass, value: query[itemClass.primaryAttribute], group: group)
-            let rows = try fetchRows(.unique(primary: primary, unique: unique), columns: .attributes)
+            let rows = try rowsWithUniqueKey(of: query, group: groupIndexes[position], keys: keys, columns: .attributes)
             for row in rows {
-                guard row.unique == unique, row.primary == primary, row.itemClass == itemClass, row.group == group else {
-                    throw .integrityFailure("an item's row disagrees with its unique index")
-                }
                 guard let newRow = try resealedForNewData(row, itemClass: itemClass, data: data, keys: keys) else {
                     // Not the usual shape (no modification date): the general path decodes and checks it.
                     try rewrite(row, old: try openAttributes(row, keys: keys), changes: nil, data: data, keys: keys)
