@@ -8,29 +8,30 @@ package import Domain
 /// comes first, so opening leaves it at the start of the wiped-on-release buffer and a read of the
 /// secret makes no second copy of it.
 package enum JointEnvelope {
-    /// Seals `encoded` compact attributes and `secret` into `row.sealedData`, and empties
-    /// `row.sealedAttributes` (which marks the row joint).
-    package static func seal(
-        _ row: inout ItemRow, encoded: [UInt8], secret: UnsafeRawBufferPointer, keys: ItemKeys, nonce: ArraySlice<UInt8>
-    ) throws(SecureStoreError) {
+    /// Seals `encoded` compact attributes and the secret `data` into `row.sealedData` under a fresh
+    /// nonce, and empties `row.sealedAttributes` (which marks the row joint).
+    package static func seal(_ row: inout ItemRow, encoded: [UInt8], data: SecretBytes, keys: ItemKeys)
+        throws(SecureStoreError)
+    {
         var trailer: [UInt8] = []
         CompactAttributeCodec.appendLength(encoded.count, to: &trailer)
         trailer.reverse()
-        let plain = SecretBytes(count: secret.count + encoded.count + trailer.count) { out in
+        let plain = SecretBytes(count: data.count + encoded.count + trailer.count) { out in
             var offset = 0
             func append(_ bytes: UnsafeRawBufferPointer) {
                 if bytes.count > 0 { (out.baseAddress! + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
                 offset += bytes.count
             }
-            append(secret)
+            data.withUnsafeBytes(append)
             encoded.withUnsafeBytes(append)
             trailer.withUnsafeBytes(append)
         }
+        let nonce = Sodium.randomBytes(Sodium.nonceBytes)
         let sealed = try keys.withAdditionalData(column: ItemRow.jointColumn, row: row) {
             additionalData throws(SecureStoreError) in
             try plain.withUnsafeBytes { raw throws(SecureStoreError) in
                 try Sodium.sealPadded(
-                    raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data, nonce: nonce)
+                    raw, block: ItemRow.paddingBlock, additionalData: additionalData, key: keys.data, nonce: nonce[...])
             }
         }
         row.sealedAttributes = []
@@ -45,10 +46,7 @@ package enum JointEnvelope {
         encoded.reserveCapacity(128)
         CompactAttributeCodec.encode(attributes, into: &encoded)
         defer { encoded.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        let nonce = Sodium.randomBytes(Sodium.nonceBytes)
-        try data.withUnsafeBytes { raw throws(SecureStoreError) in
-            try seal(&row, encoded: encoded, secret: raw, keys: keys, nonce: nonce[...])
-        }
+        try seal(&row, encoded: encoded, data: data, keys: keys)
     }
 
     /// Opens a joint row: `attributes` is given its attributes' encoded bytes (they are wiped with the

@@ -138,10 +138,7 @@ extension StoreEngine {
         else { return nil }
         var newRow = ItemRow(
             id: row.id, itemClass: itemClass, cells: row.cells, version: row.version.map { _ in storage.newRowVersion() })
-        let nonce = Sodium.randomBytes(Sodium.nonceBytes)
-        try data.withUnsafeBytes { raw throws(SecureStoreError) in
-            try JointEnvelope.seal(&newRow, encoded: encoded, secret: raw, keys: keys, nonce: nonce[...])
-        }
+        try JointEnvelope.seal(&newRow, encoded: encoded, data: data, keys: keys)
         return newRow
     }
 
