@@ -40,28 +40,22 @@ package enum CompactAttributeCodec {
         let malformed = SecureStoreError.integrityFailure("an item's attributes are malformed")
         guard let first = bytes.first, let itemClass = ItemClass(rawValue: first) else { throw malformed }
         var values: [AttributeName: AttributeValue] = [:]
-        var index = 1
-        while index < bytes.count {
-            guard let name = AttributeName(rawValue: bytes[index]), values[name] == nil else { throw malformed }
-            index += 1
+        let wellFormed = try forEachAttribute(in: bytes) { name, range throws(SecureStoreError) in
+            guard values[name] == nil else { throw malformed }
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[range])
             switch name.valueKind {
-            case .string, .bytes:
-                guard let count = readLength(bytes, at: &index), count <= bytes.count - index else { throw malformed }
-                let payload = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)])
-                if name.valueKind == .string {
-                    guard let text = String(validating: payload, as: UTF8.self) else { throw malformed }
-                    values[name] = .string(text)
-                } else {
-                    values[name] = .bytes(Array(payload))
-                }
-                index += count
-            case .integer, .date:
-                guard bytes.count - index >= 8 else { throw malformed }
-                let raw = Int64(bitPattern: readBigEndian(bytes, at: index))
-                values[name] = name.valueKind == .integer ? .integer(raw) : .date(Date(timeIntervalSince1970: Double(raw) / 1000))
-                index += 8
+            case .string:
+                guard let text = String(validating: payload, as: UTF8.self) else { throw malformed }
+                values[name] = .string(text)
+            case .bytes: values[name] = .bytes(Array(payload))
+            case .integer: values[name] = .integer(Int64(bitPattern: readBigEndian(bytes, at: range.lowerBound)))
+            case .date:
+                let milliseconds = Int64(bitPattern: readBigEndian(bytes, at: range.lowerBound))
+                values[name] = .date(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
             }
+            return true
         }
+        guard wellFormed else { throw malformed }
         do {
             return try ItemAttributes(itemClass, values)
         } catch {
@@ -73,26 +67,41 @@ package enum CompactAttributeCodec {
     /// when it is not there or the bytes are malformed, and `bytes` is then unchanged.
     package static func replaceDate(_ name: AttributeName, with date: Date, in bytes: inout [UInt8]) -> Bool {
         guard name.valueKind == .date else { return false }
-        let offset: Int? = bytes.withUnsafeBytes { raw in
-            var index = 1
-            while index < raw.count {
-                guard let found = AttributeName(rawValue: raw[index]) else { return nil }
-                index += 1
-                switch found.valueKind {
-                case .string, .bytes:
-                    guard let count = readLength(raw, at: &index), count <= raw.count - index else { return nil }
-                    index += count
-                case .integer, .date:
-                    guard raw.count - index >= 8 else { return nil }
-                    if found == name { return index }
-                    index += 8
-                }
+        var offset: Int?
+        bytes.withUnsafeBytes { raw in
+            _ = forEachAttribute(in: raw) { found, range in
+                if found == name { offset = range.lowerBound }
+                return offset == nil
             }
-            return nil
         }
         guard let offset else { return false }
         let value = UInt64(bitPattern: milliseconds(date))
         for position in 0..<8 { bytes[offset + position] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(position))) }
+        return true
+    }
+
+    /// Calls `visit` with each attribute's name and the range of its value's bytes, in order (after the
+    /// class byte), until it returns `false`; `false` when the walk met malformed bytes (an unknown
+    /// name, a length or a fixed-size value running past the end) before `visit` stopped it.
+    private static func forEachAttribute<Failure: Error>(
+        in bytes: UnsafeRawBufferPointer, _ visit: (AttributeName, Range<Int>) throws(Failure) -> Bool
+    ) throws(Failure) -> Bool {
+        var index = 1
+        while index < bytes.count {
+            guard let name = AttributeName(rawValue: bytes[index]) else { return false }
+            index += 1
+            let count: Int
+            switch name.valueKind {
+            case .string, .bytes:
+                guard let length = readLength(bytes, at: &index) else { return false }
+                count = length
+            case .integer, .date:
+                count = 8
+            }
+            guard count <= bytes.count - index else { return false }
+            guard try visit(name, index..<(index + count)) else { return true }
+            index += count
+        }
         return true
     }
 
