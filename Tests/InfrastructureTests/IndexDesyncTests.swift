@@ -11,26 +11,10 @@ import Testing
 /// damaged rather than answer with, or overwrite, the other item.
 @Suite struct IndexDesyncTests {
     let fixture = StoreFixture()
-    private static let pageSize = 4096
+    private static let pageSize = PageChecksum.pageSize
     private let first = ItemAttributes.genericPassword(service: "api", account: "alice")
     private let second = ItemAttributes.genericPassword(service: "api", account: "bob")
     private let third = ItemAttributes.genericPassword(service: "api", account: "carol")
-
-    /// The checksum page `index` (from 0) must end with: two CRC-32C lanes over its first
-    /// `pageSize - 8` bytes as 8-byte words (even words in the low lane, odd in the high), each
-    /// register starting from the page number, stored little-endian; computed bit by bit, apart from
-    /// the store's code (the format `PageChecksumTests` checks).
-    private static func checksum(_ file: [UInt8], page index: Int) -> [UInt8] {
-        var lanes: [UInt32] = [~UInt32(index + 1), ~UInt32(index + 1)]
-        for position in 0..<(pageSize - 8) {
-            let lane = (position / 8) % 2
-            var crc = lanes[lane] ^ UInt32(file[index * pageSize + position])
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-            lanes[lane] = crc
-        }
-        let sum = UInt64(~lanes[1]) << 32 | UInt64(~lanes[0])
-        return withUnsafeBytes(of: sum.littleEndian) { Array($0) }
-    }
 
     /// Makes the index entry of row 2's key point at row 3, in the file, checksum recomputed.
     private func pointSecondKeyAtThirdRow() throws {
@@ -49,7 +33,7 @@ import Testing
         }
         try #require(edited.count == 1, "one index entry of row 2's key: \(edited)")
         let page = edited[0]
-        file.replaceSubrange(((page + 1) * Self.pageSize - 8)..<((page + 1) * Self.pageSize), with: Self.checksum(file, page: page))
+        file.replaceSubrange(((page + 1) * Self.pageSize - 8)..<((page + 1) * Self.pageSize), with: PageChecksum.expected(file, page: page))
         try FileBytes.write(file, to: fixture.path)
     }
 

@@ -31,22 +31,10 @@ import Testing
         }
     }
 
-    /// Whether page `index` (from 0) ends with its checksum: two CRC-32C lanes over the page's first
-    /// `pageSize - 8` bytes as 8-byte words (even-numbered words in the low lane, odd-numbered in the
-    /// high one), each lane's register starting from the page number, stored little-endian. The
-    /// format, computed independently of the store (bit by bit, without the C code or the CPU's
-    /// instruction).
+    /// Whether page `index` (from 0) ends with its checksum (``PageChecksum``).
     private func checksumMatches(_ file: [UInt8], page index: Int) -> Bool {
-        let page = Array(file[(index * Self.pageSize)..<((index + 1) * Self.pageSize)])
-        var lanes: [UInt32] = [~UInt32(index + 1), ~UInt32(index + 1)]
-        for (position, byte) in page.prefix(Self.pageSize - 8).enumerated() {
-            let lane = (position / 8) % 2
-            var crc = lanes[lane] ^ UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-            lanes[lane] = crc
-        }
-        let sum = UInt64(~lanes[1]) << 32 | UInt64(~lanes[0])
-        return Array(page.suffix(8)) == withUnsafeBytes(of: sum.littleEndian) { Array($0) }
+        Array(file[((index + 1) * Self.pageSize - 8)..<((index + 1) * Self.pageSize)])
+            == PageChecksum.expected(file, page: index)
     }
 
     private enum Outcome: Equatable {
