@@ -216,11 +216,11 @@ final class MemoryItemStorage: ItemStorage {
 
     /// Creates the store (its header record and an empty rows digest) in the open write transaction;
     /// `false`, having written nothing, when another handle created it first.
-    func createStore(_ record: HeaderRecord) throws(SecureStoreError) -> Bool {
+    func createStore(_ record: HeaderRecord, emptyDigest: [UInt8]) throws(SecureStoreError) -> Bool {
         guard current.header == nil else { return false }
         try write { contents in
             contents.header = record
-            contents.rowsDigest = RowsDigest.empty.encoded
+            contents.rowsDigest = emptyDigest
         }
         return true
     }

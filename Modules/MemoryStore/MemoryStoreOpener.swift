@@ -10,12 +10,14 @@ enum MemoryStoreOpener {
     {
         let storage = MemoryItemStorage(database: database, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
         if try storage.readHeaderRecord() == nil {
-            let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
+            let (header, record, keys) = try KeyHierarchy.newStore(keySource: keySource, options: options)
             let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
+            let emptyDigest = try RowsDigest.empty.stored(.store, keys: keys)
             // Another handle may have created the store while this one derived its key.
-            if try engine.writeTyped({ () throws(SecureStoreError) in try storage.createStore(record) }) {
-                try engine.install(try ItemKeys(
-                    master: master, storeID: header.storeID, rowFormat: RowFormat(headerVersion: header.version)))
+            if try engine.writeTyped({ () throws(SecureStoreError) in
+                try storage.createStore(record, emptyDigest: emptyDigest)
+            }) {
+                try engine.install(keys)
                 return engine
             }
         }

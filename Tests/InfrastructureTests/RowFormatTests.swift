@@ -132,7 +132,7 @@ import Testing
     /// write one): a length trailer that never ends or claims more than is there, and attributes that
     /// do not decode, are damage, never a crash or a wrong value.
     @Test func anAuthenticatedButMalformedJointPlaintextIsDamage() throws {
-        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), rowFormat: .joint)
+        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), formatVersion: 3)
         let cells = IndexCells(
             group: BlindIndex(count: 16), unique: BlindIndex(count: 16), primary: BlindIndex(count: 8))
         var attributes: [UInt8] = []

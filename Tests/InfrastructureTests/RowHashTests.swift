@@ -28,7 +28,7 @@ import Testing
     private func bytes(_ hash: RowHash) -> [UInt8] { hash.withUnsafeBytes { Array($0) } }
 
     @Test func rowAndGroupHashesHashTheSameMessagesAsThePlainWay() throws {
-        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), rowFormat: .joint)
+        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), formatVersion: 3)
         for trial in 0..<200 {
             let id = Int64.random(in: Int64.min...Int64.max)
             let classCode = Int64.random(in: 0...255)
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func theEncodedDigestIsTheCountBigEndianThenTheXorOfTheHashes() throws {
-        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), rowFormat: .joint)
+        let keys = try ItemKeys(master: try SecureKey.random(), storeID: Sodium.randomBytes(16), formatVersion: 3)
         var digest = RowsDigest.empty
         var xor = [UInt8](repeating: 0, count: 16)
         let hashes = try (0..<5).map { id throws(SecureStoreError) in

@@ -18,11 +18,15 @@ final class TestStore: Sendable {
     /// The application name of this test's store connections, to find their server processes.
     var applicationName: String { "hardtack-" + schema }
 
-    /// Opens a handle on the test's store (creating it the first time).
-    func open(groups: [String] = ["default"], key: SecretBytes? = nil) throws -> PostgreSQLSecureItemStore {
-        try PostgreSQLSecureItemStore.open(
+    /// Opens a handle on the test's store (creating it the first time, of format `format`).
+    func open(groups: [String] = ["default"], key: SecretBytes? = nil, format: UInt8 = StoreHeader.currentVersion)
+        throws -> PostgreSQLSecureItemStore
+    {
+        var options = StoreOptions(passphraseCost: .interactive)
+        options.newStoreFormat = format
+        return try PostgreSQLSecureItemStore.open(
             uri: TestServer.uri(), schema: schema, keySource: .key(key ?? self.key), accessGroups: groups,
-            options: StoreOptions(passphraseCost: .interactive),
+            options: options,
             connectionOptions: PostgreSQLConnectionOptions(applicationName: applicationName))
     }
 

@@ -20,10 +20,14 @@ enum PostgreSQLSchemaUpgrade {
             guard version == 1 else { return }  // Another instance upgraded it while this one waited.
             let old = try storage.run(
                 "SELECT value FROM \(schema).\(PostgreSQLSchema.version1DigestTable) WHERE id = 1 FOR UPDATE")
-            guard old.rowCount == 1,
-                let legacy = RowsDigest(
-                    encoded: try PostgreSQLStoreOpener.translated { () throws(PostgreSQLError) in try old.bytes(0, 0) })
-            else { throw .integrityFailure("the rows digest is missing or malformed; the store was not upgraded") }
+            let legacy: RowsDigest
+            do throws(SecureStoreError) {
+                guard old.rowCount == 1 else { throw .integrityFailure("") }
+                let stored = try PostgreSQLStoreOpener.translated { () throws(PostgreSQLError) in try old.bytes(0, 0) }
+                legacy = try RowsDigest(stored: stored, role: .store, keys: keys)
+            } catch .integrityFailure {
+                throw .integrityFailure("the rows digest is missing or malformed; the store was not upgraded")
+            }
             let digests = try engine.digestsOfRows(keys: keys)
             var whole = RowsDigest.empty
             for digest in digests.values { whole.merge(digest) }
@@ -40,11 +44,11 @@ enum PostgreSQLSchemaUpgrade {
             for (group, digest) in digests {
                 try storage.run(
                     "INSERT INTO \(schema).group_digests (grp, value) VALUES ($1, $2)",
-                    [.bytes(group.bytes), .bytes(digest.encoded)])
+                    [.bytes(group.bytes), .bytes(try digest.stored(.group(group), keys: keys))])
                 registry.insert(try RowsDigest.groupHash(group, keys: keys))
             }
             try storage.run(
-                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)", [.bytes(registry.encoded)])
+                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)", [.bytes(try registry.stored(.registry, keys: keys))])
         }
     }
 }

@@ -33,7 +33,8 @@ enum PostgreSQLStoreOpener {
         }
         // A new store: derive its keys first (Argon2id may take a second), then create it, unless
         // another instance created it meanwhile.
-        let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
+        let (header, record, keys) = try KeyHierarchy.newStore(keySource: keySource, options: options)
+        let emptyRegistry = try RowsDigest.empty.stored(.registry, keys: keys)
         let created = try inCreationTransaction(storage) { () throws(SecureStoreError) -> HeaderRecord? in
             if let theirs = try storage.readHeaderRecord() { return theirs }
             // Only an empty schema becomes a new store: a fresh master key would orphan existing items,
@@ -46,15 +47,14 @@ enum PostgreSQLStoreOpener {
                 "INSERT INTO \(schema).meta (id, schema_version, header, checksum, wrapped_key) VALUES (1, $1, $2, $3, $4)",
                 [.int32(PostgreSQLSchema.currentVersion), .bytes(record.header), .bytes(record.checksum), .bytes(record.wrappedKey)])
             try storage.run(
-                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)", [.bytes(RowsDigest.empty.encoded)])
+                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)", [.bytes(emptyRegistry)])
             return nil
         }
         if let theirs = created {
             return (try unlock(theirs, storage: storage, keySource: keySource, groups: groups, options: options), storage)
         }
         let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
-        try engine.install(try ItemKeys(
-                master: master, storeID: header.storeID, rowFormat: RowFormat(headerVersion: header.version)))
+        try engine.install(keys)
         return (engine, storage)
     }
 

@@ -106,8 +106,11 @@ enum SQLiteSchema {
         }
     }
 
-    /// Creates the tables, the header record (both copies) and an empty rows digest in the open write transaction.
-    static func create(_ record: HeaderRecord, _ connection: SQLiteConnection) throws(SecureStoreError) {
+    /// Creates the tables, the header record (both copies) and the rows digest in the open write
+    /// transaction; `emptyDigest` is the stored form of the digest of no rows, under the new store's keys.
+    static func create(_ record: HeaderRecord, emptyDigest: [UInt8], _ connection: SQLiteConnection)
+        throws(SecureStoreError)
+    {
         try connection.execute(tables)
         try connection.execute(RowsDigest.schema)
         try connection.execute(headerCopy)
@@ -118,7 +121,7 @@ enum SQLiteSchema {
         statement.bind(record.wrappedKey, at: 3)
         try statement.run()
         let digest = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")
-        digest.bind(RowsDigest.empty.encoded, at: 1)
+        digest.bind(emptyDigest, at: 1)
         try digest.run()
     }
 }

@@ -14,12 +14,12 @@ import StoreCore
 /// A file at the path is therefore always a whole store (or damage): an empty one is never a store in
 /// the making, and two processes making the same store at once end with one store, the other opening it.
 enum SQLiteStoreCreation {
-    /// A new store's header and master key, for the open that made it.
+    /// A new store's header and keys, for the open that made it.
     struct Created {
         /// The header written into the new store.
         let header: StoreHeader
-        /// The master key wrapped in that header.
-        let master: SecureKey
+        /// The keys of the master key wrapped in that header.
+        let keys: ItemKeys
     }
 
     /// Makes a store at `path` when no file is there; `nil` when a file is there, or appeared there
@@ -28,7 +28,7 @@ enum SQLiteStoreCreation {
         -> Created?
     {
         guard access(path, F_OK) != 0 else { return nil }
-        let (header, record, master) = try KeyHierarchy.newStore(keySource: keySource, options: options)
+        let (header, record, keys) = try KeyHierarchy.newStore(keySource: keySource, options: options)
         let directory = FileSecurity.parentDirectory(of: path)
         let leaf = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         let suffix = Sodium.randomBytes(8).map { String($0, radix: 16) }.joined()
@@ -36,18 +36,18 @@ enum SQLiteStoreCreation {
         defer {
             for extra in ["", "-wal", "-shm", "-journal"] { unlink(temporary + extra) }
         }
-        try build(temporary, record: record)
+        try build(temporary, record: record, emptyDigest: try RowsDigest.empty.stored(.store, keys: keys))
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { return nil }
             throw .storage(.posix("cannot create the store \(path)", errno: errno))
         }
         FileSecurity.syncDirectory(directory)
-        return Created(header: header, master: master)
+        return Created(header: header, keys: keys)
     }
 
     /// Writes a whole new store into `temporary` (created here, mode 0600) and closes it, its log
     /// checkpointed into the file.
-    private static func build(_ temporary: String, record: HeaderRecord) throws(SecureStoreError) {
+    private static func build(_ temporary: String, record: HeaderRecord, emptyDigest: [UInt8]) throws(SecureStoreError) {
         try FileSecurity.createPrivateFile(temporary, contents: [])
         let connection = try SQLiteConnection(path: temporary, access: .readWrite)
         // Room for a checksum on every page before the first page is written.
@@ -60,7 +60,7 @@ enum SQLiteStoreCreation {
         try connection.execute("PRAGMA synchronous = FULL")
         try connection.beginImmediate()
         do throws(SecureStoreError) {
-            try SQLiteSchema.create(record, connection)
+            try SQLiteSchema.create(record, emptyDigest: emptyDigest, connection)
             try connection.commit()
         } catch {
             try? connection.rollback()

@@ -60,9 +60,7 @@ enum SQLiteStoreOpener {
         if let created, stored.header == created.header.encoded {
             // Made by this open: the master key is already in hand, so the key is not derived a second time.
             let engine = StoreEngine(storage: storage, options: options, groups: groups, header: created.header)
-            try engine.install(ItemKeys(
-                    master: created.master, storeID: created.header.storeID,
-                    rowFormat: RowFormat(headerVersion: created.header.version)))
+            try engine.install(created.keys)
             return (engine, storage)
         }
         let (engine, _) = try unlock(stored, storage, keySource, groups, options)

@@ -10,19 +10,23 @@ extension StoreEngine {
     /// (``write(_:)`` leaves no digest pending after a transaction, so there is nothing to clear here.)
     func beginDigest() throws(SecureStoreError) {
         assert(pendingDigests.whole == nil && pendingDigests.groups.isEmpty && changedDigests.whole == nil)
-        guard !storage.digestPerGroup, let keys, let stored = try loadDigest() else { return }
+        guard !storage.digestPerGroup, let keys, let stored = try loadDigest(keys: keys) else { return }
         try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
         pendingDigests[Self.wholeStore] = stored
     }
 
     /// Writes back the digests the transaction changed.
     func finishDigest() throws(SecureStoreError) {
+        guard let keys else {
+            changedDigests.removeAll()
+            return
+        }
         if changedDigests.whole != nil, let digest = pendingDigests.whole {
-            try storage.storeRowsDigest(digest.encoded)
+            try storage.storeRowsDigest(try sealDigest(digest, scope: Self.wholeStore, keys: keys))
         }
         for scope in changedDigests.groups.keys {
             guard let digest = pendingDigests[scope] else { continue }
-            try storage.storeGroupDigest(scope, digest.encoded, created: false)
+            try storage.storeGroupDigest(scope, try sealDigest(digest, scope: scope, keys: keys), created: false)
         }
         changedDigests.removeAll()
     }
@@ -59,16 +63,27 @@ extension StoreEngine {
 
     /// The stored store-wide rows digest, or `nil` for a store made before it existed (until
     /// ``ensureRowsDigest()``) or one that keeps a digest per group.
-    func loadDigest() throws(SecureStoreError) -> RowsDigest? {
-        guard !storage.digestPerGroup, let encoded = try storage.loadRowsDigest() else { return nil }
-        return try Self.decoded(encoded)
+    func loadDigest(keys: ItemKeys) throws(SecureStoreError) -> RowsDigest? {
+        guard !storage.digestPerGroup, let stored = try storage.loadRowsDigest() else { return nil }
+        return try openDigest(stored, scope: Self.wholeStore, keys: keys)
     }
 
-    static func decoded(_ encoded: [UInt8]) throws(SecureStoreError) -> RowsDigest {
-        guard let digest = RowsDigest(encoded: encoded) else {
-            throw .integrityFailure("the rows digest is missing or malformed")
-        }
+    /// The digest of `scope` (the store's, or a group's) kept as `stored`. In a store that seals its
+    /// digests, opening one costs an AEAD open; the digest this handle last wrote or opened is taken
+    /// from memory when the stored bytes are the same.
+    func openDigest(_ stored: [UInt8], scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
+        if let opened = openedDigests[scope], opened.stored == stored { return opened.digest }
+        let digest = try RowsDigest(
+            stored: stored, role: DigestScoped<Void>.isWhole(scope) ? .store : .group(scope), keys: keys)
+        openedDigests[scope] = (stored, digest)
         return digest
+    }
+
+    /// The stored form of `digest` for `scope`, remembered for ``openDigest(_:scope:keys:)``.
+    func sealDigest(_ digest: RowsDigest, scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
+        let stored = try digest.stored(DigestScoped<Void>.isWhole(scope) ? .store : .group(scope), keys: keys)
+        openedDigests[scope] = (stored, digest)
+        return stored
     }
 
     /// Checks the rows of `scope` against `stored` unless nothing changed since they last matched.
@@ -120,7 +135,7 @@ extension StoreEngine {
                 for position in positions { try confirmGroup(groupIndexes[position], keys: keys) }
             } else {
                 let pending = pendingDigests[Self.wholeStore]
-                if let stored = try pending == nil ? loadDigest() : pending {
+                if let stored = try pending == nil ? loadDigest(keys: keys) : pending {
                     try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
                 }
             }
@@ -148,17 +163,17 @@ extension StoreEngine {
     /// reads and writes that need it to report: opening still succeeds, so that lookups by unique key,
     /// which do not need it, still answer.
     package func ensureRowsDigest() throws(SecureStoreError) {
-        guard !storage.digestPerGroup else { return }
+        guard !storage.digestPerGroup, let keys else { return }
         let stored: RowsDigest?
         do {
-            stored = try loadDigest()
+            stored = try loadDigest(keys: keys)
         } catch .integrityFailure {
             return
         }
-        guard let keys, stored == nil else { return }
+        guard stored == nil else { return }
         try writeTyped { () throws(SecureStoreError) in
             guard try storage.loadRowsDigest() == nil else { return }
-            try storage.createRowsDigest(try computeDigest(Self.wholeStore, keys: keys).encoded)
+            try storage.createRowsDigest(try computeDigest(Self.wholeStore, keys: keys).stored(.store, keys: keys))
         }
     }
 
@@ -166,7 +181,7 @@ extension StoreEngine {
     func rowsMatchDigest(keys: ItemKeys) throws(SecureStoreError) -> Bool {
         do {
             if storage.digestPerGroup { return try groupsMatchDigests(keys: keys) }
-            guard let stored = try loadDigest() else { return true }
+            guard let stored = try loadDigest(keys: keys) else { return true }
             return try computeDigest(Self.wholeStore, keys: keys) == stored
         } catch .integrityFailure {
             return false  // A cell of the wrong type or size, a malformed digest: the rows cannot match.

@@ -24,7 +24,7 @@ extension StoreEngine {
         // New groups are made one at a time across the store, under the registry's lock; another writer
         // may have made one of them while this one waited.
         guard let encodedRegistry = try storage.loadGroupRegistry(locking: true) else { throw Self.registryMismatch }
-        var registry = try Self.decoded(encodedRegistry)
+        var registry = try RowsDigest(stored: encodedRegistry, role: .registry, keys: keys)
         try adopt(try storage.lockGroupDigests(absent), keys: keys)
         let new = absent.filter { !pendingDigests.contains($0) }
         guard !new.isEmpty else { return }
@@ -32,17 +32,17 @@ extension StoreEngine {
         for group in new {
             // No digest row: the group must have no rows either, or its digest row was deleted.
             guard try computeDigest(group, keys: keys) == .empty else { throw RowsDigest.mismatch }
-            try storage.storeGroupDigest(group, RowsDigest.empty.encoded, created: true)
+            try storage.storeGroupDigest(group, try sealDigest(.empty, scope: group, keys: keys), created: true)
             registry.insert(try RowsDigest.groupHash(group, keys: keys))
             pendingDigests[group] = .empty
         }
-        try storage.storeGroupRegistry(registry.encoded)
+        try storage.storeGroupRegistry(try registry.stored(.registry, keys: keys))
     }
 
     /// Takes locked digest rows as the transaction's, each checked against its rows if needed.
     private func adopt(_ found: [BlindIndex: [UInt8]], keys: ItemKeys) throws(SecureStoreError) {
         for (group, encoded) in found {
-            let digest = try Self.decoded(encoded)
+            let digest = try openDigest(encoded, scope: group, keys: keys)
             try checkRowsIfChanged(group, against: digest, keys: keys)
             pendingDigests[group] = digest
         }
@@ -62,10 +62,11 @@ extension StoreEngine {
     func confirmGroup(_ group: BlindIndex, keys: ItemKeys) throws(SecureStoreError) {
         if pendingDigests.contains(group) { return }  // Locked and checked by this write transaction.
         if let encoded = try storage.loadGroupDigests([group])[group] {
-            return try checkRowsIfChanged(group, against: try Self.decoded(encoded), keys: keys)
+            return try checkRowsIfChanged(
+                group, against: try openDigest(encoded, scope: group, keys: keys), keys: keys)
         }
         guard let encodedRegistry = try storage.loadGroupRegistry(locking: false) else { throw Self.registryMismatch }
-        try checkRegistry(try Self.decoded(encodedRegistry), keys: keys)
+        try checkRegistry(try RowsDigest(stored: encodedRegistry, role: .registry, keys: keys), keys: keys)
         guard try computeDigest(group, keys: keys) == .empty else { throw RowsDigest.mismatch }
     }
 
@@ -83,11 +84,11 @@ extension StoreEngine {
     /// registry names exactly the groups that have one.
     func groupsMatchDigests(keys: ItemKeys) throws(SecureStoreError) -> Bool {
         guard let encodedRegistry = try storage.loadGroupRegistry(locking: false) else { return false }
-        try checkRegistry(try Self.decoded(encodedRegistry), keys: keys)
+        try checkRegistry(try RowsDigest(stored: encodedRegistry, role: .registry, keys: keys), keys: keys)
         var stored: [BlindIndex: RowsDigest] = [:]
         for (group, encoded) in try storage.allGroupDigests() {
             guard let group else { return false }
-            stored[group] = try Self.decoded(encoded)
+            stored[group] = try RowsDigest(stored: encoded, role: .group(group), keys: keys)
         }
         let computed = try digestsOfRows(keys: keys)
         for (group, digest) in computed where stored[group] != digest { return false }

@@ -44,6 +44,10 @@ package final class StoreEngine {
     /// rows are checked again. Remembering damage makes every later read of a damaged store fail at
     /// once instead of after another full pass.
     var digestChecked = DigestScoped<(version: Int64, damage: SecureStoreError?)>()
+    /// For each scope, the stored form of its digest this handle last opened or sealed, and what it
+    /// holds: a stored digest that is byte for byte the same holds the same, so the next write's read
+    /// of its own digest opens nothing (see ``openDigest(_:scope:keys:)``).
+    var openedDigests = DigestScoped<(stored: [UInt8], digest: RowsDigest)>()
     /// The scope of a store-wide rows digest (an index of no bytes, which no group has).
     static let wholeStore = BlindIndex(count: 0)
 
@@ -71,6 +75,7 @@ package final class StoreEngine {
         keys?.wipe()
         keys = nil
         groupIndexes = []
+        openedDigests.removeAll()
     }
 
     func unlockedKeys() throws(SecureStoreError) -> ItemKeys {

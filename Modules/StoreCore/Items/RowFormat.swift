@@ -9,17 +9,19 @@
 ///   (of the two together) instead of two, and a row is 104 bytes smaller for a typical item, so five
 ///   fit a 4 KiB page where four did.
 ///
-/// A store of format 1 keeps writing ``separate`` rows (so the Hardtack that made it still reads it)
-/// until its key is next changed, which writes a format-2 header; every build from format 2 on reads
-/// both layouts, whatever the store's format, because the row itself says which it is (an empty
-/// `attrs` column is a joint row).
+/// A store keeps its format for life, through key changes too (``KeyHierarchy/rewrap(_:to:)``): a
+/// store of format 1 keeps writing ``separate`` rows, so the Hardtack that made it still reads it
+/// (`export` and `import` move its items to a new store). Every build from format 2 on reads both
+/// layouts, whatever the store's format, because the row itself says which it is (an empty `attrs`
+/// column is a joint row). Format 3 writes joint rows too; it differs in its rows digests
+/// (``RowsDigest/stored(_:keys:)``).
 package enum RowFormat: Sendable {
     /// Two ciphertexts per row (format 1).
     case separate
     /// One ciphertext per row (format 2).
     case joint
 
-    /// The layout a store writes, by its header's format version.
+    /// The layout a store writes, by its header's format version (joint from 2).
     package init(headerVersion: UInt8) {
         self = headerVersion >= 2 ? .joint : .separate
     }

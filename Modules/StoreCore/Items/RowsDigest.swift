@@ -20,6 +20,8 @@ package struct RowsDigest: Equatable {
 
     /// The size of one row hash and of the accumulator.
     package static let hashBytes = RowHash.byteCount
+    /// The size of the plain form (``encoded``): the count, then the accumulator.
+    package static let encodedBytes = 8 + hashBytes
 
     /// How many item rows there are.
     private(set) var count: Int64
@@ -36,13 +38,13 @@ package struct RowsDigest: Equatable {
 
     /// Decodes a stored digest; `nil` when it is malformed.
     package init?(encoded: [UInt8]) {
-        guard encoded.count == 8 + Self.hashBytes, let accumulator = RowHash(encoded[8...]) else { return nil }
+        guard encoded.count == Self.encodedBytes, let accumulator = RowHash(encoded[8...]) else { return nil }
         self.init(count: Int64(bitPattern: readBigEndian(encoded[0..<8])), accumulator: accumulator)
     }
 
     /// The stored form: the count (8 bytes, big-endian), then the accumulator.
     package var encoded: [UInt8] {
-        var encoded = [UInt8](repeating: 0, count: 8 + Self.hashBytes)
+        var encoded = [UInt8](repeating: 0, count: Self.encodedBytes)
         let count = UInt64(bitPattern: count)
         for index in 0..<8 { encoded[index] = UInt8(truncatingIfNeeded: count >> (56 - 8 * index)) }
         accumulator.withUnsafeBytes { bytes in

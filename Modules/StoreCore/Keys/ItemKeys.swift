@@ -5,7 +5,7 @@
 #endif
 package import Data
 
-/// The unlocked store's keys: the master key and the three subkeys derived from it, one per purpose,
+/// The unlocked store's keys: the master key and the four subkeys derived from it, one per purpose,
 /// so that a key never serves two algorithms.
 ///
 /// Owned by one store under its lock; ``wipe()`` (on lock and close) zeroes all of them.
@@ -18,11 +18,16 @@ package final class ItemKeys {
     package let attributes: SecureKey
     /// Keys the BLAKE2b blind indexes (access group, unique key, primary attribute).
     package let index: SecureKey
+    /// Encrypts the stored rows digests, in a store of format 3 or later (``sealsDigests``).
+    package let digest: SecureKey
     /// The store identity, bound into every item's additional data.
     package let storeID: [UInt8]
     /// The layout new rows are written in: the store's header format's (``RowFormat``). Reads take
     /// each row's own layout, whatever this is.
     package let rowFormat: RowFormat
+    /// Whether the store keeps its rows digests sealed (format 3 and later), rather than as plain
+    /// count and hash (``RowsDigest/stored(_:keys:)``). Reads of a store of format 3 refuse a plain one.
+    package let sealsDigests: Bool
 
     /// Size of the access-group and unique-key indexes: 128 bits, so collisions never happen in practice.
     package static let indexBytes = 16
@@ -41,14 +46,16 @@ package final class ItemKeys {
     /// server, issuer, tag) follow each other, and this saves hashing it again. Cleared by ``wipe()``.
     private var lastPrimary: (itemClass: ItemClass, group: BlindIndex, value: AttributeValue?, index: BlindIndex)?
 
-    /// The keys of a store whose master key is `master`, writing rows in `rowFormat`.
-    package init(master: SecureKey, storeID: [UInt8], rowFormat: RowFormat) throws(SecureStoreError) {
+    /// The keys of a store whose master key is `master` and whose header has format `formatVersion`.
+    package init(master: SecureKey, storeID: [UInt8], formatVersion: UInt8) throws(SecureStoreError) {
         self.master = master
         self.storeID = storeID
-        self.rowFormat = rowFormat
+        self.rowFormat = RowFormat(headerVersion: formatVersion)
+        self.sealsDigests = formatVersion >= 3
         data = try Sodium.deriveSubkey(master, id: 1, context: "HTKitems")
         attributes = try Sodium.deriveSubkey(master, id: 2, context: "HTKitems")
         index = try Sodium.deriveSubkey(master, id: 3, context: "HTKitems")
+        digest = try Sodium.deriveSubkey(master, id: 4, context: "HTKitems")
         message.reserveCapacity(256)
         associated.reserveCapacity(3 + 8 + storeID.count + 2 * Self.indexBytes + Self.primaryIndexBytes)
     }
@@ -60,6 +67,7 @@ package final class ItemKeys {
         data.wipe()
         attributes.wipe()
         index.wipe()
+        digest.wipe()
     }
 
     /// The blind index of an access group name.

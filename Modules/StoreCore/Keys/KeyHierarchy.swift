@@ -5,9 +5,9 @@ import Domain
 /// key-encryption key derived from the key source (Argon2id for a passphrase), with the header as
 /// additional data. The master key is never written unwrapped; item keys are derived from it.
 package enum KeyHierarchy {
-    /// A new store's header record and master key, protected by `keySource`.
+    /// A new store's header record and keys, its master key protected by `keySource`.
     package static func newStore(keySource: KeySource, options: StoreOptions) throws(SecureStoreError)
-        -> (header: StoreHeader, record: HeaderRecord, master: SecureKey)
+        -> (header: StoreHeader, record: HeaderRecord, keys: ItemKeys)
     {
         try checkCost(of: keySource, options: options)
         let header = StoreHeader(
@@ -15,7 +15,8 @@ package enum KeyHierarchy {
             cost: options.passphraseCost, version: options.newStoreFormat)
         let master = try SecureKey.random()
         let wrapped = try wrap(master, header: header, source: keySource)
-        return (header, record(header, wrapped: wrapped), master)
+        let keys = try ItemKeys(master: master, storeID: header.storeID, formatVersion: header.version)
+        return (header, record(header, wrapped: wrapped), keys)
     }
 
     /// Derives the key-encryption key from `keySource` and unwraps the master key of `stored`.
@@ -31,8 +32,7 @@ package enum KeyHierarchy {
         return (
             header,
             try ItemKeys(
-                master: try SecureKey(copying: master), storeID: header.storeID,
-                rowFormat: RowFormat(headerVersion: header.version))
+                master: try SecureKey(copying: master), storeID: header.storeID, formatVersion: header.version)
         )
     }
 

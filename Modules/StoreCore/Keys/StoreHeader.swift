@@ -14,8 +14,9 @@ package struct StoreHeader: Equatable {
     }
 
     package static let magic: [UInt8] = Array("HTK".utf8)
-    /// The format new headers are written in: 2, whose stores write joint rows (``RowFormat``).
-    package static let currentVersion: UInt8 = 2
+    /// The format new headers are written in: 3, whose stores write joint rows (``RowFormat``, from
+    /// format 2) and keep their rows digests sealed (``ItemKeys/sealsDigests``, from format 3).
+    package static let currentVersion: UInt8 = 3
     /// The oldest format this build reads.
     package static let oldestVersion: UInt8 = 1
     package static let encodedCount = 3 + 1 + 16 + 1 + 8 + 8 + Sodium.saltBytes

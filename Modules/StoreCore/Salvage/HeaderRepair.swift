@@ -82,8 +82,7 @@ package enum HeaderRepair {
                 master.count == SecureKey.byteCount
             else { continue }
             return (try ItemKeys(
-                master: try SecureKey(copying: master), storeID: header.storeID,
-                rowFormat: RowFormat(headerVersion: header.version)), position)
+                master: try SecureKey(copying: master), storeID: header.storeID, formatVersion: header.version), position)
         }
         return nil
     }

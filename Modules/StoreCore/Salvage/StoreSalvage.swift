@@ -182,7 +182,7 @@ package enum StoreSalvage {
         var matches = true
         var described: Set<BlindIndex> = []
         for (group, encoded) in digests {
-            guard let group, let stored = RowsDigest(encoded: encoded) else {
+            guard let group, let stored = try? RowsDigest(stored: encoded, role: .group(group), keys: keys) else {
                 matches = false
                 continue
             }
@@ -200,7 +200,7 @@ package enum StoreSalvage {
     private static func digestCheck(_ rows: [ItemRow], digests: [[UInt8]], keys: ItemKeys) throws(SecureStoreError)
         -> (expected: Int?, matches: Bool)
     {
-        let stored = digests.compactMap(RowsDigest.init(encoded:))
+        let stored = digests.compactMap { try? RowsDigest(stored: $0, role: .store, keys: keys) }
         guard let first = stored.first else { return (nil, false) }
         var digest = RowsDigest.empty
         for row in rows {
