@@ -56,4 +56,30 @@ import Testing
         #expect(try reopened.findString(mail) == "MAIL2")
         #expect(try reopened.findString(later) == "LATER")
     }
+
+    /// The plain digest of no rows is a constant (24 zero bytes): with it, every row can be deleted
+    /// without knowing anything of the store. A format-3 store takes it for what it is: not its digest.
+    @Test(arguments: [UInt8(2), 3])
+    func everyRowDeletedWithThePlainDigestOfNoRowsIsDamage(format: UInt8) throws {
+        var fixture = StoreFixture()
+        fixture.format = format
+        let store = try fixture.open()
+        try store.add(mail, data: secret("MAIL"))
+        try store.add(web, data: secret("WEB"))
+        try fixture.raw().query("DELETE FROM items")
+        try fixture.raw().query("UPDATE rows_digest SET value = zeroblob(24) WHERE id = 1")
+        for handle in [store, try fixture.open()] {
+            if format == 2 {
+                #expect(throws: SecureStoreError.itemNotFound) { try handle.findString(web) }
+                #expect(throws: SecureStoreError.itemNotFound) { try handle.find(.genericPassword(), limit: .all) }
+                #expect(try handle.verify().isSound)
+            } else {
+                #expect { try handle.findString(web) } throws: { error in
+                    guard case .integrityFailure(let reason) = error as? SecureStoreError else { return false }
+                    return reason.contains("not sealed")
+                }
+                #expect(try !handle.verify().isSound)
+            }
+        }
+    }
 }

@@ -118,8 +118,14 @@ import Testing
         }
     }
 
+    /// Only a store of format 1 can have been made before the digest: it gets one on its next open.
     @Test func aStoreMadeBeforeTheDigestGetsOneAndStaysReadable() throws {
-        try createStore()
+        var fixture = StoreFixture()
+        fixture.format = 1
+        let store = try fixture.open()
+        try store.add(mail, data: secret("MAIL"))
+        try store.add(web, data: secret("WEB"))
+        try store.checkpoint()
         try fixture.raw().query("DROP TABLE rows_digest")
         do {
             let store = try fixture.open()
@@ -128,6 +134,27 @@ import Testing
         }
         #expect(try fixture.raw().value("SELECT count(*) FROM rows_digest") == .integer(1))
         #expect(try fixture.open().find(.genericPassword(), limit: .all).count == 2)
+    }
+
+    /// A store of format 2 or later was made with its digest: a dropped digest table (with a row
+    /// deleted, say) is damage, and no open takes the rows that are left as sound.
+    @Test(arguments: [UInt8(2), 3])
+    func aDroppedDigestTableIsDamageFromFormatTwo(format: UInt8) throws {
+        var fixture = StoreFixture()
+        fixture.format = format
+        let store = try fixture.open()
+        try store.add(mail, data: secret("MAIL"))
+        try store.add(web, data: secret("WEB"))
+        try fixture.raw().query("DELETE FROM items WHERE id = 2")
+        try fixture.raw().query("DROP TABLE rows_digest")
+        for handle in [store, try fixture.open()] {
+            #expect(isIntegrityFailure { _ = try handle.find(web, limit: .one) })
+            #expect(isIntegrityFailure { _ = try handle.find(.genericPassword(), limit: .all) })
+            #expect(isIntegrityFailure { try handle.add(.genericPassword(service: "new"), data: secret("N")) })
+            #expect(try !handle.verify().isSound)
+            #expect(try handle.findString(mail) == "MAIL")
+        }
+        #expect(try fixture.raw().value("SELECT count(*) FROM sqlite_master WHERE name = 'rows_digest'") == .integer(0))
     }
 
     @Test func anotherHandlesWritesAreSeenAtOnce() throws {

@@ -11,8 +11,6 @@ final class SQLiteItemStorage: ItemStorage {
     /// The connection to the store's file.
     let connection: SQLiteConnection
     private var statements: [SQLiteStatement?] = Array(repeating: nil, count: SQLiteQuery.allCases.count * 4)
-    /// Whether the `rows_digest` table is known to exist (a store made before it has none until opened).
-    private var digestTableKnown = false
     /// The encoded rows digest as this connection last read or committed it, with the `data_version`
     /// read before it: while `data_version` stays the same, no other connection has committed and the
     /// stored digest is still these bytes, so a write transaction need not read it again.
@@ -234,14 +232,17 @@ final class SQLiteItemStorage: ItemStorage {
     // MARK: Rows digest
 
     func loadRowsDigest() throws(SecureStoreError) -> [UInt8]? {
-        if !digestTableKnown {
-            guard try SQLiteSchema.hasTable("rows_digest", connection) else { return nil }
-            digestTableKnown = true
-        }
         // The version first: a commit by another connection between the two reads then makes the
         // remembered version stale (the digest is read again next time), never the remembered bytes.
         let version = try changeCounter()
         if let knownDigest, knownDigest.version == version { return knownDigest.encoded }
+        // After another connection's commit the table may be gone (dropped outside the store): a
+        // missing digest, for the engine to judge, not a failed statement. (This connection's own
+        // commits leave `data_version`, and so the remembered digest, as they were: no query here.)
+        guard try SQLiteSchema.hasTable("rows_digest", connection) else {
+            knownDigest = nil
+            return nil
+        }
         let load = try statement(.loadDigest)
         defer { load.reset() }
         guard try load.step() else {
@@ -269,7 +270,6 @@ final class SQLiteItemStorage: ItemStorage {
         let insert = try connection.prepared("INSERT INTO rows_digest (id, value) VALUES (1, ?)")
         insert.bind(encoded, at: 1)
         try insert.run()
-        digestTableKnown = true
     }
 
     // MARK: Header and maintenance

@@ -18,7 +18,8 @@ extension StoreEngine {
     /// Writes back the digests the transaction changed.
     func finishDigest() throws(SecureStoreError) {
         guard let keys else {
-            changedDigests.removeAll()
+            // A digest changed without keys cannot be; if it were, the rows must not commit without it.
+            if changedDigests.whole != nil || !changedDigests.groups.isEmpty { throw .locked }
             return
         }
         if changedDigests.whole != nil, let digest = pendingDigests.whole {
@@ -61,12 +62,23 @@ extension StoreEngine {
             primary: row.primary, version: row.version, keys: keys)
     }
 
-    /// The stored store-wide rows digest, or `nil` for a store made before it existed (until
-    /// ``ensureRowsDigest()``) or one that keeps a digest per group.
+    /// The stored store-wide rows digest, or `nil` for a store of format 1 made before it existed
+    /// (until ``ensureRowsDigest()``) or one that keeps a digest per group.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when a store of format 2 or later, every one
+    ///   of which was made with its digest, has none: its table was dropped, which would otherwise take
+    ///   every check of the rows away (and a new digest would take whatever rows are left as sound).
     func loadDigest(keys: ItemKeys) throws(SecureStoreError) -> RowsDigest? {
-        guard !storage.digestPerGroup, let stored = try storage.loadRowsDigest() else { return nil }
+        guard !storage.digestPerGroup else { return nil }
+        guard let stored = try storage.loadRowsDigest() else {
+            if header.version >= 2 { throw Self.missingDigest }
+            return nil
+        }
         return try openDigest(stored, scope: Self.wholeStore, keys: keys)
     }
+
+    /// The integrity failure for a store made with a rows digest that no longer has one.
+    static let missingDigest = SecureStoreError.integrityFailure(
+        "the rows digest is missing (its table was removed outside the store)")
 
     /// The digest of `scope` (the store's, or a group's) kept as `stored`. In a store that seals its
     /// digests, opening one costs an AEAD open; the digest this handle last wrote or opened is taken
@@ -158,7 +170,8 @@ extension StoreEngine {
         }
     }
 
-    /// Gives a store made before the rows digest one, taking its rows as they are (trust on first use).
+    /// Gives a store made before the rows digest one (of format 1: every later store was made with
+    /// it), taking its rows as they are (trust on first use).
     /// A digest that cannot be read (its page fails its checksum, its row is malformed) is left for the
     /// reads and writes that need it to report: opening still succeeds, so that lookups by unique key,
     /// which do not need it, still answer.

@@ -67,6 +67,10 @@ package final class StoreEngine {
     package func install(_ newKeys: ItemKeys) throws(SecureStoreError) {
         keys?.wipe()
         keys = newKeys
+        // What was checked or opened under other keys (another store's, if the store was made anew
+        // meanwhile) proves nothing under these.
+        openedDigests.removeAll()
+        digestChecked.removeAll()
         groupIndexes = try groups.map { group throws(SecureStoreError) in try newKeys.groupIndex(group) }
     }
 

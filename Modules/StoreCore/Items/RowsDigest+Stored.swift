@@ -24,7 +24,8 @@ package enum DigestRole: Equatable, Sendable {
 /// them: after one add, that row's own hash. With it, they could delete that row, or put an older copy
 /// of it back, and fix the digest to match, at any later time. From format 3 the digest is sealed
 /// (XChaCha20-Poly1305 under a key of its own, with a fresh nonce), so its states tell nothing about
-/// any row's hash, and only the key's holder can write one a check accepts.
+/// any row's hash, and only the key's holder can write one a check accepts. (A format-3 store also
+/// refuses a missing digest, ``StoreEngine/loadDigest(keys:)``, and a plain one in its place.)
 extension RowsDigest {
     /// The size of a sealed digest: nonce, count and accumulator, tag.
     package static let sealedBytes = Sodium.nonceBytes + encodedBytes + Sodium.tagBytes
@@ -42,7 +43,12 @@ extension RowsDigest {
     package init(stored: [UInt8], role: DigestRole, keys: ItemKeys) throws(SecureStoreError) {
         let encoded: [UInt8]
         if keys.sealsDigests {
-            guard stored.count == Self.sealedBytes else { throw .integrityFailure("\(role.name) is malformed") }
+            guard stored.count == Self.sealedBytes else {
+                throw .integrityFailure(
+                    stored.count == Self.encodedBytes
+                        ? "\(role.name) is not sealed, as every digest of a store of format 3 is (it was replaced outside the store)"
+                        : "\(role.name) is malformed")
+            }
             let opened = try Sodium.open(
                 stored, additionalData: Self.additionalData(role, keys: keys), key: keys.digest, what: role.name)
             encoded = opened.withUnsafeBytes { Array($0) }
