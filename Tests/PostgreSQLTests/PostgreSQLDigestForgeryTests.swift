@@ -107,4 +107,26 @@ import Testing
                 + "ORDER BY grp LIMIT 1)")
         #expect(try !test.open(groups: ["tenant-a", "tenant-b"]).verify().isSound)
     }
+
+    /// Salvage, too, checks the groups against their registry: a whole tenant deleted (its rows and its
+    /// digest row) is not taken for a store that never had it. A sound store comes back complete.
+    @Test func salvageSeesAWholeGroupGoneThroughTheRegistry() throws {
+        let test = TestStore()
+        let store = try test.open(groups: ["tenant-a", "tenant-b"])
+        try store.add(.genericPassword(service: "api", account: "a", accessGroup: "tenant-a"), data: secret("A"))
+        try store.add(.genericPassword(service: "api", account: "b", accessGroup: "tenant-b"), data: secret("B"))
+        let salvage = { () throws -> SalvageResult in
+            try StoreSalvage.recover(
+                from: try PostgreSQLSalvageSource(uri: try TestServer.uri(), schema: test.schema), keySource: .key(test.key))
+        }
+        let sound = try salvage()
+        #expect(sound.isComplete && sound.items.count == 2)
+        let sql = try test.sql()
+        let group = try sql.query("SELECT grp FROM \(test.schema).items ORDER BY id LIMIT 1").bytes(0, 0)
+        _ = try sql.query("DELETE FROM \(test.schema).items WHERE grp = $1", [.bytes(group)])
+        _ = try sql.query("DELETE FROM \(test.schema).group_digests WHERE grp = $1", [.bytes(group)])
+        let damaged = try salvage()
+        #expect(damaged.items.count == 1)
+        #expect(!damaged.matchesDigest && !damaged.isComplete)
+    }
 }

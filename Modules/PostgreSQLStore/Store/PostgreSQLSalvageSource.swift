@@ -37,6 +37,11 @@ package final class PostgreSQLSalvageSource: SalvageSource {
         (try? storage.allGroupDigests()) ?? []
     }
 
+    /// The registry of the groups that have a digest row, when the server can return it.
+    package func groupRegistry() throws(SecureStoreError) -> [UInt8]? {
+        (try? storage.loadGroupRegistry(locking: false)).flatMap { $0 }
+    }
+
     /// Every item row, read one at a time by id.
     package func candidateRows() throws(SecureStoreError) -> SalvageScan {
         let ids = try storage.run("SELECT id FROM \(storage.schema).items ORDER BY id")

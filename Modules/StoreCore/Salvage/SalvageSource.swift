@@ -14,9 +14,15 @@ package protocol SalvageSource {
     /// For a store that keeps one rows digest per access group: each group's encoded digest (`nil` for a
     /// group cell that does not read as a blind index). Empty for a store with one digest.
     func groupDigests() throws(SecureStoreError) -> [(group: BlindIndex?, encoded: [UInt8])]
+    /// For a store that keeps one rows digest per access group: the stored registry of the groups
+    /// that have one, when it can be read. `nil` for a store with one digest.
+    func groupRegistry() throws(SecureStoreError) -> [UInt8]?
 }
 
 extension SalvageSource {
     /// One digest for the whole store: no group digests.
     package func groupDigests() throws(SecureStoreError) -> [(group: BlindIndex?, encoded: [UInt8])] { [] }
+
+    /// One digest for the whole store: no registry of groups.
+    package func groupRegistry() throws(SecureStoreError) -> [UInt8]? { nil }
 }

@@ -74,7 +74,8 @@ package enum StoreSalvage {
         let (expected, matches) =
             groupDigests.isEmpty
             ? try digestCheck(kept.map(\.row), digests: try source.rowsDigests(), keys: keys)
-            : try groupDigestCheck(kept.map(\.row), digests: groupDigests, keys: keys)
+            : try groupDigestCheck(
+                kept.map(\.row), digests: groupDigests, registry: try source.groupRegistry(), keys: keys)
         return SalvageResult(
             items: kept.map { ExportedItem(attributes: $0.attributes, data: $0.data) }, lost: lost, expected: expected,
             unaccounted: max(0, (expected ?? 0) - kept.count - lost.count), matchesDigest: matches,
@@ -168,8 +169,10 @@ package enum StoreSalvage {
 
     /// The count the groups' rows digests give, and whether the kept rows are exactly the rows they
     /// describe: every group's rows match its digest, and no kept row is of a group without one.
+    /// And the registry names exactly the groups that have a digest row, so that a whole group gone (its
+    /// rows and its digest row) is not taken for a store that never had it.
     private static func groupDigestCheck(
-        _ rows: [ItemRow], digests: [(group: BlindIndex?, encoded: [UInt8])], keys: ItemKeys
+        _ rows: [ItemRow], digests: [(group: BlindIndex?, encoded: [UInt8])], registry: [UInt8]?, keys: ItemKeys
     ) throws(SecureStoreError) -> (expected: Int?, matches: Bool) {
         var computed: [BlindIndex: RowsDigest] = [:]
         for row in rows {
@@ -191,6 +194,9 @@ package enum StoreSalvage {
             if (computed[group] ?? .empty) != stored { matches = false }
         }
         if !Set(computed.keys).isSubset(of: described) { matches = false }
+        var groups = RowsDigest.empty
+        for group in described { groups.insert(try RowsDigest.groupHash(group, keys: keys)) }
+        if registry.flatMap({ try? RowsDigest(stored: $0, role: .registry, keys: keys) }) != groups { matches = false }
         return (expected, matches)
     }
 
