@@ -24,8 +24,7 @@ import Testing
 
     @Test(arguments: [UInt8(2), 3])
     func aRowDeletedWithADigestForgedFromItsHistoryIsDamage(format: UInt8) throws {
-        var fixture = StoreFixture()
-        fixture.format = format
+        let fixture = StoreFixture(format: format)
         let store = try fixture.open()
         try store.add(mail, data: secret("MAIL"))
         let before = try storedDigest(fixture)
@@ -46,11 +45,9 @@ import Testing
             #expect(throws: SecureStoreError.itemNotFound) { try reopened.findString(web) }
             #expect(try reopened.verify().isSound)
         } else {
-            #expect { try reopened.findString(web) } throws: { ($0 as? SecureStoreError)?.isIntegrityFailure == true }
+            #expect(throwsIntegrityFailure { _ = try reopened.findString(web) })
             #expect(try !reopened.verify().isSound)
-            #expect { try reopened.add(.genericPassword(service: "new"), data: secret("N")) } throws: {
-                ($0 as? SecureStoreError)?.isIntegrityFailure == true
-            }
+            #expect(throwsIntegrityFailure { try reopened.add(.genericPassword(service: "new"), data: secret("N")) })
         }
         // The items not touched read as before.
         #expect(try reopened.findString(mail) == "MAIL2")
@@ -61,8 +58,7 @@ import Testing
     /// without knowing anything of the store. A format-3 store takes it for what it is: not its digest.
     @Test(arguments: [UInt8(2), 3])
     func everyRowDeletedWithThePlainDigestOfNoRowsIsDamage(format: UInt8) throws {
-        var fixture = StoreFixture()
-        fixture.format = format
+        let fixture = StoreFixture(format: format)
         let store = try fixture.open()
         try store.add(mail, data: secret("MAIL"))
         try store.add(web, data: secret("WEB"))

@@ -21,18 +21,6 @@ import Testing
         try store.checkpoint()
     }
 
-    /// Whether `body` throws an integrity failure (and nothing else).
-    private func isIntegrityFailure(_ body: () throws -> Void) -> Bool {
-        do {
-            try body()
-            return false
-        } catch let error as SecureStoreError {
-            return error.isIntegrityFailure
-        } catch {
-            return false
-        }
-    }
-
     @Test(arguments: [
         ("class", RawDatabase.Value.integer(1)), ("class", .integer(42)),
         ("grp", .blob(Array(repeating: 7, count: 16))),
@@ -43,10 +31,10 @@ import Testing
         try fixture.raw().setItemColumn(column, of: 2, to: value)
         let store = try fixture.open()
         // Every read that would otherwise have to say "none" (or leave the item out of a list) says damaged.
-        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
-        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
-        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(server: "example.com"), limit: .all) })
-        #expect(isIntegrityFailure { _ = try store.find(.genericPassword(), limit: .all) })
+        #expect(throwsIntegrityFailure { _ = try store.find(web, limit: .one) })
+        #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(server: "example.com"), limit: .all) })
+        #expect(throwsIntegrityFailure { _ = try store.find(.genericPassword(), limit: .all) })
         if case .notFound = store.lookup(web) { Issue.record("a damaged item was reported not found") }
         // The sound item still reads on its own.
         #expect(try store.findString(mail) == "MAIL")
@@ -63,8 +51,8 @@ import Testing
         try createStore()
         try fixture.raw().query("UPDATE items SET \(assignment) WHERE id = 2")
         let store = try fixture.open()
-        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
-        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
+        #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(throwsIntegrityFailure { _ = try store.find(web, limit: .one) })
         #expect(try !store.verify().isSound)
         #expect(try store.findString(mail) == "MAIL")
     }
@@ -73,8 +61,8 @@ import Testing
         try createStore()
         try fixture.raw().query("DELETE FROM items WHERE id = 2")
         let store = try fixture.open()
-        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
-        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(throwsIntegrityFailure { _ = try store.find(web, limit: .one) })
+        #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
         #expect(try !store.verify().isSound)
     }
 
@@ -84,9 +72,9 @@ import Testing
         let before = FileBytes.read(fixture.path)
         do {
             let store = try fixture.open()
-            #expect(isIntegrityFailure { try store.add(.genericPassword(service: "new"), data: secret("N")) })
-            #expect(isIntegrityFailure { _ = try store.addOrUpdate(mail, data: secret("CHANGED")) })
-            #expect(isIntegrityFailure { _ = try store.delete(.genericPassword()) })
+            #expect(throwsIntegrityFailure { try store.add(.genericPassword(service: "new"), data: secret("N")) })
+            #expect(throwsIntegrityFailure { _ = try store.addOrUpdate(mail, data: secret("CHANGED")) })
+            #expect(throwsIntegrityFailure { _ = try store.delete(.genericPassword()) })
             #expect(try store.findString(mail) == "MAIL")
             try store.checkpoint()
         }
@@ -120,8 +108,7 @@ import Testing
 
     /// Only a store of format 1 can have been made before the digest: it gets one on its next open.
     @Test func aStoreMadeBeforeTheDigestGetsOneAndStaysReadable() throws {
-        var fixture = StoreFixture()
-        fixture.format = 1
+        let fixture = StoreFixture(format: 1)
         let store = try fixture.open()
         try store.add(mail, data: secret("MAIL"))
         try store.add(web, data: secret("WEB"))
@@ -140,17 +127,16 @@ import Testing
     /// deleted, say) is damage, and no open takes the rows that are left as sound.
     @Test(arguments: [UInt8(2), 3])
     func aDroppedDigestTableIsDamageFromFormatTwo(format: UInt8) throws {
-        var fixture = StoreFixture()
-        fixture.format = format
+        let fixture = StoreFixture(format: format)
         let store = try fixture.open()
         try store.add(mail, data: secret("MAIL"))
         try store.add(web, data: secret("WEB"))
         try fixture.raw().query("DELETE FROM items WHERE id = 2")
         try fixture.raw().query("DROP TABLE rows_digest")
         for handle in [store, try fixture.open()] {
-            #expect(isIntegrityFailure { _ = try handle.find(web, limit: .one) })
-            #expect(isIntegrityFailure { _ = try handle.find(.genericPassword(), limit: .all) })
-            #expect(isIntegrityFailure { try handle.add(.genericPassword(service: "new"), data: secret("N")) })
+            #expect(throwsIntegrityFailure { _ = try handle.find(web, limit: .one) })
+            #expect(throwsIntegrityFailure { _ = try handle.find(.genericPassword(), limit: .all) })
+            #expect(throwsIntegrityFailure { try handle.add(.genericPassword(service: "new"), data: secret("N")) })
             #expect(try !handle.verify().isSound)
             #expect(try handle.findString(mail) == "MAIL")
         }
@@ -182,8 +168,8 @@ import Testing
         let original = try fixture.raw().value("SELECT class FROM items WHERE id = 2")
         try fixture.raw().setItemColumn("class", of: 2, to: .integer(42))
         let store = try fixture.open()
-        #expect(isIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
-        #expect(isIntegrityFailure { _ = try store.find(web, limit: .one) })
+        #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
+        #expect(throwsIntegrityFailure { _ = try store.find(web, limit: .one) })
         try fixture.raw().setItemColumn("class", of: 2, to: original)
         #expect(try store.findString(web) == "WEB")
         #expect(try store.find(.internetPassword(), limit: .all).count == 1)

@@ -25,15 +25,6 @@ import Testing
         _ = try test.sql().query("UPDATE \(test.schema).group_digests SET value = $1", [.bytes(value)])
     }
 
-    private func isIntegrityFailure(_ body: () throws -> Void) -> Bool {
-        do {
-            try body()
-            return false
-        } catch {
-            return (error as? SecureStoreError)?.isIntegrityFailure == true
-        }
-    }
-
     @Test(arguments: [UInt8(2), 3])
     func aRowDeletedWithADigestForgedFromItsHistoryIsDamage(format: UInt8) throws {
         let test = TestStore()
@@ -55,9 +46,9 @@ import Testing
                 #expect(throws: SecureStoreError.itemNotFound) { try handle.findString(web) }
                 #expect(try handle.verify().isSound)
             } else {
-                #expect(isIntegrityFailure { _ = try handle.findString(web) })
+                #expect(throwsIntegrityFailure { _ = try handle.findString(web) })
                 #expect(try !handle.verify().isSound)
-                #expect(isIntegrityFailure { try handle.add(.genericPassword(service: "new"), data: secret("N")) })
+                #expect(throwsIntegrityFailure { try handle.add(.genericPassword(service: "new"), data: secret("N")) })
             }
             #expect(try handle.findString(later) == "LATER")
         }
@@ -89,7 +80,7 @@ import Testing
         #expect(try reopened.findString(mail) == "OLD")
         #expect(try reopened.verify().isSound == (format == 2))
         if format == 3 {
-            #expect(isIntegrityFailure { try reopened.add(.genericPassword(service: "new"), data: secret("N")) })
+            #expect(throwsIntegrityFailure { try reopened.add(.genericPassword(service: "new"), data: secret("N")) })
         }
     }
 

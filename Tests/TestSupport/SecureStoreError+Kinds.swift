@@ -32,3 +32,14 @@ extension SecureStoreError {
         if case .invalidData = self { true } else { false }
     }
 }
+
+/// Whether `body` throws an integrity failure (and nothing else): a store read, write or check that
+/// must report damage.
+public func throwsIntegrityFailure(_ body: () throws -> Void) -> Bool {
+    do {
+        try body()
+        return false
+    } catch {
+        return (error as? SecureStoreError)?.isIntegrityFailure == true
+    }
+}

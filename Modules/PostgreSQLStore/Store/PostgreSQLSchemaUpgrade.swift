@@ -20,14 +20,12 @@ enum PostgreSQLSchemaUpgrade {
             guard version == 1 else { return }  // Another instance upgraded it while this one waited.
             let old = try storage.run(
                 "SELECT value FROM \(schema).\(PostgreSQLSchema.version1DigestTable) WHERE id = 1 FOR UPDATE")
-            let legacy: RowsDigest
-            do throws(SecureStoreError) {
-                guard old.rowCount == 1 else { throw .integrityFailure("") }
-                let stored = try PostgreSQLStoreOpener.translated { () throws(PostgreSQLError) in try old.bytes(0, 0) }
-                legacy = try RowsDigest(stored: stored, role: .store, keys: keys)
-            } catch .integrityFailure {
-                throw .integrityFailure("the rows digest is missing or malformed; the store was not upgraded")
-            }
+            let unreadable = SecureStoreError.integrityFailure(
+                "the rows digest is missing or malformed; the store was not upgraded")
+            guard old.rowCount == 1 else { throw unreadable }
+            let stored = try PostgreSQLStoreOpener.translated { () throws(PostgreSQLError) in try old.bytes(0, 0) }
+            // Opening a stored digest fails only as an integrity failure: malformed, or not the store's.
+            guard let legacy = try? RowsDigest(stored: stored, role: .store, keys: keys) else { throw unreadable }
             let digests = try engine.digestsOfRows(keys: keys)
             var whole = RowsDigest.empty
             for digest in digests.values { whole.merge(digest) }
@@ -48,7 +46,8 @@ enum PostgreSQLSchemaUpgrade {
                 registry.insert(try RowsDigest.groupHash(group, keys: keys))
             }
             try storage.run(
-                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)", [.bytes(try registry.stored(.registry, keys: keys))])
+                "INSERT INTO \(schema).group_registry (id, value) VALUES (1, $1)",
+                [.bytes(try registry.stored(.registry, keys: keys))])
         }
     }
 }

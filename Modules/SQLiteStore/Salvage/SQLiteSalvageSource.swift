@@ -5,7 +5,8 @@ package import Data
 /// on them (``SQLiteCellScanner``), and the records of the store's three tables told apart by their
 /// shape: an item row (7 columns: the row id's NULL, an integer class, index cells of 16, 16 and 8
 /// bytes, two ciphertexts), the header record (row 1: NULL and three blobs) and the rows digest (row
-/// 1: NULL and a blob of 24 bytes, or of 64 sealed in a store of format 3). Nothing is decided here; ``StoreSalvage`` authenticates every candidate.
+/// 1: NULL and a blob of 24 bytes, or of 64 sealed in a store of format 3). Nothing is decided here;
+/// ``StoreSalvage`` authenticates every candidate.
 package final class SQLiteSalvageSource: SalvageSource {
     /// The pages read.
     private let images: SQLitePageImages

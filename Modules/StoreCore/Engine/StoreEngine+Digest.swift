@@ -85,17 +85,21 @@ extension StoreEngine {
     /// from memory when the stored bytes are the same.
     func openDigest(_ stored: [UInt8], scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
         if let opened = openedDigests[scope], opened.stored == stored { return opened.digest }
-        let digest = try RowsDigest(
-            stored: stored, role: DigestScoped<Void>.isWhole(scope) ? .store : .group(scope), keys: keys)
+        let digest = try RowsDigest(stored: stored, role: Self.role(of: scope), keys: keys)
         openedDigests[scope] = (stored, digest)
         return digest
     }
 
     /// The stored form of `digest` for `scope`, remembered for ``openDigest(_:scope:keys:)``.
     func sealDigest(_ digest: RowsDigest, scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
-        let stored = try digest.stored(DigestScoped<Void>.isWhole(scope) ? .store : .group(scope), keys: keys)
+        let stored = try digest.stored(Self.role(of: scope), keys: keys)
         openedDigests[scope] = (stored, digest)
         return stored
+    }
+
+    /// The role a scope's digest is sealed in: the store's, or its group's.
+    private static func role(of scope: BlindIndex) -> DigestRole {
+        DigestScoped<Void>.isWhole(scope) ? .store : .group(scope)
     }
 
     /// Checks the rows of `scope` against `stored` unless nothing changed since they last matched.
