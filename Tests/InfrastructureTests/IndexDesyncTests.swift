@@ -2,6 +2,7 @@ import Data
 import Domain
 import Foundation
 import RawSQLite
+import StoreCore
 import TestSupport
 import Testing
 
@@ -49,7 +50,8 @@ import Testing
         let before = try fixture.raw().query("SELECT id, class, grp, uniq, prim, attrs, data FROM items ORDER BY id")
         try pointSecondKeyAtThirdRow()
         let store = try fixture.open()
-        for parts: ItemParts in [.data, .attributes, .all] {
+        // Asking for neither part too: a "found" is never answered from the index's cells alone.
+        for parts: ItemParts in [.data, .attributes, .all, []] {
             let error = #expect(throws: SecureStoreError.self) { try store.find(second, limit: .one, returning: parts) }
             #expect(error?.isIntegrityFailure == true, "find: \(String(describing: error))")
         }
@@ -57,6 +59,13 @@ import Testing
             ("addOrUpdate", { _ = try store.addOrUpdate(second, data: secret("BOB-2")) }),
             ("update", { _ = try store.update(second, attributes: nil, data: secret("BOB-3")) }),
             ("delete", { _ = try store.delete(second) }),
+            // The unique index refuses the key, but the row it names does not open: damage, not a duplicate.
+            ("add", { try store.add(second, data: secret("BOB-4")) }),
+            ("restore", {
+                _ = try store.transaction { transaction in
+                    try #require(transaction as? StoreTransaction).restore(second, data: secret("BOB-5"), update: false)
+                }
+            }),
         ]
         for (name, write) in writes {
             let error = #expect(throws: SecureStoreError.self, "\(name)") { try write() } as SecureStoreError?

@@ -16,14 +16,18 @@ extension StoreEngine {
         full.setStoreManaged(.modificationDate, .date(now))
         // One transaction: the row and the rows digest change together. The insert usually takes the id
         // this handle expects; when the guess is stale (or there is none yet), it reads the newest id.
-        try writeTyped { () throws(SecureStoreError) in
-            try lockDigests([groupIndexes[group]])
-            if !storage.assignsRowIDs, let guess = nextID,
-                try insert(full, data: data, group: group, keys: keys, ifNewest: guess)
-            {
-                return
+        do {
+            try writeTyped { () throws(SecureStoreError) in
+                try lockDigests([groupIndexes[group]])
+                if !storage.assignsRowIDs, let guess = nextID,
+                    try insert(full, data: data, group: group, keys: keys, ifNewest: guess)
+                {
+                    return
+                }
+                try insert(full, data: data, group: group, keys: keys)
             }
-            try insert(full, data: data, group: group, keys: keys)
+        } catch .duplicateItem {
+            throw confirmedDuplicate(full, group: group, keys: keys)
         }
     }
 
@@ -41,8 +45,12 @@ extension StoreEngine {
         let wantsAttributes = parts.contains(.attributes)
         let wantsData = parts.contains(.data)
         var dataDamage: SecureStoreError?
+        // A find that asks for neither part still opens each match's attributes: a "found" is never
+        // answered from cells alone, which an edited index entry (SQLite reads a lookup's indexed cells
+        // from the index) or an edited row could make another item's.
         let damage = try forEachMatch(
-            query, keys: keys, decryptAttributes: wantsAttributes, decryptsData: wantsData, copying: wantsData ? .data : []
+            query, keys: keys, decryptAttributes: wantsAttributes || !wantsData, decryptsData: wantsData,
+            copying: wantsData ? .data : []
         ) {
             (row, attributes, opened) throws(SecureStoreError) in
             var data: SecretBytes?

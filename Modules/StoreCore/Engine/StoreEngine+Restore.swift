@@ -24,8 +24,10 @@ extension StoreEngine {
         full.setStoreManaged(.accessGroup, .string(groups[group]))
         return try writeTyped { () throws(SecureStoreError) -> AddOrUpdateOutcome in
             if let row = try lockedRowWithUniqueKey(of: full, group: group, keys: keys) {
-                guard update else { throw .duplicateItem }
+                // Opened first, also when it is only reported: a row that does not open is damage, not
+                // a duplicate (``confirmedDuplicate(_:group:keys:)``).
                 let old = try openAttributes(row, keys: keys)
+                guard update else { throw .duplicateItem }
                 full.setStoreManaged(.creationDate, old[.creationDate] ?? created)
                 guard case .date(let date) = modified else { throw .invalidAttributeValue(.modificationDate, expected: .date) }
                 try rewrite(row, old: old, changes: full, data: data, keys: keys, replacing: true, modified: date)
