@@ -99,6 +99,34 @@ import Testing
         #expect(try !test.open(groups: ["tenant-a", "tenant-b"]).verify().isSound)
     }
 
+    /// A digest table dropped (the rows then have nothing to be checked against) is tampering, named
+    /// as such (exit 65 in the app), not a storage failure: through the handle that was open, and by a
+    /// new one. Nothing is written, and no item is answered "not found".
+    @Test func aDroppedGroupDigestTableIsDamage() throws {
+        let test = TestStore()
+        let store = try test.open()
+        try store.add(mail, data: secret("MAIL"))
+        _ = try test.sql().query("DROP TABLE \(test.schema).group_digests")
+        #expect(throwsIntegrityFailure { try store.add(web, data: secret("WEB")) })
+        #expect(throwsIntegrityFailure { _ = try store.findString(web) })
+        #expect(throwsIntegrityFailure { _ = try test.open().findString(web) })
+        #expect(try test.sql().query("SELECT count(*) FROM \(test.schema).items").int64(0, 0) == 1)
+    }
+
+    /// The registry is read when a group is first used (made, or found without a digest row) and by
+    /// `verify`: dropped, each of those is damage, and no group is made.
+    @Test func aDroppedGroupRegistryIsDamage() throws {
+        let test = TestStore()
+        let store = try test.open(groups: ["tenant-a", "tenant-b"])
+        try store.add(.genericPassword(service: "api", accessGroup: "tenant-a"), data: secret("A"))
+        _ = try test.sql().query("DROP TABLE \(test.schema).group_registry")
+        let tenantB = ItemAttributes.genericPassword(service: "api", accessGroup: "tenant-b")
+        #expect(throwsIntegrityFailure { try store.add(tenantB, data: secret("B")) })
+        #expect(throwsIntegrityFailure { _ = try test.open(groups: ["tenant-b"]).findString(tenantB) })
+        #expect(try !test.open(groups: ["tenant-a", "tenant-b"]).verify().isSound)
+        #expect(try test.sql().query("SELECT count(*) FROM \(test.schema).group_digests").int64(0, 0) == 1)
+    }
+
     /// Salvage, too, checks the groups against their registry: a whole tenant deleted (its rows and its
     /// digest row) is not taken for a store that never had it. A sound store comes back complete.
     @Test func salvageSeesAWholeGroupGoneThroughTheRegistry() throws {

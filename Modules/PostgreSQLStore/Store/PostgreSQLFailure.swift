@@ -7,6 +7,16 @@ enum PostgreSQLFailure {
     /// The store error for `error`.
     static func storeError(_ error: PostgreSQLError) -> SecureStoreError {
         if error.isUniqueViolation { return .duplicateItem }
+        if error.isMissingObject {
+            // Every statement names only the store's own tables, columns and functions, which the store
+            // never drops once made (an upgrade replaces them under the advisory lock, before any handle
+            // of the new version reads them): one that is gone was removed behind the store's back, and
+            // a dropped digest table would otherwise pass as a storage failure rather than tampering.
+            return .integrityFailure(
+                "a table, column or function of the store is missing from its PostgreSQL schema: it was "
+                    + "dropped or changed outside Hardtack (or a newer hardtack upgraded the store while this one "
+                    + "ran: use the newer one); the server said: \(error.message)")
+        }
         return .storage(failure(error))
     }
 
