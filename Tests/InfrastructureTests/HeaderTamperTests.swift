@@ -121,6 +121,27 @@ import Testing
         #expect(try open(passphrase: true).findString(query) == "token")
     }
 
+    /// The format byte changed (down to a format whose digests are plain, or up), checksum recomputed:
+    /// damage naming both formats, not a wrong key, for the key does unwrap under the real format. The
+    /// store is not opened in the other format either way, and a wrong key is still a wrong key.
+    @Test(arguments: [true, false])
+    func aChangedFormatByteIsDamageNotAWrongKey(passphrase: Bool) throws {
+        try createStore(passphrase: passphrase)
+        let pristine = try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")
+        #expect(pristine[Offset.version] == StoreHeader.currentVersion)
+        for format in StoreHeader.oldestVersion..<StoreHeader.currentVersion {
+            try editHeader(recomputeChecksum: true) { $0 = pristine; $0[Offset.version] = format }
+            let error = #expect(throws: SecureStoreError.self, "format \(format)") { try open(passphrase: passphrase) }
+            #expect(error?.isIntegrityFailure == true, "format \(format): \(String(describing: error))")
+            #expect(String(describing: error).contains("format \(format)"))
+            if passphrase {
+                #expect(throws: SecureStoreError.wrongKey) { try fixture.openWithPassphrase("wrong") }
+            }
+        }
+        try editHeader(recomputeChecksum: true) { $0 = pristine }
+        #expect(try open(passphrase: passphrase).findString(query) == "token")
+    }
+
     /// A damaged wrapped key is damage, not a wrong passphrase (the checksum covers it): found by the
     /// torture bench, where byte flips in the wrapped key told the user their key was wrong.
     @Test(arguments: [true, false])

@@ -27,13 +27,38 @@ package enum KeyHierarchy {
     {
         let header = try StoreHeader(decoding: stored.header, checksum: stored.checksum, wrappedKey: stored.wrappedKey)
         let kek = try KeyMaterial.keyEncryptionKey(from: keySource, header: header, creating: false)
-        let master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
+        let master: SecretBytes
+        do {
+            master = try Sodium.unwrap(stored.wrappedKey, additionalData: header.encoded, key: kek)
+        } catch .wrongKey {
+            try refuseChangedFormat(header, wrappedKey: stored.wrappedKey, kek: kek)
+            throw .wrongKey
+        }
         guard master.count == SecureKey.byteCount else { throw .integrityFailure("the wrapped key has the wrong size") }
         return (
             header,
             try ItemKeys(
                 master: try SecureKey(copying: master), storeID: header.storeID, formatVersion: header.version)
         )
+    }
+
+    /// Tells a header whose format byte was changed (a downgrade to a format whose digests are plain,
+    /// say) from a wrong key: the key-encryption key does not depend on the format, so when the key
+    /// unwraps under the header with another format, the key is right and the header was edited.
+    /// Costs one more decryption per other format, only when unwrapping failed.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` naming both formats when that is what happened.
+    private static func refuseChangedFormat(_ header: StoreHeader, wrappedKey: [UInt8], kek: SecureKey)
+        throws(SecureStoreError)
+    {
+        for format in StoreHeader.oldestVersion...StoreHeader.currentVersion where format != header.version {
+            var written = header
+            written.version = format
+            if (try? Sodium.unwrap(wrappedKey, additionalData: written.encoded, key: kek)) != nil {
+                throw .integrityFailure(
+                    "the store header says format \(header.version) but its key was wrapped under format \(format): "
+                        + "the header was changed outside Hardtack")
+            }
+        }
     }
 
     /// Unlocks the engine's store again from its stored header record.
