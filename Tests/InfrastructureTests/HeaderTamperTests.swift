@@ -11,7 +11,7 @@ import Testing
 /// The `meta` row: a damaged or edited header, checksum or wrapped key never opens the store, and
 /// never makes it start over with a fresh key.
 @Suite struct HeaderTamperTests {
-    let fixture = StoreFixture()
+    var fixture = StoreFixture()
     private let query = ItemAttributes.genericPassword(service: "api", account: "alice")
 
     /// Header layout: magic (3), version (1), store id (16), key kind (1), ops limit (8), mem limit (8),
@@ -121,25 +121,32 @@ import Testing
         #expect(try open(passphrase: true).findString(query) == "token")
     }
 
-    /// The format byte changed (down to a format whose digests are plain, or up), checksum recomputed:
-    /// damage naming both formats, not a wrong key, for the key does unwrap under the real format. The
-    /// store is not opened in the other format either way, and a wrong key is still a wrong key.
-    @Test(arguments: [true, false])
-    func aChangedFormatByteIsDamageNotAWrongKey(passphrase: Bool) throws {
-        try createStore(passphrase: passphrase)
-        let pristine = try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")
-        #expect(pristine[Offset.version] == StoreHeader.currentVersion)
-        for format in StoreHeader.oldestVersion..<StoreHeader.currentVersion {
-            try editHeader(recomputeChecksum: true) { $0 = pristine; $0[Offset.version] = format }
-            let error = #expect(throws: SecureStoreError.self, "format \(format)") { try open(passphrase: passphrase) }
+    /// The format byte changed to every other format (down to one whose digests are plain, or up),
+    /// checksum recomputed: opening is damage naming both formats, not a wrong key, for the key does
+    /// unwrap under the real format; a wrong passphrase is still a wrong key; and salvage, which tries
+    /// the other formats too, brings the item back and says the header was damaged.
+    @Test(arguments: [true, false], [UInt8(2), StoreHeader.currentVersion])
+    func aChangedFormatByteIsDamageNotAWrongKey(passphrase: Bool, storeFormat: UInt8) throws {
+        var suite = self
+        suite.fixture = StoreFixture(format: storeFormat)
+        try suite.createStore(passphrase: passphrase)
+        let pristine = try suite.fixture.raw().blob("SELECT header FROM meta WHERE id = 1")
+        #expect(pristine[Offset.version] == storeFormat)
+        for format in StoreHeader.oldestVersion...StoreHeader.currentVersion where format != storeFormat {
+            try suite.editHeader(recomputeChecksum: true) { $0 = pristine; $0[Offset.version] = format }
+            let error = #expect(throws: SecureStoreError.self, "format \(format)") { try suite.open(passphrase: passphrase) }
             #expect(error?.isIntegrityFailure == true, "format \(format): \(String(describing: error))")
             #expect(String(describing: error).contains("format \(format)"))
             if passphrase {
-                #expect(throws: SecureStoreError.wrongKey) { try fixture.openWithPassphrase("wrong") }
+                #expect(throws: SecureStoreError.wrongKey) { try suite.fixture.openWithPassphrase("wrong") }
             }
+            let salvaged = try StoreSalvage.recover(
+                from: try SQLiteSalvageSource(path: suite.fixture.path),
+                keySource: passphrase ? .passphrase(secret("pass")) : .keyFile(path: suite.fixture.keyFile))
+            #expect(salvaged.items.map(\.data.text) == ["token"] && salvaged.headerDamaged, "format \(format)")
         }
-        try editHeader(recomputeChecksum: true) { $0 = pristine }
-        #expect(try open(passphrase: passphrase).findString(query) == "token")
+        try suite.editHeader(recomputeChecksum: true) { $0 = pristine }
+        #expect(try suite.open(passphrase: passphrase).findString(query) == "token")
     }
 
     /// A damaged wrapped key is damage, not a wrong passphrase (the checksum covers it): found by the

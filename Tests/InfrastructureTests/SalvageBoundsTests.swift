@@ -15,7 +15,8 @@ import Testing
             header: [UInt8](repeating: 1, count: StoreHeader.encodedCount), checksum: [],
             wrappedKey: [UInt8](repeating: 2, count: Sodium.nonceBytes + 32 + Sodium.tagBytes))
         let counts = HeaderRepair.variantCounts(real)
-        #expect(counts.header == 1 + 8 * StoreHeader.encodedCount)
+        // Each single bit, and the format byte set to each other format.
+        #expect(counts.header == 1 + 8 * StoreHeader.encodedCount + Int(StoreHeader.currentVersion - StoreHeader.oldestVersion))
         #expect(counts.wrappedKey == 1 + 8 * real.wrappedKey.count)
         // An 8 KB cell (it made 65,537 copies of itself, 534 MB, before any was tried): tried as stored.
         let crafted = HeaderRecord(

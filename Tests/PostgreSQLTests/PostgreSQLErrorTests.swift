@@ -1,3 +1,4 @@
+import Data
 import Foundation
 import PostgreSQLStore
 import Testing
@@ -88,5 +89,39 @@ import Testing
         _ = try connection.prepared("INSERT INTO items VALUES ($1)", [.int32(4)])
         try connection.execute("ROLLBACK")
         #expect(try connection.query("SELECT count(*) FROM items").int64(0, 0) == 2)
+    }
+}
+
+/// The oldest server the store runs on, checked when a store is opened, and a dropped table told from
+/// other refusals.
+@Suite struct PostgreSQLServerSupportTests {
+    @Test func aServerOlderThanThirteenIsRefusedByName() throws {
+        for (version, shown) in [(90_624, "9.6"), (120_005, "12")] {
+            let error = #expect(throws: SecureStoreError.self) {
+                try PostgreSQLStoreOpener.requireSupportedServer(version: version)
+            }
+            guard case .storage(let failure)? = error else {
+                Issue.record("\(version): \(String(describing: error))")
+                continue
+            }
+            #expect(failure.kind == .unsupportedServer)
+            #expect(failure.description.contains("version \(shown);") && failure.description.contains("13 or later"))
+        }
+        for version in [130_000, 150_004, 170_000] {
+            #expect(throws: Never.self) { try PostgreSQLStoreOpener.requireSupportedServer(version: version) }
+        }
+        let server = try TestServer.connect().serverVersion
+        #expect(throws: Never.self) { try PostgreSQLStoreOpener.requireSupportedServer(version: server) }
+    }
+
+    @Test func onlyAMissingTableOrColumnIsDamage() throws {
+        let connection = try TestServer.connect()
+        for (sql, missing) in [
+            ("SELECT * FROM no_such_table_here", true), ("SELECT no_such_column FROM pg_class", true),
+            ("SELECT no_such_function_here()", false), ("SELEC 1", false),
+        ] {
+            let error = try #require(throws: PostgreSQLError.self) { try connection.execute(sql) }
+            #expect(error.isMissingObject == missing, "\(sql): \(error)")
+        }
     }
 }

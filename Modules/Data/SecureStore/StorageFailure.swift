@@ -26,6 +26,8 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case resources
         /// The store was written by a newer version of Hardtack, in a format this one does not read.
         case newerFormat
+        /// The database server is older than the store supports (PostgreSQL before 13).
+        case unsupportedServer
         /// The store was used in a way it does not allow (a call inside its own transaction, say).
         case misuse
         /// Any other failure.
@@ -68,6 +70,7 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .timedOut: "Try again later."
         case .resources: "Free some memory and try again."
         case .newerFormat: "Use a newer hardtack."
+        case .unsupportedServer: "Upgrade the database server, or use a server of a supported version."
         case .misuse, .other: "Try again; if it keeps failing, report it."
         }
     }

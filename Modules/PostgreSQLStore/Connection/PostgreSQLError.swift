@@ -61,8 +61,8 @@ package struct PostgreSQLError: Error, Sendable, Equatable {
     package var isDeadlock: Bool { sqlState == "40P01" }
     /// A unique constraint refused a duplicate key (23505).
     package var isUniqueViolation: Bool { sqlState == "23505" }
-    /// Whether the statement named a table, column or function that does not exist (42P01, 42703, 42883).
-    package var isMissingObject: Bool { ["42P01", "42703", "42883"].contains(sqlState) }
+    /// Whether the statement named a table or column that does not exist (42P01, 42703).
+    package var isMissingObject: Bool { sqlState == "42P01" || sqlState == "42703" }
     /// A query was cancelled by the server's own timeouts (57014 after `statement_timeout`, 55P03 after
     /// `lock_timeout`) or by this layer's call deadline.
     package var isTimeout: Bool {

@@ -8,14 +8,15 @@ enum PostgreSQLFailure {
     static func storeError(_ error: PostgreSQLError) -> SecureStoreError {
         if error.isUniqueViolation { return .duplicateItem }
         if error.isMissingObject {
-            // Every statement names only the store's own tables, columns and functions, which the store
-            // never drops once made (an upgrade replaces them under the advisory lock, before any handle
-            // of the new version reads them): one that is gone was removed behind the store's back, and
-            // a dropped digest table would otherwise pass as a storage failure rather than tampering.
+            // Every statement names only the store's own tables and columns, which the store never drops
+            // once made (an upgrade replaces them under the advisory lock, before any handle of the new
+            // version reads them): one that is gone was removed behind the store's back, and a dropped
+            // digest table would otherwise pass as a storage failure rather than tampering. (The
+            // server's own functions the store calls exist from PostgreSQL 13, which the opener checks.)
             return .integrityFailure(
-                "a table, column or function of the store is missing from its PostgreSQL schema: it was "
-                    + "dropped or changed outside Hardtack (or a newer hardtack upgraded the store while this one "
-                    + "ran: use the newer one); the server said: \(error.message)")
+                "a table or column of the store is missing from its PostgreSQL schema: it was dropped or "
+                    + "changed outside Hardtack (or a newer hardtack upgraded the store while this one ran: use "
+                    + "the newer one); the server said: \(error.message) (SQLSTATE \(error.sqlState ?? "?"))")
         }
         return .storage(failure(error))
     }

@@ -1,9 +1,9 @@
-import Data
+package import Data
 import StoreCore
 
 /// Opening a store on a PostgreSQL server: the connection and its session settings, the schema
 /// (created on first use, its version checked), a new store's header, or the existing one's unlock.
-enum PostgreSQLStoreOpener {
+package enum PostgreSQLStoreOpener {
     /// How long a statement waits for a lock (another writer's) before the store says it is busy.
     static let lockTimeout = "8s"  // under the connection's 10 s call timeout
 
@@ -25,6 +25,7 @@ enum PostgreSQLStoreOpener {
         } catch {
             throw PostgreSQLFailure.storeError(error)
         }
+        try requireSupportedServer(version: connection.serverVersion)
         let storage = PostgreSQLItemStorage(connection: connection, schema: schema)
         if case let (stored, version)? = try existingHeader(storage) {
             let engine = try unlock(stored, storage: storage, keySource: keySource, groups: groups, options: options)
@@ -56,6 +57,21 @@ enum PostgreSQLStoreOpener {
         let engine = StoreEngine(storage: storage, options: options, groups: groups, header: header)
         try engine.install(keys)
         return (engine, storage)
+    }
+
+    /// The oldest server the store runs on: its writes call `pg_current_xact_id()`, new in 13.
+    package static let oldestServerVersion = 130_000
+
+    /// Refuses a server older than ``oldestServerVersion`` (`version` as libpq's `PQserverVersion` gives
+    /// it: 150004 for 15.4) before anything is created on it, rather than failing every write later.
+    package static func requireSupportedServer(version: Int) throws(SecureStoreError) {
+        guard version < oldestServerVersion else { return }
+        let major = version / 10_000
+        throw .storage(
+            StorageFailure(
+                backend: "PostgreSQL", kind: .unsupportedServer,
+                message: "the PostgreSQL server is version \(major >= 10 ? "\(major)" : "\(major).\(version / 100 % 100)"); "
+                    + "Hardtack needs PostgreSQL 13 or later"))
     }
 
     /// Settings of every session of the store's: lock waits end in a "busy" error rather than at the
