@@ -61,6 +61,7 @@ import Testing
             ("delete", { _ = try store.delete(second) }),
             // The unique index refuses the key, but the row it names does not open: damage, not a duplicate.
             ("add", { try store.add(second, data: secret("BOB-4")) }),
+            ("update onto the key", { _ = try store.update(first, attributes: second, data: nil) }),
             ("restore", {
                 _ = try store.transaction { transaction in
                     try #require(transaction as? StoreTransaction).restore(second, data: secret("BOB-5"), update: false)

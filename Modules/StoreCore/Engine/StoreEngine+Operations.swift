@@ -100,7 +100,28 @@ extension StoreEngine {
             try checkWritable(changes)
             if let group = changes.accessGroup { _ = try resolveGroupForWrite(group) }
         }
-        return try writeTyped { () throws(SecureStoreError) -> Int in
+        var matches: [(ItemRow, ItemAttributes)] = []
+        do {
+            return try update(query, changes: changes, data: data, keys: keys, matches: &matches)
+        } catch .duplicateItem where changes != nil {
+            // A change of indexes refused as taking another item's key: said only of a key whose row opens.
+            for (_, old) in matches {
+                var moved = old
+                for (name, value) in changes!.values { moved.setStoreManaged(name, value) }
+                let error = confirmedDuplicate(moved, group: try resolveGroupForWrite(moved.accessGroup), keys: keys)
+                if error != .duplicateItem { throw error }
+            }
+            throw .duplicateItem
+        }
+    }
+
+    /// ``update(_:attributes:data:)``'s write, with the matches it rewrote (or was rewriting) in `matches`.
+    private func update(
+        _ query: ItemAttributes, changes: ItemAttributes?, data: SecretBytes?, keys: ItemKeys,
+        matches: inout [(ItemRow, ItemAttributes)]
+    ) throws(SecureStoreError) -> Int {
+        try writeTyped { () throws(SecureStoreError) -> Int in
+            matches.removeAll()
             try lockDigests(for: query, movingTo: changes)
             if changes == nil, let data, QueryPlan(query).isExactlyUnique {
                 let count = try updateData(byUnique: query, data: data, keys: keys)
@@ -110,7 +131,6 @@ extension StoreEngine {
                 }
                 return count
             }
-            var matches: [(ItemRow, ItemAttributes)] = []
             // The old data is needed only when a row must be re-encrypted under moved indexes.
             let copying: RowColumns = data == nil ? .data : []
             let damage = try forEachMatch(query, keys: keys, decryptAttributes: true, decryptsData: false, copying: copying) {
