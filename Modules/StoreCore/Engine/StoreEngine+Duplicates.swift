@@ -2,9 +2,10 @@ import Data
 
 /// Saying "duplicate item" only of an item that is there.
 extension StoreEngine {
-    /// What to report when an add or a restore of `attributes` into group number `group` found its
-    /// unique key taken: ``SecureStoreError/duplicateItem`` once the row holding the key has been read
-    /// and its attributes authenticated, an integrity failure when that row does not open.
+    /// What to report when an add, a restore or an update of an item to `attributes` (in group number
+    /// `group`) found its unique key taken: ``SecureStoreError/duplicateItem`` once the row holding the
+    /// key has been read and its attributes authenticated, an integrity failure when that row does not
+    /// open.
     ///
     /// The backend's unique index is what refuses the key, and on SQLite a lookup reads its indexed cells
     /// from the index: an entry edited to point at another item's row would make that item the

@@ -68,7 +68,8 @@ extension StoreEngine {
     /// The rows holding `attributes`' unique key in `group` (one at most), read with `columns`. The
     /// unique index covers the class and group: a row it finds with another class or group, or other
     /// index values, was edited (or the backend's index is damaged), which is an integrity failure.
-    /// Find, the data-only update and add-or-update (and restore) look items up here.
+    /// Find, the data-only update, add-or-update and restore look items up here, and a refused add,
+    /// restore or update confirms its duplicate here.
     func rowsWithUniqueKey(of attributes: ItemAttributes, group: BlindIndex, keys: ItemKeys, columns: RowColumns)
         throws(SecureStoreError) -> [ItemRow]
     {
