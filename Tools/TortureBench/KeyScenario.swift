@@ -205,10 +205,16 @@ enum KeyScenario {
                 try editHeader(paths, recompute: true) { $0[Offset.version] = StoreHeader.currentVersion + 1 }
                 return right(paths)
             },
-            // Format 1 writes two ciphertexts per row; the wrapped key's additional data is the header,
-            // so a store cannot be made to pass for format 1 without its key.
-            Case(name: "format version set back to 1, checksum recomputed", base: .keyFile, expected: "wrong-key") { paths in
+            // Format 1 writes two ciphertexts per row, formats 1 and 2 keep plain digests; the wrapped
+            // key's additional data is the header, so a store cannot be made to pass for an older format,
+            // and since the key does unwrap under the real format, the edit is named as damage.
+            Case(name: "format version set back to 1, checksum recomputed", base: .keyFile, expected: "integrity") { paths in
                 try editHeader(paths, recompute: true) { $0[Offset.version] = 1 }
+                return right(paths)
+            },
+            Case(name: "format version set back to 2, checksum recomputed", base: .passphrase, expected: "integrity") {
+                paths in
+                try editHeader(paths, recompute: true) { $0[Offset.version] = 2 }
                 return right(paths)
             },
             Case(name: "wrapped key damaged", base: .passphrase, expected: "integrity") { paths in
