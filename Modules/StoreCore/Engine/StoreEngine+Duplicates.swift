@@ -15,7 +15,9 @@ extension StoreEngine {
     func confirmedDuplicate(_ attributes: ItemAttributes, group: Int, keys: ItemKeys) -> SecureStoreError {
         do throws(SecureStoreError) {
             let group = groupIndexes[group]
-            for row in try rowsWithUniqueKey(of: attributes, group: group, keys: keys, columns: .attributes) { _ = try openAttributes(row, keys: keys) }
+            for row in try rowsWithUniqueKey(of: attributes, group: group, keys: keys, columns: .attributes) {
+                _ = try openAttributes(row, keys: keys)
+            }
         } catch {
             return error
         }

@@ -103,13 +103,14 @@ extension StoreEngine {
         var matches: [(ItemRow, ItemAttributes)] = []
         do {
             return try update(query, changes: changes, data: data, keys: keys, matches: &matches)
-        } catch .duplicateItem where changes != nil {
+        } catch .duplicateItem {
             // A change of indexes refused as taking another item's key: said only of a key whose row opens.
-            for (_, old) in matches {
-                var moved = old
-                for (name, value) in changes!.values { moved.setStoreManaged(name, value) }
-                let error = confirmedDuplicate(moved, group: try resolveGroupForWrite(moved.accessGroup), keys: keys)
-                if error != .duplicateItem { throw error }
+            if let changes {
+                for (_, old) in matches {
+                    let moved = Self.applying(changes, to: old)
+                    let error = confirmedDuplicate(moved, group: try resolveGroupForWrite(moved.accessGroup), keys: keys)
+                    if error != .duplicateItem { throw error }
+                }
             }
             throw .duplicateItem
         }

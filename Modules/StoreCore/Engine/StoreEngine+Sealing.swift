@@ -41,6 +41,14 @@ extension StoreEngine {
         return row
     }
 
+    /// `old` with `changes` set over it: the attributes an update gives an item (its modification date
+    /// aside).
+    static func applying(_ changes: ItemAttributes, to old: ItemAttributes) -> ItemAttributes {
+        var merged = old
+        for (name, value) in changes.values { merged.setStoreManaged(name, value) }
+        return merged
+    }
+
     /// Applies `changes` (and new `data`) to one item; re-encrypts its data when its indexes moved.
     ///
     /// `row`'s indexes were authenticated when its attributes were decrypted (they are in the additional
@@ -54,9 +62,7 @@ extension StoreEngine {
         _ row: ItemRow, old: ItemAttributes, changes: ItemAttributes?, data: SecretBytes?, keys: ItemKeys,
         replacing: Bool = false, modified: Date? = nil
     ) throws(SecureStoreError) {
-        var merged = old
-        if replacing, let changes { merged = changes }
-        for (name, value) in changes?.values ?? [:] where !replacing { merged.setStoreManaged(name, value) }
+        var merged = if let changes { replacing ? changes : Self.applying(changes, to: old) } else { old }
         merged.setStoreManaged(.modificationDate, .date(modified ?? roundedNow()))
         var newRow: ItemRow
         if changes == nil {

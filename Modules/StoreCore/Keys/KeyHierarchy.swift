@@ -50,10 +50,8 @@ package enum KeyHierarchy {
     private static func refuseChangedFormat(_ header: StoreHeader, wrappedKey: [UInt8], kek: SecureKey)
         throws(SecureStoreError)
     {
-        for format in StoreHeader.oldestVersion...StoreHeader.currentVersion where format != header.version {
-            var written = header
-            written.version = format
-            if (try? Sodium.unwrap(wrappedKey, additionalData: written.encoded, key: kek)) != nil {
+        for (format, written) in StoreHeader.otherFormats(of: header.encoded) {
+            if (try? Sodium.unwrap(wrappedKey, additionalData: written, key: kek)) != nil {
                 throw .integrityFailure(
                     "the store header says format \(header.version) but its key was wrapped under format \(format): "
                         + "the header was changed outside Hardtack")

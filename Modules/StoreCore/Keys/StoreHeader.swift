@@ -81,6 +81,18 @@ package struct StoreHeader: Equatable {
         }
     }
 
+    /// `encoded` (a header's bytes) with its format byte set to each other format this build reads, and
+    /// that format: what a header edited only in its format was written as. None for bytes of another
+    /// size than a header's.
+    package static func otherFormats(of encoded: [UInt8]) -> [(format: UInt8, encoded: [UInt8])] {
+        guard encoded.count == encodedCount else { return [] }
+        return (oldestVersion...currentVersion).filter { $0 != encoded[3] }.map { format in
+            var variant = encoded
+            variant[3] = format
+            return (format, variant)
+        }
+    }
+
     /// A fresh header for a new store or a new key, of format `version`.
     package init(storeID: [UInt8], keyKind: KeyKind, cost: Argon2Cost, version: UInt8 = currentVersion) {
         self.version = version

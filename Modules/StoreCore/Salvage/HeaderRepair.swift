@@ -6,10 +6,11 @@ import Domain
 ///
 /// The record is tried as stored, then with each single bit of the wrapped key flipped, then with the
 /// header's format byte set to each other format this build reads (an edited format, which `open`
-/// reports as damage: ``KeyHierarchy``), then with each single bit of the encoded header flipped. The stored checksum is not needed: a variant counts only
-/// when the wrapped key authenticates (XChaCha20-Poly1305) under the key-encryption key with the
-/// header as additional data, which no wrong variant does except with negligible probability; so a
-/// repaired record is the one that was written, never a guess. A passphrase's Argon2id runs once: a
+/// reports as damage: ``KeyHierarchy``), then with each single bit of the encoded header flipped. The
+/// stored checksum is not needed: a variant counts only when the wrapped key authenticates
+/// (XChaCha20-Poly1305) under the key-encryption key with the header as additional data, which no
+/// wrong variant does except with negligible probability; so a repaired record is the one that was
+/// written, never a guess. A passphrase's Argon2id runs once: a
 /// header variant that would change the salt or cost is tried only for key material, whose
 /// key-encryption key is a cheap hash.
 package enum HeaderRepair {
@@ -23,7 +24,8 @@ package enum HeaderRepair {
         var cache: [[UInt8]: SecureKey] = [:]
         var firstError: SecureStoreError?
         let (headers, wrappedKeys) = variants(record)
-        for (index, header) in ([record.header] + otherFormats(record.header) + headers.dropFirst()).enumerated() {
+        let otherFormats = StoreHeader.otherFormats(of: record.header).map(\.encoded)
+        for (index, header) in ([record.header] + otherFormats + headers.dropFirst()).enumerated() {
             let wrapped = index == 0 ? wrappedKeys : BitFlips(bytes: record.wrappedKey, repairing: false)
             do {
                 if let (keys, variant) = try unlock(
@@ -53,21 +55,10 @@ package enum HeaderRepair {
         )
     }
 
-    /// `header` with its format byte set to each other format this build reads (none for a header of
-    /// another size than the store writes).
-    static func otherFormats(_ header: [UInt8]) -> [[UInt8]] {
-        guard header.count == StoreHeader.encodedCount else { return [] }
-        return (StoreHeader.oldestVersion...StoreHeader.currentVersion).filter { $0 != header[3] }.map { format in
-            var variant = header
-            variant[3] = format
-            return variant
-        }
-    }
-
     /// How many variants of the header and of the wrapped key `unlock` tries at most for `record`.
     package static func variantCounts(_ record: HeaderRecord) -> (header: Int, wrappedKey: Int) {
         let (header, wrappedKey) = variants(record)
-        return (header.count + otherFormats(record.header).count, wrappedKey.count)
+        return (header.count + StoreHeader.otherFormats(of: record.header).count, wrappedKey.count)
     }
 
     /// The keys from `header` and the first of `wrapped` that authenticates, with its position, or `nil`.
