@@ -13,8 +13,18 @@ let package = Package(
     name: "Hardtack",
     platforms: [.macOS(.v15)],
     products: [
+        // What a backend depends on. The store alone, with its adapters (SQLite, PostgreSQL, memory):
+        .library(
+            name: "HardtackStore",
+            targets: ["Domain", "Data", "StoreCore", "SQLiteStore", "PostgreSQLStore", "MemoryStore"]),
+        // The app core: the use cases, wired over the store and the HTTP adapters by the composition root.
+        .library(name: "HardtackApp", targets: ["Domain", "Data", "Composition"]),
+        // For development and tests only: the embedded OAuth 2.0 / OpenID Connect server and its loopback
+        // HTTP server; and a raw SQLite connection to a store file, to edit it behind the store's back.
+        // Neither product above links either.
+        .library(name: "HardtackDevelopment", targets: ["DevelopmentServers"]),
+        .library(name: "HardtackTesting", targets: ["RawSQLite"]),
         .executable(name: "hardtack", targets: ["hardtack"]),
-        .executable(name: "hardtack-bench", targets: ["hardtack-bench"]),
     ],
     targets: [
         // C libraries from the system (Debian: libsqlite3-dev, libsodium-dev).
@@ -36,7 +46,7 @@ let package = Package(
 
         // The layers. Each depends only on the one beneath it, so a wrong import does not compile.
         .target(name: "Domain", path: "Modules/Domain", swiftSettings: swiftSettings),
-        .target(name: "Data", dependencies: ["Domain"], path: "Modules/Data", swiftSettings: swiftSettings),
+        .target(name: "Data", dependencies: ["Domain", "Locking"], path: "Modules/Data", swiftSettings: swiftSettings),
 
         // The secure item store: a backend-neutral core (crypto envelope, key hierarchy, blind indexes,
         // attribute codec, rows digest and the Keychain semantics) and one adapter target per backend.
@@ -73,17 +83,27 @@ let package = Package(
         // The browser side of a native app's sign-in (RFC 8252): the one-shot loopback redirect listener
         // and the BROWSER / xdg-open launcher. Production code, apart from the development servers.
         .target(name: "BrowserRedirect", path: "Modules/BrowserRedirect", swiftSettings: swiftSettings),
+        // The legacy preferences file (the seeds' plaintext tokens), read once to migrate it, then wiped.
         .target(
-            name: "Infrastructure", dependencies: ["Data", "Domain"], path: "Modules/Infrastructure",
+            name: "LegacyPreferences", dependencies: ["Data", "Domain"], path: "Modules/LegacyPreferences",
             swiftSettings: swiftSettings),
+        // The process identity behind refresh claims: who claims, and whether a claimant of this machine ended.
+        .target(name: "ProcessIdentity", path: "Modules/ProcessIdentity", swiftSettings: swiftSettings),
         .target(
             name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium", "OpenSSLCrypto"],
             path: "Modules/DevelopmentServers", swiftSettings: swiftSettings),
+        // The production composition root: builds the store and the app, and nothing else.
         .target(
             name: "Composition",
-            dependencies: ["Domain", "Data", "Infrastructure", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "BrowserRedirect", "OpenSSLCrypto", "Locking"],
+            dependencies: ["Domain", "Data", "LegacyPreferences", "ProcessIdentity", "StoreCore", "SQLiteStore", "PostgreSQLStore",
+                "URLSessionHTTP", "CurlHTTP", "BrowserRedirect", "OpenSSLCrypto"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
+        // The development wiring: the demo's world and `hardtack serve`, over the development servers. Only
+        // the executable links it.
+        .target(
+            name: "DevelopmentComposition",
+            dependencies: ["Composition", "DevelopmentServers", "Domain", "Data", "BrowserRedirect", "OpenSSLCrypto"],
+            path: "Modules/DevelopmentComposition", swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
         // The store on PostgreSQL (libpq). Its connection layer has its own errors, translated by the adapter.
@@ -92,21 +112,9 @@ let package = Package(
             path: "Modules/PostgreSQLStore",
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "hardtack", dependencies: ["Composition", "Data", "Domain", "CommandLineKit"], path: "Modules/hardtack",
+            name: "hardtack", dependencies: ["Composition", "DevelopmentComposition", "Data", "Domain", "CommandLineKit"],
+            path: "Modules/hardtack",
             swiftSettings: swiftSettings),
-
-        // The benchmark (Tools/bench): the store's workload through Hardtack and straight against the C
-        // libraries it wraps, so Hardtack's own overhead shows.
-        .executableTarget(
-            name: "hardtack-bench",
-            dependencies: [
-                "SQLiteStore", "PostgreSQLStore", "StoreCore", "Data", "Domain", "CSQLite", "CSodium", "CLibPQ",
-                "BenchSupport",
-            ],
-            path: "Tools/Benchmark", swiftSettings: swiftSettings),
-        // What the benchmark and the torture bench share: a seeded generator, so a printed seed
-        // replays a run.
-        .target(name: "BenchSupport", path: "Tools/BenchSupport", swiftSettings: swiftSettings),
 
         // Tests: one target per module, fakes in a shared support target.
         .target(
@@ -117,7 +125,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "DataTests",
-            dependencies: ["Data", "Domain", "Infrastructure", "SQLiteStore", "StoreCore", "TestSupport", "OpenSSLCrypto"],
+            dependencies: ["Data", "Domain", "SQLiteStore", "StoreCore", "TestSupport", "OpenSSLCrypto"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
         // A raw SQLite connection to a store file, shared by the tamper tests and the torture bench:
         // the attacker (or the disk) that edits rows behind the store's back.
@@ -126,12 +134,18 @@ let package = Package(
         // The store's tests also link libsodium: tamper tests recompute header and page checksums, as an
         // attacker with write access would.
         .testTarget(
-            name: "InfrastructureTests",
+            name: "SQLiteStoreTests",
             dependencies: [
-                "Infrastructure", "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium",
-                "CCRC32C",
+                "SQLiteStore", "StoreCore", "Data", "Domain", "TestSupport", "RawSQLite", "CSodium", "CCRC32C",
             ],
-            path: "Tests/InfrastructureTests", exclude: ["Fixtures"], swiftSettings: swiftSettings),
+            path: "Tests/SQLiteStoreTests", exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LegacyPreferencesTests",
+            dependencies: ["LegacyPreferences", "SQLiteStore", "Data", "Domain", "TestSupport"],
+            path: "Tests/LegacyPreferencesTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProcessIdentityTests", dependencies: ["ProcessIdentity"], path: "Tests/ProcessIdentityTests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "MemoryStoreTests", dependencies: ["MemoryStore", "StoreCore", "Data", "Domain", "TestSupport"],
             path: "Tests/MemoryStoreTests", swiftSettings: swiftSettings),
@@ -155,7 +169,7 @@ let package = Package(
             path: "Tests/PostgreSQLTests",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "CompositionTests", dependencies: ["Composition", "Domain", "Data", "TestSupport"],
+            name: "CompositionTests", dependencies: ["Composition", "DevelopmentComposition", "Domain", "Data", "TestSupport"],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",
@@ -166,27 +180,11 @@ let package = Package(
         .testTarget(
             name: "CommandLineKitTests", dependencies: ["CommandLineKit"], path: "Tests/CommandLineKitTests",
             swiftSettings: swiftSettings),
+        // Where code may be: sessions written only by the use cases, no command-line words in the inner
+        // layers, the executable building nothing the root should (read from the sources).
+        .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),
     ]
 )
-
-#if os(Linux)
-    // The reliability and security bench (Tools/torture), built in release by that script. Linux only: it
-    // reads /proc, works in /dev/shm and hands files to other users.
-    package.targets.append(
-        .executableTarget(
-            name: "hardtack-torture",
-            dependencies: [
-                "SQLiteStore", "PostgreSQLStore", "StoreCore", "DevelopmentServers", "Data", "Domain", "CSodium",
-                "BenchSupport", "RawSQLite",
-            ],
-            path: "Tools/TortureBench", swiftSettings: swiftSettings))
-    // libFuzzer targets for the bench's long mode (built with --sanitize=fuzzer -DHARDTACK_FUZZ); a
-    // normal build compiles an empty stub.
-    package.targets.append(
-        .executableTarget(
-            name: "hardtack-fuzz", dependencies: ["SQLiteStore", "StoreCore", "DevelopmentServers", "Data", "Domain"], path: "Tools/Fuzz",
-            swiftSettings: swiftSettings))
-#endif

@@ -1,4 +1,5 @@
 import Composition
+import DevelopmentComposition
 import Data
 import Domain
 import Foundation
@@ -13,17 +14,17 @@ import Testing
     func theWholeStory(_ contract: ServerContract) async throws {
         let world = try DemoEnvironment(storePath: nil, contract: contract)
         defer { world.removeTemporaryFiles() }
-        var app = try world.launch()
-        #expect(app.validateAuthentication() == .signedOut)
+        var app = try await world.launch()
+        #expect(await app.validateAuthentication() == .signedOut)
 
         let first = try await app.signIn(alice)
-        app = try world.launch()
-        #expect(app.validateAuthentication().showsMainFlow)
+        app = try await world.launch()
+        #expect(await app.validateAuthentication().showsMainFlow)
         #expect(try await app.currentUser().id == "alice")
 
         world.advanceClock(by: world.accessTokenLifetime + 60)
         if contract == .oauth {
-            #expect(app.validateAuthentication() == .signedInNeedsRefresh(user: User(id: "alice", name: "Alice Liddell")))
+            #expect(await app.validateAuthentication() == .signedInNeedsRefresh(user: User(id: "alice", name: "Alice Liddell")))
         }
         _ = try await app.currentUser()
         #expect(await world.serverCounters().refreshes == 1)
@@ -45,13 +46,13 @@ import Testing
         }
         #expect(await world.serverCounters().reuseDetections == 1)
         await #expect(throws: AuthenticationError.sessionExpired) { try await app.currentUser() }
-        #expect(app.validateAuthentication() == .signedOut)
+        #expect(await app.validateAuthentication() == .signedOut)
     }
 
     @Test func aServerFailureDuringRefreshKeepsTheSession() async throws {
         let world = try DemoEnvironment(storePath: nil)
         defer { world.removeTemporaryFiles() }
-        let app = try world.launch()
+        let app = try await world.launch()
         _ = try await app.signIn(alice)
         world.advanceClock(by: world.accessTokenLifetime + 60)
         let expected: [(ServerFailure, String)] = [
@@ -67,8 +68,8 @@ import Testing
                 default: false
                 }
             }
-            #expect(try app.repository.load() != nil)
-            #expect(app.validateAuthentication().showsMainFlow)
+            #expect(try await app.repository.load() != nil)
+            #expect(await app.validateAuthentication().showsMainFlow)
         }
         await world.simulateServerFailure(.none)
         #expect(try await app.currentUser().id == "alice")
@@ -78,7 +79,7 @@ import Testing
     @Test func signOutDeletesLocallyWhenTheServerIsDown() async throws {
         let world = try DemoEnvironment(storePath: nil)
         defer { world.removeTemporaryFiles() }
-        let app = try world.launch()
+        let app = try await world.launch()
         _ = try await app.signIn(alice)
         await world.simulateServerFailure(.down)
         let result = try await app.signOut()
@@ -87,13 +88,13 @@ import Testing
             Issue.record("revocation must be reported as failed")
             return
         }
-        #expect(app.validateAuthentication() == .signedOut)
+        #expect(await app.validateAuthentication() == .signedOut)
     }
 
     @Test func refreshNowRotatesAndTheOldTokenIsNeverPresentedAgain() async throws {
         let world = try DemoEnvironment(storePath: nil)
         defer { world.removeTemporaryFiles() }
-        let app = try world.launch()
+        let app = try await world.launch()
         _ = try await app.signIn(alice)
         for _ in 0..<3 { _ = try await app.refreshNow() }
         // A second launch (another process) refreshes from the stored, newest token.

@@ -101,7 +101,7 @@ import Testing
             try await gateway.signIn(.identityToken(provider: "apple", token: SecretBytes(utf8: "id")))
         } throws: { error in
             guard case .unsupported(let message) = error as? AuthenticationError else { return false }
-            return message.contains("--style header")
+            return message.contains("the header contract")
         }
         #expect(http.requests.isEmpty)
     }

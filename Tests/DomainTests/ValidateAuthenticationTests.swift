@@ -3,45 +3,45 @@ import Foundation
 import Testing
 
 @Suite struct ValidateAuthenticationTests {
-    @Test func noSessionMeansTheSignInFlow() {
+    @Test func noSessionMeansTheSignInFlow() async {
         let fixture = UseCaseFixture(signedIn: false)
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
-        #expect(decide() == .signedOut)
-        #expect(!decide().showsMainFlow)
+        #expect(await decide() == .signedOut)
+        #expect(await !decide().showsMainFlow)
     }
 
-    @Test func aFreshTokenIsSignedInWithItsTimeLeft() {
+    @Test func aFreshTokenIsSignedInWithItsTimeLeft() async {
         let fixture = UseCaseFixture()
         fixture.clock.advance(by: 100)
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
-        #expect(decide() == .signedIn(user: User(id: "u1", name: "Alice"), accessTokenSecondsLeft: 200))
-        #expect(decide().showsMainFlow)
+        #expect(await decide() == .signedIn(user: User(id: "u1", name: "Alice"), accessTokenSecondsLeft: 200))
+        #expect(await decide().showsMainFlow)
     }
 
-    @Test func anExpiredAccessTokenNeedsARefreshButStaysInTheMainFlow() {
+    @Test func anExpiredAccessTokenNeedsARefreshButStaysInTheMainFlow() async {
         let fixture = UseCaseFixture()
         fixture.clock.advance(by: 280)
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
-        #expect(decide() == .signedInNeedsRefresh(user: User(id: "u1", name: "Alice")))
-        #expect(decide().showsMainFlow)
+        #expect(await decide() == .signedInNeedsRefresh(user: User(id: "u1", name: "Alice")))
+        #expect(await decide().showsMainFlow)
     }
 
-    @Test func anUnknownExpiryIsSignedIn() {
+    @Test func anUnknownExpiryIsSignedIn() async {
         let fixture = UseCaseFixture(accessLifetime: nil)
         fixture.clock.advance(by: 86_400)
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
-        #expect(decide() == .signedIn(user: User(id: "u1", name: "Alice"), accessTokenSecondsLeft: nil))
+        #expect(await decide() == .signedIn(user: User(id: "u1", name: "Alice"), accessTokenSecondsLeft: nil))
     }
 
-    @Test func anUnreadableStoreNeverSignsTheUserOut() {
+    @Test func anUnreadableStoreNeverSignsTheUserOut() async {
         let fixture = UseCaseFixture()
         fixture.repository.setUnavailable("locked")
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
-        #expect(decide() == .storeUnavailable(reason: "locked"))
-        #expect(!decide().showsMainFlow)
+        #expect(await decide() == .storeUnavailable(reason: "locked"))
+        #expect(await !decide().showsMainFlow)
     }
 
-    @Test func anExpiredRefreshTokenWithAnExpiredAccessTokenIsSignedOut() throws {
+    @Test func anExpiredRefreshTokenWithAnExpiredAccessTokenIsSignedOut() async throws {
         let fixture = UseCaseFixture(signedIn: false)
         let now = fixture.clock.date
         try fixture.repository.replace(
@@ -51,8 +51,8 @@ import Testing
                 user: nil, method: .password))
         let decide = ValidateAuthentication(repository: fixture.repository, policy: fixture.policy, now: fixture.clock.now)
         fixture.clock.advance(by: 120)
-        #expect(decide() == .signedInNeedsRefresh(user: nil))
+        #expect(await decide() == .signedInNeedsRefresh(user: nil))
         fixture.clock.advance(by: 3600)
-        #expect(decide() == .signedOut)
+        #expect(await decide() == .signedOut)
     }
 }

@@ -68,3 +68,30 @@ struct RealProviderTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }
 }
+
+/// The advice the executable adds to the inner layers' facts: which flag to use instead.
+struct FlowAdviceTests {
+    let sandbox = CLISandbox()
+
+    /// This provider has no device endpoint: Data says so, and only the command line names `--flow code`.
+    @Test func anIssuerWithoutADeviceEndpointPointsAtTheCodeFlow() throws {
+        let issuer = try #require(realProviderIssuer, "HARDTACK_TEST_OIDC is not set: run the tests with Tools/test")
+        let result = try sandbox.run(
+            ["signin", "--flow", "device", "--issuer", issuer, "--client-id", "hardtack-cli", "--store", sandbox.store])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("the issuer has no device authorization endpoint; try --flow code"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+
+    /// The OAuth contract has no identity-provider sign-in: Data says so; the command line names `--style header`.
+    @Test func anIdentityTokenUnderTheOAuthContractPointsAtTheHeaderStyle() throws {
+        let result = try sandbox.run(
+            [
+                "signin", "--provider", "apple", "--identity-token-stdin", "--server", "http://127.0.0.1:9",
+                "--store", sandbox.store,
+            ], input: "token\n")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("needs the header contract (--style header)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store))
+    }
+}

@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func base64URLRefusesNonCanonicalSpellings() {
-        #expect(Base64URL.decode("AQ") == [1])
+        #expect(Base64URL.decode("AQ") == Data([1]))
         #expect(Base64URL.decode("AR") == nil)  // the same byte with a stray low bit set
         #expect(Base64URL.decode("AQ==") == nil)
         #expect(Base64URL.decode("A") == nil)

@@ -1,7 +1,7 @@
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 import TestSupport
 import Testing
@@ -31,16 +31,16 @@ import Testing
         return false
     }
 
-    @Test func leasesAreJudgedByTheServersClockNotTheClaimants() throws {
+    @Test func leasesAreJudgedByTheServersClockNotTheClaimants() async throws {
         let first = try session(1)
         let slow = SecureStoreSessionRepository(store: try test.open())
         let fast = SecureStoreSessionRepository(store: try test.open())
-        try slow.replace(with: first)
+        try await slow.replace(with: first)
         // The first instance's clock is an hour behind: by its own clock its 45 s lease ran out long ago.
         let hour: TimeInterval = 3600
-        #expect(isClaimed(try slow.claimRefresh(replacing: first, owner: "slow", lease: 45, now: Date() - hour)))
+        #expect(isClaimed(try await slow.claimRefresh(replacing: first, owner: "slow", lease: 45, now: Date() - hour)))
         // The second instance's clock is an hour ahead: by its own clock the lease ran out too.
-        guard case .heldByAnother(let until) = try fast.claimRefresh(
+        guard case .heldByAnother(let until) = try await fast.claimRefresh(
             replacing: first, owner: "fast", lease: 45, now: Date() + hour)
         else {
             Issue.record("a lease is judged by the server's clock, which says it still holds")
@@ -50,30 +50,30 @@ import Testing
         #expect(abs(until.timeIntervalSince(server) - 45) < 5, "the lease runs 45 s from the server's now")
     }
 
-    @Test func aClaimWhoseLeaseRanOutByTheServersClockIsNotMarkedSent() throws {
+    @Test func aClaimWhoseLeaseRanOutByTheServersClockIsNotMarkedSent() async throws {
         let first = try session(1)
         let repository = SecureStoreSessionRepository(store: try test.open())
-        try repository.replace(with: first)
+        try await repository.replace(with: first)
         // A claimant that stalled past its lease before sending must not send: another may have taken it.
-        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "stalled", lease: 0.2, now: Date())))
+        #expect(isClaimed(try await repository.claimRefresh(replacing: first, owner: "stalled", lease: 0.2, now: Date())))
         usleep(400_000)
-        #expect(try !repository.markRefreshSent(replacing: first, owner: "stalled"))
+        #expect(try await !repository.markRefreshSent(replacing: first, owner: "stalled"))
         // Claiming again gives a fresh lease, which can be marked.
-        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: "stalled", lease: 45, now: Date())))
-        #expect(try repository.markRefreshSent(replacing: first, owner: "stalled"))
+        #expect(isClaimed(try await repository.claimRefresh(replacing: first, owner: "stalled", lease: 45, now: Date())))
+        #expect(try await repository.markRefreshSent(replacing: first, owner: "stalled"))
     }
 
-    @Test func aClaimantOnAnotherMachineIsSeenGoneOnceItsInstanceLockIsFree() throws {
+    @Test func aClaimantOnAnotherMachineIsSeenGoneOnceItsInstanceLockIsFree() async throws {
         let first = try session(1)
         let theirs = try test.open().takeInstanceLock()
         let ours = try test.open().takeInstanceLock()
         defer { ours.release() }
         let repository = SecureStoreSessionRepository(store: try test.open(), claimantIsGone: ours.isGone)
-        try repository.replace(with: first)
+        try await repository.replace(with: first)
         let owner = foreignOwner(theirs)
-        #expect(isClaimed(try repository.claimRefresh(replacing: first, owner: owner, lease: 45, now: clock.date)))
-        #expect(try repository.markRefreshSent(replacing: first, owner: owner))
-        guard case .heldByAnother = try repository.claimRefresh(replacing: first, owner: "us", lease: 45, now: clock.date)
+        #expect(isClaimed(try await repository.claimRefresh(replacing: first, owner: owner, lease: 45, now: clock.date)))
+        #expect(try await repository.markRefreshSent(replacing: first, owner: owner))
+        guard case .heldByAnother = try await repository.claimRefresh(replacing: first, owner: "us", lease: 45, now: clock.date)
         else {
             Issue.record("a live instance's claim holds others back")
             return
@@ -88,12 +88,12 @@ import Testing
         var taken = false
         while !taken, ContinuousClock.now - ended < .seconds(20) {
             // It had marked its request sent: the claim is taken over, with word that the token may be spent.
-            if case .takenOver = try repository.claimRefresh(replacing: first, owner: "us", lease: 45, now: clock.date) {
+            if case .takenOver = try await repository.claimRefresh(replacing: first, owner: "us", lease: 45, now: clock.date) {
                 taken = true
             }
         }
         #expect(taken, "a claim whose instance ended is taken over, not held for its 45 s lease")
-        #expect(try !repository.markRefreshSent(replacing: first, owner: owner), "the ended claimant is fenced")
+        #expect(try await !repository.markRefreshSent(replacing: first, owner: owner), "the ended claimant is fenced")
     }
 
     /// Its lease is an hour, by the server's clock: only seeing it ended lets the refresh finish (a
@@ -106,9 +106,9 @@ import Testing
         defer { ours.release() }
         let repository = SecureStoreSessionRepository(store: try test.open(), claimantIsGone: ours.isGone)
         let stale = gateway.makeSession(serial: 0)
-        try repository.replace(with: stale)
+        try await repository.replace(with: stale)
         // Another machine's instance claimed, did not mark, and ended: its lease runs for an hour.
-        guard case .claimed = try repository.claimRefresh(
+        guard case .claimed = try await repository.claimRefresh(
             replacing: stale, owner: foreignOwner(theirs), lease: 3600, now: clock.date)
         else {
             Issue.record("the other instance's claim should be taken")
@@ -121,7 +121,7 @@ import Testing
         let refreshed = try await refresher.refresh(replacing: stale)
         #expect(gateway.refreshCalls == 1)
         #expect(gateway.presentedRefreshTokens == ["refresh-0"])
-        #expect(try repository.load()?.refreshToken.value.revealedString() == refreshed.refreshToken.value.revealedString())
+        #expect(try await repository.load()?.refreshToken.value.revealedString() == refreshed.refreshToken.value.revealedString())
     }
 
     @Test func anInstanceLockLostWithItsConnectionIsTakenAgain() throws {
@@ -186,7 +186,7 @@ import Testing
         let gateway = ScriptedAuthenticationGateway(clock: clock)
         let repository = SecureStoreSessionRepository(store: try test.open())
         let stale = gateway.makeSession(serial: 0)
-        try repository.replace(with: stale)
+        try await repository.replace(with: stale)
         let applicationName = test.applicationName
         let seen = Locked<[String]?>(nil)
         gateway.setDuringRefresh {
@@ -212,7 +212,7 @@ import Testing
         var stale: [Session] = []
         for (index, account) in accounts.enumerated() {
             let session = gateway.makeSession(serial: 1000 + index)
-            try SecureStoreSessionRepository(store: setup, account: account).replace(with: session)
+            try await SecureStoreSessionRepository(store: setup, account: account).replace(with: session)
             stale.append(session)
         }
         let refreshers = try (0..<3).flatMap { instance in
@@ -234,7 +234,7 @@ import Testing
         #expect(Set(gateway.presentedRefreshTokens).count == accounts.count, "no refresh token presented twice")
         for index in accounts.indices {
             #expect(results[index]?.count == 1, "every instance got the one new token of account \(index)")
-            let stored = try SecureStoreSessionRepository(store: setup, account: accounts[index]).load()
+            let stored = try await SecureStoreSessionRepository(store: setup, account: accounts[index]).load()
             #expect(stored?.refreshToken.value.revealedString() == results[index]?.first)
         }
     }

@@ -1,7 +1,7 @@
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Data
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import Testing
 
 /// SQLSTATE mapping, and transactions and savepoints through `execute`.

@@ -1,4 +1,4 @@
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import Testing
 
 /// URIs parsed by libpq, and their redacted form. These need no server.

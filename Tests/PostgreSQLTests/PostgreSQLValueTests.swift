@@ -1,4 +1,4 @@
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import Testing
 
 /// Binary parameters and results, cell type checks, and the prepared-statement cache.

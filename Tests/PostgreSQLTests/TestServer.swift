@@ -1,5 +1,5 @@
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import Testing
 
 /// The real PostgreSQL server the tests run against, named by `HARDTACK_TEST_POSTGRES`.

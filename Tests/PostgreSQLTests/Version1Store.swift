@@ -1,6 +1,6 @@
 import Data
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 /// A store in the version-1 shape (one `rows_digest` row for the whole store, a statement-level

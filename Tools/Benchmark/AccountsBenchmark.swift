@@ -14,7 +14,7 @@ enum AccountsBenchmark {
     static let statusRatioTarget = 2.0
 
     /// Prints the figures (smaller stores with `--quick`).
-    static func run(_ options: BenchmarkOptions) throws {
+    static func run(_ options: BenchmarkOptions) async throws {
         guard let executable = StatusBenchmark.locateExecutable(options.hardtack) else {
             Report.line("accounts skipped=yes reason=no-hardtack-executable (build it, or pass --hardtack PATH)")
             return
@@ -27,7 +27,7 @@ enum AccountsBenchmark {
         let listed = options.quick ? 1000 : 10_000
         let repeats = options.quick ? 3 : 7
 
-        let listStore = try fill(directory.subdirectory("list"), count: listed, generator: &generator)
+        let listStore = try await fill(directory.subdirectory("list"), count: listed, generator: &generator)
         let list = try median(repeats) {
             try StatusBenchmark.run(executable: executable, store: listStore, command: ["accounts"])
         }
@@ -37,9 +37,9 @@ enum AccountsBenchmark {
 
         // `status` of one account among 100,000 (10,000 with --quick), against the same among one.
         let many = options.quick ? 10_000 : 100_000
-        let manyStore = try fill(directory.subdirectory("many"), count: many, generator: &generator)
+        let manyStore = try await fill(directory.subdirectory("many"), count: many, generator: &generator)
         let status = ["status", "--account", name(many / 2)]
-        let oneStore = try fill(directory.subdirectory("one"), count: 1, first: many / 2, generator: &generator)
+        let oneStore = try await fill(directory.subdirectory("one"), count: 1, first: many / 2, generator: &generator)
         let alone = try median(repeats) { try StatusBenchmark.run(executable: executable, store: oneStore, command: status) }
         let among = try median(repeats) {
             try StatusBenchmark.run(executable: executable, store: manyStore, command: status)
@@ -57,13 +57,13 @@ enum AccountsBenchmark {
 
     /// A key-file store in `directory` holding `count` signed-in sessions, accounts numbered from
     /// `first`; returns its path.
-    static func fill(_ directory: String, count: Int, first: Int = 0, generator: inout SeededGenerator) throws -> String {
+    static func fill(_ directory: String, count: Int, first: Int = 0, generator: inout SeededGenerator) async throws -> String {
         let path = directory + "/keychain.db"
         let started = MonotonicClock.now()
         // Written without an fsync per commit, to fill it sooner; the commands read it with the defaults.
         let store = try SQLiteSecureItemStore.open(
             at: path, keySource: .keyFile(path: path + ".key"), options: StoreOptions(durability: .normal))
-        try populate(store, count: count, first: first, generator: &generator)
+        try await populate(store, count: count, first: first, generator: &generator)
         try store.checkpoint()
         Report.line("op=fill accounts=\(count) seconds=\(Report.fixed(Double(MonotonicClock.now() - started) / 1e9, 1))")
         return path
@@ -71,7 +71,7 @@ enum AccountsBenchmark {
 
     /// Writes `count` signed-in sessions into `store`, accounts numbered from `first`, a thousand
     /// accounts per transaction (``SecureStoreSessionRepository/addSessions(_:to:)``).
-    static func populate(_ store: any SecureItemStore, count: Int, first: Int, generator: inout SeededGenerator) throws {
+    static func populate(_ store: any SecureItemStore, count: Int, first: Int, generator: inout SeededGenerator) async throws {
         let now = Date()
         var next = first
         while next < first + count {
@@ -86,7 +86,7 @@ enum AccountsBenchmark {
                     user: User(id: "u\(index)", name: "User \(index)"), method: .password)
                 sessions.append((account, session))
             }
-            try SecureStoreSessionRepository.addSessions(sessions, to: store)
+            try await SecureStoreSessionRepository.addSessions(sessions, to: store)
             next = end
         }
     }

@@ -1,5 +1,5 @@
-internal import CSQLite
-internal import CSodium
+internal import DirectSQLite
+internal import DirectSodium
 
 /// The workload's unavoidable work done straight against SQLite and libsodium, with none of
 /// Hardtack's layers: the baseline Hardtack's overhead is measured against.

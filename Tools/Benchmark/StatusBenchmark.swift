@@ -43,7 +43,7 @@ enum StatusBenchmark {
                 value: SecretBytes(Workload.secret(&generator)), issuedAt: now, expiresAt: now.addingTimeInterval(3600)),
             refreshToken: try RefreshToken(value: SecretBytes(Workload.secret(&generator))),
             user: User(id: "bench", name: "Bench"), method: .password)
-        try SecureStoreSessionRepository(store: store).replace(with: session)
+        try waitFor { () async throws(AuthenticationError) in try await SecureStoreSessionRepository(store: store).replace(with: session) }
         try store.checkpoint()
         return path
     }

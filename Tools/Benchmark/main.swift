@@ -17,9 +17,9 @@ do {
         } else if let uri = options.postgres, options.refreshProtocol {
             try await RefreshProtocolBenchmark.run(uri: uri, rounds: options.quick ? 100 : 1000)
         } else if options.accounts, let uri = options.postgres {
-            try PostgreSQLAccountsBenchmark.run(uri: uri, options: options)
+            try await PostgreSQLAccountsBenchmark.run(uri: uri, options: options)
         } else if options.accounts {
-            try AccountsBenchmark.run(options)
+            try await AccountsBenchmark.run(options)
         } else if let uri = options.postgres {
             try PostgreSQLBenchmark.run(uri: uri, options: options)
         } else {

@@ -13,7 +13,7 @@ struct Bench {
 
     /// Runs the scenarios; returns the exit status (0 when none failed).
     func run() -> Int32 {
-        let hardtack = options.hardtack ?? BenchPaths.siblingHardtack
+        let hardtack = options.hardtack ?? BenchPaths.hardtack(inPackage: options.package)
         guard FileManager.default.isExecutableFile(atPath: hardtack) else {
             emit("cannot find the hardtack executable at \(hardtack); build it first (Tools/torture does)")
             return 2

@@ -10,7 +10,7 @@ struct BenchOptions {
     var only: [String] = []
     /// Keep the scratch directory even when everything passed.
     var keep = false
-    /// The `hardtack` executable (default: beside this one).
+    /// The `hardtack` executable (default: the one of the same build configuration in the package).
     var hardtack: String?
     /// The package directory, for the sanitizer runs (default: the current directory).
     var package = FileManager.default.currentDirectoryPath

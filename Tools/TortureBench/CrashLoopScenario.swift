@@ -1,3 +1,4 @@
+import BenchSupport
 import Data
 import Domain
 import Foundation
@@ -200,7 +201,7 @@ enum CrashLoopScenario {
         }
         var torn = false
         switch Result(catching: { () throws(AuthenticationError) in
-            try SecureStoreSessionRepository(store: store).load()
+            try waitFor { () async throws(AuthenticationError) in try await SecureStoreSessionRepository(store: store).load() }
         }) {
         case .success(let session?):
             let access = session.accessToken.value.revealedString() ?? ""

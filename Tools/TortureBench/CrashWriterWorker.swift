@@ -48,7 +48,7 @@ enum CrashWriterWorker {
         var generation = 0
         do {
             accounts = try StoreReading.find(store, .genericPassword(service: service)).map(\.account).sorted()
-            if let session = try repository.load(), let value = session.accessToken.value.revealedString() {
+            if let session = try waitFor({ () async throws(AuthenticationError) in try await repository.load() }), let value = session.accessToken.value.revealedString() {
                 generation = Int(value.split(separator: ".")[1]) ?? 0
             }
         } catch {
@@ -128,12 +128,12 @@ enum CrashWriterWorker {
             try store.delete(.genericPassword(service: service, account: account))
         case .rotate(_, let access, let refresh):
             let now = Date()
-            try repository.replace(
-                with: Session(
-                    accessToken: try AccessToken(
-                        value: SecretBytes(utf8: access), issuedAt: now, expiresAt: now.addingTimeInterval(300)),
-                    refreshToken: try RefreshToken(value: SecretBytes(utf8: refresh)),
-                    user: User(id: "crash", name: "Crash"), method: .password))
+            let session = Session(
+                accessToken: try AccessToken(
+                    value: SecretBytes(utf8: access), issuedAt: now, expiresAt: now.addingTimeInterval(300)),
+                refreshToken: try RefreshToken(value: SecretBytes(utf8: refresh)),
+                user: User(id: "crash", name: "Crash"), method: .password)
+            try waitFor { () async throws(AuthenticationError) in try await repository.replace(with: session) }
         case .rekey(let key):
             guard let source = CrashKeys.source(key) else { throw SecureStoreError.invalidKeyMaterial("bad spec") }
             try store.changeKey(to: source)

@@ -1,4 +1,4 @@
-internal import CSodium
+internal import DirectSodium
 import Foundation
 
 #if canImport(Glibc)

@@ -221,7 +221,7 @@ enum HostileInputScenario {
             [
                 "swift", "build", "--product", "hardtack-fuzz", "--sanitize=fuzzer", "-Xswiftc",
                 "-sanitize=fuzzer,address",
-                "-Xswiftc", "-DHARDTACK_FUZZ", "--scratch-path", scratch, "--package-path", context.package,
+                "-Xswiftc", "-DHARDTACK_FUZZ", "--scratch-path", scratch, "--package-path", context.package + "/Tools",
             ], timeout: 60 * 60)
         guard build.status == 0 else {
             context.fail("libFuzzer: the build failed: \(build.err.suffix(300)) \(build.out.suffix(300))")

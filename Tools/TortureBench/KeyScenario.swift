@@ -3,7 +3,7 @@ import Data
 import Domain
 import Foundation
 import SQLiteStore
-import StoreCore
+@_spi(HardtackTools) import StoreCore
 import RawSQLite
 
 /// Scenario 3: wrong, damaged and tampered keys. Each case must fail with its own, expected error,
@@ -202,7 +202,7 @@ enum KeyScenario {
                 return right(paths)
             },
             Case(name: "format version raised, checksum recomputed", base: .keyFile, expected: "storage(newerFormat)") { paths in
-                try editHeader(paths, recompute: true) { $0[Offset.version] = StoreHeader.currentVersion + 1 }
+                try editHeader(paths, recompute: true) { $0[Offset.version] = StoreFormat.current + 1 }
                 return right(paths)
             },
             // Format 1 writes two ciphertexts per row, formats 1 and 2 keep plain digests; the wrapped

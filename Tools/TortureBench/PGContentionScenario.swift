@@ -1,7 +1,7 @@
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 
 /// Scenario 12: several processes, several threads each, read-modify-write on shared counters in one
 /// PostgreSQL store for a fixed time, each increment one transaction. Every acknowledged increment

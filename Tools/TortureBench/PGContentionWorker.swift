@@ -1,6 +1,6 @@
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 /// `worker pg-contender`: ``ContentionWorker`` on a PostgreSQL store: threads doing read-modify-write

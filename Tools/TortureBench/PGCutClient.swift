@@ -2,7 +2,7 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 /// One client thread of the cut scenario: adds items and reads back ones it added, through a handle

@@ -2,7 +2,7 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import Synchronization
 
 #if canImport(Glibc)

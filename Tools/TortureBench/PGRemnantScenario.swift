@@ -1,7 +1,7 @@
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 
 /// Scenario 14: canary services, accounts, labels, comments, servers, paths and secrets written to a
 /// PostgreSQL store, some updated and deleted, the key changed; then, after a `CHECKPOINT`, `pg_dump`

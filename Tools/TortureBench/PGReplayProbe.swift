@@ -1,7 +1,7 @@
 import BenchSupport
 import Data
 import Domain
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 
 /// The known gap of docs/postgresql.md, measured rather than failed: an item is updated through the
 /// store, then its row's old ciphertexts are written back through SQL. The rows digest covers ids,

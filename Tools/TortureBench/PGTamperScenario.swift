@@ -1,7 +1,7 @@
 import BenchSupport
 import Data
 import Domain
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 /// Scenario 13: a role with SQL access to the store's rows (but not its key) edits them through a

@@ -1,5 +1,5 @@
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import BenchSupport
 import Data
 import Domain
 import Foundation
@@ -85,7 +86,7 @@ enum RefreshFailureScenario {
         /// The refresh token in the store now (`nil`: no session, or the store cannot be read).
         func storedRefreshToken() -> String? {
             guard let store = try? SQLiteSecureItemStore.open(at: store, keySource: .keyFile(path: store + ".key")),
-                let session = try? SecureStoreSessionRepository(store: store).load()
+                let session = try? waitFor({ () async throws(AuthenticationError) in try await SecureStoreSessionRepository(store: store).load() })
             else { return nil }
             return session.refreshToken.value.revealedString()
         }

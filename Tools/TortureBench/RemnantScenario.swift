@@ -1,3 +1,4 @@
+import BenchSupport
 import Data
 import Domain
 import Foundation
@@ -249,9 +250,11 @@ enum RemnantScenario {
             let server = try ServeProcess(context, errors: directory + "/serve.err")
             let app = ["--store", appStore, "--server", server.url]
             _ = run("signin", ["signin"] + app + ["--username", "alice", "--password-stdin"], input: "wonderland")
-            if let session = try? SecureStoreSessionRepository(
-                store: SQLiteSecureItemStore.open(at: appStore, keySource: .keyFile(path: appStore + ".key"))
-            ).load() {
+            if let store = try? SQLiteSecureItemStore.open(at: appStore, keySource: .keyFile(path: appStore + ".key")),
+                let session = try? waitFor({ () async throws(AuthenticationError) in
+                    try await SecureStoreSessionRepository(store: store).load()
+                }) ?? nil
+            {
                 secrets.add("access token", session.accessToken.value.revealedString() ?? "")
                 secrets.add("refresh token", session.refreshToken.value.revealedString() ?? "")
             } else {

@@ -71,9 +71,9 @@ enum SalvageWorker {
     private static func salvageCount(path: String, key: [UInt8], expected: [ItemSpec], committed: Set<ItemSpec>)
         -> (salvaged: Int, wrong: Int, unlocked: Bool)
     {
-        guard let source = try? SQLiteSalvageSource(path: path),
-            let result = try? StoreSalvage.recover(from: source, keySource: .key(SecretBytes(key)))
-        else { return (0, 0, false) }
+        guard let result = try? SQLiteSecureItemStore.salvage(at: path, keySource: .key(SecretBytes(key))) else {
+            return (0, 0, false)
+        }
         let wanted = Set(expected)
         var salvaged = 0
         var wrong = 0

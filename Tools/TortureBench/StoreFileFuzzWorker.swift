@@ -123,7 +123,7 @@ enum StoreFileFuzzWorker {
             return "error open:" + StoreReading.kind(of: error)
         }
         _ = try? store.verify()
-        _ = try? SecureStoreSessionRepository(store: store).load()
+        _ = try? waitFor { () async throws(AuthenticationError) in try await SecureStoreSessionRepository(store: store).load() }
         if let states {
             let answers = StoreReading.answers(store, about: states.flatMap { $0 })
             guard states.contains(where: { StoreReading.consistent(answers, with: $0) }) else {

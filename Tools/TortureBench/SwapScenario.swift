@@ -105,7 +105,8 @@ enum SwapScenario {
         let store = try SQLiteSecureItemStore.open(
             at: path, keySource: .key(SecretBytes(key)), accessGroups: ["default", "other"])
         let repository = SecureStoreSessionRepository(store: store)
-        try repository.replace(with: session(tag: tag, random: &random))
+        let written = try session(tag: tag, random: &random)
+        try waitFor { () async throws(AuthenticationError) in try await repository.replace(with: written) }
         var rows = [
             Row(id: 1, spec: nil, group: "default", sessionAccount: "refresh-token"),
             Row(id: 2, spec: nil, group: "default", sessionAccount: "access-token"),
@@ -297,7 +298,7 @@ enum SwapScenario {
             let repository = SecureStoreSessionRepository(store: store)
             tally.touchedReads += 1
             do {
-                _ = try repository.load()
+                _ = try waitFor { () async throws(AuthenticationError) in try await repository.load() }
                 tally.wrong.append("the session loaded")
             } catch .storeDamaged(let reason) where reason.contains("Integrity check failed") {
                 tally.integrity += 1

@@ -30,7 +30,7 @@ public struct AppConfiguration: Sendable {
     public var stormGuard: RefreshStormGuard = .processWide
 
     /// What a sign-in records as the session's origin: the remote server, contract and client id
-    /// (`nil` for the embedded server, which lives only as long as the process).
+    /// (`nil` for a server in this process, which lives only as long as the process).
     public var origin: SessionOrigin? {
         guard case .remote(let url) = server else { return nil }
         return SessionOrigin(server: Self.canonical(url), contract: contract.rawValue, clientID: clientID)

@@ -1,7 +1,7 @@
 public import Domain
 public import Data
 public import Foundation
-import Infrastructure
+import LegacyPreferences
 
 /// The parts of the app that need only the store, not a server: the launch decision and the legacy
 /// migration. Building them touches no network and creates no server.
@@ -18,8 +18,8 @@ public struct LocalSession: Sendable {
     public init(
         store configuration: StoreConfiguration, account: AccountName = .default,
         policy: AuthenticationPolicy = AuthenticationPolicy(), now: @escaping @Sendable () -> Date = { Date() }
-    ) throws(SecureStoreError) {
-        let keychain = try configuration.open()
+    ) async throws(SecureStoreError) {
+        let keychain = try await StoreThreads.run { () throws(SecureStoreError) in try configuration.open() }
         repository = SecureStoreSessionRepository(store: keychain.items, account: account)
         validateAuthentication = ValidateAuthentication(repository: repository, policy: policy, now: now)
         storePath = keychain.storePath

@@ -11,25 +11,33 @@ public enum SessionDirectory {
     public static func overview(
         store configuration: StoreConfiguration, policy: AuthenticationPolicy = AuthenticationPolicy(),
         now: @escaping @Sendable () -> Date = { Date() }
-    ) throws(SecureStoreError) -> [AccountOverview] {
-        let keychain = try configuration.open()
+    ) async throws(SecureStoreError) -> [AccountOverview] {
+        let keychain = try await StoreThreads.run { () throws(SecureStoreError) in try configuration.open() }
         let accounts: [AccountName]
         do {
-            accounts = try SecureStoreSessionRepository.accounts(in: keychain.items)
+            accounts = try await SecureStoreSessionRepository.accounts(in: keychain.items)
         } catch {
             throw .integrityFailure("the sessions cannot be listed: \(error)")
         }
         // Every session in one query (10,000 accounts on PostgreSQL took 2.7 s with a read, a round
         // trip, per account). If that query fails (a damaged item), each account is read alone, so
         // that the damage shows in its own decision only.
-        let sessions = try? SecureStoreSessionRepository.sessions(in: keychain.items)
-        return accounts.map { account in
+        let sessions = try? await SecureStoreSessionRepository.sessions(in: keychain.items)
+        var overview: [AccountOverview] = []
+        for account in accounts {
             let repository = SecureStoreSessionRepository(store: keychain.items, account: account)
             let validate = ValidateAuthentication(repository: repository, policy: policy, now: now)
             let session: Session?
             let decision: LaunchDecision
-            let read = sessions.map { $0[account] ?? .success(nil) } ?? Result { () throws(AuthenticationError) in
-                try repository.load()
+            let read: Result<Session?, AuthenticationError>
+            if let sessions {
+                read = sessions[account] ?? .success(nil)
+            } else {
+                do throws(AuthenticationError) {
+                    read = .success(try await repository.load())
+                } catch {
+                    read = .failure(error)
+                }
             }
             switch read {
             case .success(let found):
@@ -41,9 +49,11 @@ public enum SessionDirectory {
             case .failure(let error):
                 (session, decision) = (nil, .storeUnavailable(reason: error.description))
             }
-            return AccountOverview(
-                account: account, user: session?.user, method: session?.method, decision: decision,
-                accessTokenExpiresAt: session?.accessToken.expiresAt)
+            overview.append(
+                AccountOverview(
+                    account: account, user: session?.user, method: session?.method, decision: decision,
+                    accessTokenExpiresAt: session?.accessToken.expiresAt))
         }
+        return overview
     }
 }

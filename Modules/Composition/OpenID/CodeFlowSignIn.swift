@@ -2,14 +2,13 @@ import BrowserRedirect
 import Data
 public import Domain
 public import Foundation
-import Infrastructure
 import OpenSSLCrypto
 
 /// The authorization code flow with PKCE through the system browser and a loopback redirect
 /// (RFC 8252): discovery, a one-shot listener on 127.0.0.1, the browser opened on the authorization
 /// URL (which is also announced, for a user on another machine), a bounded wait for the redirect,
 /// its checks, the code exchange, the ID token's checks, and only then the store opened and the
-/// session saved. Every failure leaves the store as it was.
+/// session signed in through ``SignIn``. Every failure leaves the store as it was.
 public struct CodeFlowSignIn: Sendable {
     /// The issuer to discover.
     public var issuer: URL
@@ -48,9 +47,9 @@ public struct CodeFlowSignIn: Sendable {
     }
 
     /// Signs in; `announce` receives the lines for standard error (the URL to open, what happens).
-    /// - Returns: the stored session and the store it is in.
+    /// - Returns: the stored session and the app over its store.
     /// - Throws: ``SignInFailure``.
-    public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, KeychainHandle) {
+    public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, AppContainer) {
         let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let grant: AuthorizationGrant
         let gateway: OpenIDAuthenticationGateway
@@ -104,8 +103,9 @@ public struct CodeFlowSignIn: Sendable {
             // Ctrl-C ends the wait (or the exchange) with an error of its own: it is a cancellation.
             throw Task.isCancelled ? .cancelled : .auth(error)
         }
-        let keychain = try await SignedInSessionSaver(store: store, account: account, now: now).save(session)
+        let signedIn = try await AppContainer.signIn(
+            issued: session, issuer: issuer, clientID: clientID, store: store, account: account, now: now)
         redirect?.answer("Sign-in complete. You may close this window and return to the terminal.")
-        return (session, keychain)
+        return signedIn
     }
 }

@@ -1,12 +1,11 @@
 import Data
 public import Domain
 public import Foundation
-import Infrastructure
 import OpenSSLCrypto
 
 /// The device authorization grant (RFC 8628) for machines without a browser: discovery, a device code,
 /// the verification URI and user code announced, polling at the server's pace, and only on approval
-/// the store opened and the session saved. Every failure leaves the store as it was.
+/// the store opened and the session signed in through ``SignIn``. Every failure leaves the store as it was.
 public struct DeviceFlowSignIn: Sendable {
     /// The issuer to discover.
     public var issuer: URL
@@ -38,9 +37,9 @@ public struct DeviceFlowSignIn: Sendable {
     }
 
     /// Signs in; `announce` receives the lines for standard error (where to go, the user code).
-    /// - Returns: the stored session and the store it is in.
+    /// - Returns: the stored session and the app over its store.
     /// - Throws: ``SignInFailure``.
-    public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, KeychainHandle) {
+    public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, AppContainer) {
         let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let session: Session
         do throws(AuthenticationError) {
@@ -61,7 +60,7 @@ public struct DeviceFlowSignIn: Sendable {
             // Ctrl-C ends the wait (or the exchange) with an error of its own: it is a cancellation.
             throw Task.isCancelled ? .cancelled : .auth(error)
         }
-        let keychain = try await SignedInSessionSaver(store: store, account: account, now: now).save(session)
-        return (session, keychain)
+        return try await AppContainer.signIn(
+            issued: session, issuer: issuer, clientID: clientID, store: store, account: account, now: now)
     }
 }

@@ -1,4 +1,5 @@
 public import Data
+public import Domain
 import PostgreSQLStore
 import SQLiteStore
 import StoreCore
@@ -39,6 +40,12 @@ public struct KeychainHandle: Sendable {
         case .sqlite(let store): store
         case .postgreSQL(let store): store
         }
+    }
+
+    /// Every account with a session in the store (in the handle's first access group), sorted by name.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
+    public func accounts() async throws(AuthenticationError) -> [AccountName] {
+        try await SecureStoreSessionRepository.accounts(in: items)
     }
 
     /// Where the store is, safe to show: the database file, or the server's URI without its password.

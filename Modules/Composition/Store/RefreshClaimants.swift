@@ -1,4 +1,4 @@
-import Infrastructure
+import ProcessIdentity
 import PostgreSQLStore
 
 /// Who claims refreshes through a store handle, and how the end of another claimant is seen: on this

@@ -14,14 +14,14 @@ public enum StoreSalvager {
     ///   cannot be read at all.
     public static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
         if StoreConfiguration.isPostgreSQL(source.storePath) {
-            let reader = try PostgreSQLSalvageSource(uri: source.storePath)
-            return SalvagedStore(result: try StoreSalvage.recover(from: reader, keySource: source.key.keySource))
+            return SalvagedStore(
+                result: try PostgreSQLSecureItemStore.salvage(uri: source.storePath, keySource: source.key.keySource))
         }
         guard FileManager.default.fileExists(atPath: source.storePath) else {
             throw .itemNotFound
         }
-        let reader = try SQLiteSalvageSource(path: source.storePath)
-        return SalvagedStore(result: try StoreSalvage.recover(from: reader, keySource: source.key.keySource))
+        return SalvagedStore(
+            result: try SQLiteSecureItemStore.salvage(at: source.storePath, keySource: source.key.keySource))
     }
 
     /// The counts of a store the database could not open or read through, read as salvage reads it: the items that

@@ -15,12 +15,14 @@ public struct OAuthAuthenticationGateway: AuthenticationGateway {
         self.now = now
     }
 
+    /// What the gateway says of credentials other than a password.
+    public static let identityProviderNeedsHeaderContract =
+        "the OAuth contract signs in with a username and password; identity-provider sign-in needs the header contract"
+
     /// Signs in at the token endpoint (password, identity token or an authorization grant).
     public func signIn(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
         guard case .password(let username, let password) = credentials else {
-            throw .unsupported(
-                "the OAuth contract signs in with a username and password; identity-provider sign-in needs "
-                    + "the header contract (--style header)")
+            throw .unsupported(Self.identityProviderNeedsHeaderContract)
         }
         let response = try await exchange.postForm(
             "/oauth/token",

@@ -17,6 +17,9 @@ public struct AuthorizationRequest: Sendable {
     /// The `nonce` sent when `openid` is in the scope, which the ID token must carry.
     public let nonce: SecretBytes?
 
+    /// What a request says of an issuer with no authorization endpoint.
+    public static let noAuthorizationEndpoint = "the issuer has no authorization endpoint"
+
     /// A fresh request to `metadata`'s authorization endpoint.
     /// - Throws: ``AuthenticationError/unsupported(_:)`` when the issuer has no authorization endpoint
     ///   or says it does not support S256, or the generator fails.
@@ -24,7 +27,7 @@ public struct AuthorizationRequest: Sendable {
         metadata: ProviderMetadata, clientID: String, redirectURI: String, scope: String, crypto: any SignInCrypto
     ) throws(AuthenticationError) {
         guard let endpoint = metadata.authorizationEndpoint else {
-            throw .unsupported("the issuer has no authorization endpoint; try --flow device")
+            throw .unsupported(Self.noAuthorizationEndpoint)
         }
         guard metadata.codeChallengeMethods.isEmpty || metadata.codeChallengeMethods.contains("S256") else {
             throw .unsupported("the issuer does not support PKCE with S256, which this client requires")

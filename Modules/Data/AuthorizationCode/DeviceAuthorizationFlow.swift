@@ -32,7 +32,7 @@ public struct DeviceAuthorizationFlow: Sendable {
     ///   what a sign-in reply may throw.
     public func start(scope: String) async throws(AuthenticationError) -> DeviceAuthorization {
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
-            throw .unsupported("the issuer has no device authorization endpoint; try --flow code")
+            throw .unsupported(Self.noDeviceEndpoint)
         }
         let exchange = AuthServerExchange(http: clients(endpoint.origin), clientID: clientID)
         let response = try await exchange.postForm(endpoint.path, [("client_id", clientID), ("scope", scope)])
@@ -50,6 +50,9 @@ public struct DeviceAuthorizationFlow: Sendable {
             verificationURI: reply.verificationURI, verificationURIComplete: complete,
             expiresAt: now().addingTimeInterval(reply.expiresIn), interval: max(reply.interval ?? 5, 1))
     }
+
+    /// What the flow says of an issuer with no device authorization endpoint.
+    public static let noDeviceEndpoint = "the issuer has no device authorization endpoint"
 
     /// Whether `text` is an acceptable URI to print for the user: an `https` (or loopback `http`) URL of
     /// plain characters. A URI is printed as the server sent it, so one with a control character (which

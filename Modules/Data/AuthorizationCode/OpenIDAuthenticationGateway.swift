@@ -41,7 +41,7 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
     /// Exchanges an authorization or device grant at the issuer's token endpoint and checks the ID token.
     public func signIn(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
         guard case .grant(let grant) = credentials else {
-            throw .unsupported("sign-in through discovery uses --flow code or --flow device")
+            throw .unsupported("sign-in through discovery takes a grant from the browser or the device flow")
         }
         var fields: [(String, String)]
         let nonce: SecretBytes?

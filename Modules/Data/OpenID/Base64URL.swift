@@ -1,27 +1,31 @@
-import Foundation
+package import Foundation
 
-/// Base64url without padding (RFC 7515 §2), as JWS and PKCE write bytes.
-enum Base64URL {
-    /// The text of `bytes`.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+/// Base64url without padding (RFC 4648 §5, RFC 7515 §2), as JWS, JWTs, PKCE and opaque tokens write bytes.
+/// Decoding accepts the one canonical spelling only (no padding, no `+`, `/` or spaces, no stray bits in
+/// the last character), so a token or signature has exactly one accepted form.
+package enum Base64URL {
+    /// The unpadded base64url text of `bytes`.
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// The bytes of `text`, or `nil` when it is not base64url (padding, `+`, `/` and spaces refused).
-    static func decode(_ text: some StringProtocol) -> Data? {
-        guard text.utf8.allSatisfy({ $0.isBase64URLByte }), text.utf8.count % 4 != 1 else { return nil }
+    /// The bytes of canonical unpadded base64url `text`, or `nil` when it is anything else.
+    package static func decode(_ text: some StringProtocol) -> Data? {
+        guard text.utf8.allSatisfy(isAlphabet), text.utf8.count % 4 != 1 else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        guard let data = Data(base64Encoded: base64), encode(data) == text else { return nil }
+        return data
     }
-}
 
-extension UInt8 {
-    /// Whether the byte is in the base64url alphabet.
-    fileprivate var isBase64URLByte: Bool {
-        (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) || (0x30...0x39).contains(self) || self == 0x2D
-            || self == 0x5F
+    private static func isAlphabet(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
     }
 }

@@ -22,7 +22,7 @@ public enum SecureStoreError: Error, Sendable, Equatable {
     /// The passphrase or key does not unlock this store. Nothing was changed.
     case wrongKey
     /// The store was made for another kind of key (a passphrase rather than a key file, say).
-    case keySourceMismatch(expected: String)
+    case keySourceMismatch(expected: ProtectionKind)
     /// The key material could not be used (a key file of the wrong size, an empty passphrase).
     case invalidKeyMaterial(String)
     /// Data failed its integrity check: the file is damaged or was tampered with.
@@ -54,7 +54,7 @@ extension SecureStoreError: CustomStringConvertible {
         case .itemNotFound:
             "The specified item could not be found in the keychain. Check the attributes and the access group."
         case .duplicateItem:
-            "The specified item already exists in the keychain. Update it instead (hardtack keychain: -U)."
+            "The specified item already exists in the keychain. Update it instead."
         case .attributeNotAllowed(let name, let itemClass):
             "A \(itemClass.name) item has no attribute '\(name.key)'. Allowed: "
                 + itemClass.allowedAttributes.sorted().map(\.key).joined(separator: ", ") + "."
@@ -65,8 +65,8 @@ extension SecureStoreError: CustomStringConvertible {
         case .classMismatch(let from, let to):
             "An update cannot turn a \(from.name) into a \(to.name); delete and add instead."
         case .missingEntitlement(let group):
-            "This client does not belong to access group '\(group)'. Open the store with that group "
-                + "(--access-group) or leave the group out."
+            "This client does not belong to access group '\(group)'. Open the store with that group or leave "
+                + "the group out."
         case .invalidData(let reason):
             "The item's data could not be decoded: \(reason)."
         case .locked:
@@ -75,13 +75,12 @@ extension SecureStoreError: CustomStringConvertible {
             "The passphrase or key does not unlock this store (or its header was altered). Nothing was changed; "
                 + "try again with the right one."
         case .keySourceMismatch(let expected):
-            "This store is protected by \(expected); give that instead."
+            "This store is protected by \(expected.phrase); give that instead."
         case .invalidKeyMaterial(let reason):
             "The key material cannot be used: \(reason)."
         case .integrityFailure(let what):
             "Integrity check failed: \(what). The store is damaged or was tampered with; restore it from a "
-                + "backup (hardtack keychain verify tells how many items are sound; hardtack keychain salvage --to NEW "
-                + "copies every item that still authenticates into a new store)."
+                + "backup, or salvage every item that still authenticates into a new store."
         case .insecurePermissions(let path, let fix):
             "Refusing to use \(path): \(fix)"
         case .storage(let failure):

@@ -6,17 +6,20 @@ extension SecureStoreSessionRepository {
     /// snapshot: for listing many accounts without a round trip each. An account whose items cannot be
     /// made into a session gets the error reading it alone would give.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
-    public static func sessions(in store: any SecureItemStore) throws(AuthenticationError)
+    public static func sessions(in store: any SecureItemStore) async throws(AuthenticationError)
         -> [AccountName: Result<Session?, AuthenticationError>]
     {
+        let found = await StoreThreads.run { () -> Result<[StoredItem], SecureStoreError> in
+            Result { () throws(SecureStoreError) in
+                try store.find(
+                    .genericPassword(accessGroup: store.accessGroups.first, label: label), limit: .all, returning: .all)
+            }
+        }
         let items: [StoredItem]
-        do {
-            items = try store.find(
-                .genericPassword(accessGroup: store.accessGroups.first, label: label), limit: .all, returning: .all)
-        } catch .itemNotFound {
-            return [:]
-        } catch {
-            throw .fromStore(error)
+        switch found {
+        case .success(let found): items = found
+        case .failure(.itemNotFound): return [:]
+        case .failure(let error): throw .fromStore(error)
         }
         var byAccount: [AccountName: [StoredItem]] = [:]
         for item in items {

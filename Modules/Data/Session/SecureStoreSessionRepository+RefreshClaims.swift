@@ -6,7 +6,7 @@ public import Foundation
 /// of its own beside the session's, written in the same transactions.
 extension SecureStoreSessionRepository {
     public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
-        throws(AuthenticationError) -> RefreshClaim
+        async throws(AuthenticationError) -> RefreshClaim
     {
         // Whether another's claimant has ended is asked before the write transaction, not inside it: on
         // PostgreSQL that is a query on another connection, seconds long after a cut, and the store's
@@ -14,18 +14,21 @@ extension SecureStoreSessionRepository {
         // claim over only if it is still that owner's.
         // The same read answers a waiter's poll without a write transaction when nothing is to be written:
         // a newer generation stored, or a claim that still holds.
-        var endedOwner: String?
-        if let observed = try? read(from: store) {
-            if !observed.session.isSameGeneration(as: stale) { return .superseded(observed.session) }
+        // Both the read and the question block their thread, so they run on the store's threads too.
+        let (answered, endedOwner) = await StoreThreads.run { () -> (RefreshClaim?, String?) in
+            guard let observed = try? read(from: store) else { return (nil, nil) }
+            if !observed.session.isSameGeneration(as: stale) { return (.superseded(observed.session), nil) }
             if let claim = observed.claim, claim.owner != owner {
                 if claimantIsGone(claim.owner) {
-                    endedOwner = claim.owner
+                    return (nil, claim.owner)
                 } else if let instant = try? store.sharedClock() ?? now, Date(millisecondsSince1970: claim.until) > instant {
-                    return .heldByAnother(until: Date(millisecondsSince1970: claim.until))
+                    return (.heldByAnother(until: Date(millisecondsSince1970: claim.until)), nil)
                 }
             }
+            return (nil, nil)
         }
-        return try run {
+        if let answered { return answered }
+        return try await run {
             try store.transaction { transaction -> RefreshClaim in
                 guard let current = try read(from: transaction) else { return .signedOut }
                 guard current.session.isSameGeneration(as: stale) else { return .superseded(current.session) }
@@ -54,8 +57,8 @@ extension SecureStoreSessionRepository {
         }
     }
 
-    public func markRefreshSent(replacing stale: Session, owner: String) throws(AuthenticationError) -> Bool {
-        try run {
+    public func markRefreshSent(replacing stale: Session, owner: String) async throws(AuthenticationError) -> Bool {
+        try await run {
             try store.transaction { transaction -> Bool in
                 guard let current = try read(from: transaction), current.session.isSameGeneration(as: stale),
                     var claim = current.claim, claim.owner == owner
@@ -73,9 +76,9 @@ extension SecureStoreSessionRepository {
     }
 
     public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
-        throws(AuthenticationError) -> Bool
+        async throws(AuthenticationError) -> Bool
     {
-        try run {
+        try await run {
             try store.transaction { transaction -> Bool in
                 guard let current = try read(from: transaction) else { return false }
                 // A first attempt whose commit went through unacknowledged (a connection lost after
@@ -93,8 +96,8 @@ extension SecureStoreSessionRepository {
         }
     }
 
-    public func releaseRefresh(owner: String) throws(AuthenticationError) {
-        try run {
+    public func releaseRefresh(owner: String) async throws(AuthenticationError) {
+        try await run {
             try store.transaction { transaction in
                 guard let current = try read(from: transaction), var claim = current.claim, claim.owner == owner else {
                     return

@@ -42,16 +42,19 @@ public struct SecureStoreSessionRepository: SessionRepository {
     /// sessions live), the default one
     /// included when it has one; sorted by name.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
-    public static func accounts(in store: any SecureItemStore) throws(AuthenticationError) -> [AccountName] {
+    public static func accounts(in store: any SecureItemStore) async throws(AuthenticationError) -> [AccountName] {
+        let found = await StoreThreads.run { () -> Result<[StoredItem], SecureStoreError> in
+            Result { () throws(SecureStoreError) in
+                try store.find(
+                    .genericPassword(account: Account.record, accessGroup: store.accessGroups.first, label: label),
+                    limit: .all, returning: .attributes)
+            }
+        }
         let records: [StoredItem]
-        do {
-            records = try store.find(
-                .genericPassword(account: Account.record, accessGroup: store.accessGroups.first, label: label),
-                limit: .all, returning: .attributes)
-        } catch .itemNotFound {
-            return []
-        } catch {
-            throw .fromStore(error)
+        switch found {
+        case .success(let items): records = items
+        case .failure(.itemNotFound): return []
+        case .failure(let error): throw .fromStore(error)
         }
         let names = Set(records.compactMap { $0.attributes?.string(.service).flatMap(account(ofService:)) })
         return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
@@ -77,8 +80,8 @@ public struct SecureStoreSessionRepository: SessionRepository {
         self.claimantIsGone = claimantIsGone
     }
 
-    public func load() throws(AuthenticationError) -> Session? {
-        try run { try readByUniqueKeys() ?? read(from: store)?.session }
+    public func load() async throws(AuthenticationError) -> Session? {
+        try await run { try readByUniqueKeys() ?? read(from: store)?.session }
     }
 
     /// The session read item by item, each by its unique key, or `nil` when any of them is not found
@@ -117,8 +120,8 @@ public struct SecureStoreSessionRepository: SessionRepository {
         return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret)
     }
 
-    public func replace(with session: Session) throws(AuthenticationError) {
-        try run {
+    public func replace(with session: Session) async throws(AuthenticationError) {
+        try await run {
             try store.transaction { transaction in
                 try write(session, to: transaction, replacedMayHaveSecret: true)
                 try transaction.delete(item(Account.claim))
@@ -126,12 +129,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    public func delete() throws(AuthenticationError) -> Bool {
-        try run { try store.delete(.genericPassword(service: service, accessGroup: group)) > 0 }
+    public func delete() async throws(AuthenticationError) -> Bool {
+        try await run { try store.delete(.genericPassword(service: service, accessGroup: group)) > 0 }
     }
 
-    public func deleteIfCurrent(_ refreshToken: RefreshToken) throws(AuthenticationError) -> Bool {
-        try run {
+    public func deleteIfCurrent(_ refreshToken: RefreshToken) async throws(AuthenticationError) -> Bool {
+        try await run {
             try store.transaction { transaction -> Bool in
                 guard let current = try read(from: transaction),
                     current.session.refreshToken.isSameToken(as: refreshToken)
@@ -147,10 +150,10 @@ public struct SecureStoreSessionRepository: SessionRepository {
     /// - Throws: ``AuthenticationError/storageFailed(_:)`` when an account already has a session
     ///   (nothing is stored then), and the store's failures.
     public static func addSessions(_ sessions: [(account: AccountName, session: Session)], to store: any SecureItemStore)
-        throws(AuthenticationError)
+        async throws(AuthenticationError)
     {
         let repositories = sessions.map { (Self(store: store, account: $0.account), $0.session) }
-        try repositories.first?.0.run {
+        try await repositories.first?.0.run {
             try store.transaction { transaction in
                 for (repository, session) in repositories { try repository.add(session, to: transaction) }
             }
@@ -241,16 +244,19 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    /// Runs `body`, translating store errors: locked or damaged is "unavailable", never "signed out".
-    func run<Result>(_ body: () throws -> Result) throws(AuthenticationError) -> Result {
-        do {
-            return try body()
-        } catch let error as AuthenticationError {
-            throw error
-        } catch let error as SecureStoreError {
-            throw .fromStore(error)
-        } catch {
-            throw .storageFailed("unexpected failure")
+    /// Runs `body` on the store's threads (``StoreThreads``), translating store errors: locked or
+    /// damaged is "unavailable", never "signed out".
+    func run<Result>(_ body: () throws -> Result) async throws(AuthenticationError) -> Result {
+        try await StoreThreads.run { () throws(AuthenticationError) -> Result in
+            do {
+                return try body()
+            } catch let error as AuthenticationError {
+                throw error
+            } catch let error as SecureStoreError {
+                throw .fromStore(error)
+            } catch {
+                throw .storageFailed("unexpected failure")
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import CSodium
+import Data
 import Domain
 
 /// The auth server's primitives, all libsodium: random tokens, BLAKE2b digests, constant-time

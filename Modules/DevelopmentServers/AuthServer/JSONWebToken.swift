@@ -1,3 +1,4 @@
+import Data
 import Domain
 import Foundation
 
@@ -32,7 +33,7 @@ enum JSONWebToken {
         guard header["alg"] as? String == "HS256", header["crit"] == nil else {
             return .failure(.unsupportedAlgorithm)
         }
-        guard let signature = Base64URL.decode(parts[2]) else { return .failure(.malformed) }
+        guard let signature = Base64URL.decode(parts[2]).map(Array.init) else { return .failure(.malformed) }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard AuthCrypto.verifyMAC(signature, message: signingInput, key: key) else {
             return .failure(.badSignature)

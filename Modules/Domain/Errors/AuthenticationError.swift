@@ -43,16 +43,14 @@ extension AuthenticationError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidCredentials(let reason): "sign-in refused: \(reason). Check the username and password."
-        case .notSignedIn: "not signed in. Run `hardtack signin` first."
+        case .notSignedIn: "not signed in: sign in first."
         case .sessionExpired: "the session has ended (the server rejected the refresh token). Sign in again."
         case .refreshInterrupted:
             "the session has ended: another process's refresh was interrupted after its request reached the server, which then rejected the refresh token. Sign in again."
         case .temporarilyUnavailable(let reason): "the server is unavailable: \(reason). The session is kept; try again later."
         case .storeUnavailable(let reason): "the secure store cannot be used: \(reason)"
         case .storeDamaged(let reason):
-            "the secure store is damaged: \(reason) The user is not signed out"
-                + (reason.contains("salvage")
-                    ? "." : "; `hardtack keychain salvage --to NEW` copies every sound item into a new store.")
+            "the secure store is damaged: \(reason) The user is not signed out."
         case .storageFailed(let reason): "the secure store could not be written: \(reason)"
         case .refreshStorm(let count, let window):
             "refused to refresh: \(count) refresh attempts in \(window) s already. Something keeps refusing new tokens or failing; check the server, then try again later."

@@ -1,7 +1,9 @@
 public import Foundation
 
 /// The port to where the session is kept (Data's `SecureStoreSessionRepository` keeps it in the
-/// secure item store). Every write is atomic: both tokens change together or not at all.
+/// secure item store). Every write is atomic: both tokens change together or not at all. Every call is
+/// `async`: an adapter that waits (for a lock, for a database server) does so on threads of its own,
+/// never on the caller's, so the use cases can be awaited from any task.
 ///
 /// The refresh methods coordinate processes that share one store, so that only one of them presents
 /// a given refresh token: a process first claims the refresh (a compare-and-swap on the stored
@@ -16,14 +18,14 @@ public import Foundation
 public protocol SessionRepository: Sendable {
     /// The stored session, or `nil` when there is none.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
-    func load() throws(AuthenticationError) -> Session?
+    func load() async throws(AuthenticationError) -> Session?
 
     /// Stores `session`, replacing any earlier one, in one transaction.
-    func replace(with session: Session) throws(AuthenticationError)
+    func replace(with session: Session) async throws(AuthenticationError)
 
     /// Deletes the stored session; `false` when there was none.
     @discardableResult
-    func delete() throws(AuthenticationError) -> Bool
+    func delete() async throws(AuthenticationError) -> Bool
 
     /// Claims the right to refresh `stale`, if it is still the stored generation (see
     /// ``Session/isSameGeneration(as:)``) and nobody else holds a live claim.
@@ -32,25 +34,25 @@ public protocol SessionRepository: Sendable {
     ///   - now: the caller's clock, which judges leases unless the store keeps a clock that every
     ///     sharer of it reads (a database server's), so that machines whose clocks differ agree.
     func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
-        throws(AuthenticationError) -> RefreshClaim
+        async throws(AuthenticationError) -> RefreshClaim
 
     /// Records, in a transaction of its own, that `owner` is about to present `stale`'s refresh token;
     /// `false` (nothing written) when `owner` no longer holds the claim on that generation (it was taken
     /// over, or the session changed), and then it must not send.
-    func markRefreshSent(replacing stale: Session, owner: String) throws(AuthenticationError) -> Bool
+    func markRefreshSent(replacing stale: Session, owner: String) async throws(AuthenticationError) -> Bool
 
     /// Stores `refreshed` if the stored session is still the generation of `stale` and the claim on it
     /// is still `owner`'s, and drops the claim; `false` (nothing written) when the session changed or
     /// the claim was taken over meanwhile.
     func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
-        throws(AuthenticationError) -> Bool
+        async throws(AuthenticationError) -> Bool
 
     /// Ends `owner`'s claim without changing the session (after a failed refresh): a claim not yet
     /// marked sent is dropped; one marked sent keeps its mark with its lease ended, so the next caller
     /// claims at once and, if the server rejects the token, knows the refresh was interrupted.
-    func releaseRefresh(owner: String) throws(AuthenticationError)
+    func releaseRefresh(owner: String) async throws(AuthenticationError)
 
     /// Deletes the session if its refresh token is still `refreshToken` (after the server rejected it).
     @discardableResult
-    func deleteIfCurrent(_ refreshToken: RefreshToken) throws(AuthenticationError) -> Bool
+    func deleteIfCurrent(_ refreshToken: RefreshToken) async throws(AuthenticationError) -> Bool
 }

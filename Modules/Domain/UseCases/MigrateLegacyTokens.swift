@@ -22,7 +22,7 @@ public struct MigrateLegacyTokens: Sendable {
     /// Runs the migration.
     /// - Throws: ``AuthenticationError/invalidLegacyFile(_:)`` when the file does not hold usable
     ///   tokens (it is left as it is), or a store error (the file is left as it is).
-    public func callAsFunction() throws(AuthenticationError) -> MigrationOutcome {
+    public func callAsFunction() async throws(AuthenticationError) -> MigrationOutcome {
         switch try source.read() {
         case .absent:
             return .nothingToMigrate
@@ -39,13 +39,13 @@ public struct MigrateLegacyTokens: Sendable {
             } catch {
                 throw .invalidLegacyFile("a token in the file is not a valid bearer token")
             }
-            if let stored = try repository.load() {
+            if let stored = try await repository.load() {
                 // Either an earlier run imported this file and stopped before deleting it, or the user
                 // has since signed in with the new version: the stored session wins either way.
                 try source.wipeAndDelete()
                 return stored.refreshToken.isSameToken(as: refreshToken) ? .imported : .alreadyMigrated
             }
-            try repository.replace(
+            try await repository.replace(
                 with: Session(accessToken: accessToken, refreshToken: refreshToken, user: nil, method: .legacyImport))
             try source.wipeAndDelete()
             return .imported

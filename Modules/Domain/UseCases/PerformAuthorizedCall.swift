@@ -25,7 +25,7 @@ public struct PerformAuthorizedCall: Sendable {
     public func callAsFunction<Value: Sendable>(
         _ call: @Sendable (AccessToken) async throws(AuthenticationError) -> AuthorizedOutcome<Value>
     ) async throws(AuthenticationError) -> Value {
-        guard var session = try repository.load() else { throw .notSignedIn }
+        guard var session = try await repository.load() else { throw .notSignedIn }
         if !session.accessToken.isUsable(at: now(), skew: policy.clockSkew) {
             session = try await refresher.refresh(replacing: session)
         }

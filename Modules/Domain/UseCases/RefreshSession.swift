@@ -71,7 +71,7 @@ public actor RefreshSession {
         var told = false
         while true {
             let instant = now()
-            switch try repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
+            switch try await repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
             case .superseded(let current):
                 return current
             case .signedOut:
@@ -104,7 +104,7 @@ public actor RefreshSession {
             try admitRefresh()
             // The mark, committed before the request leaves, tells whoever finds this claim later whether
             // the token may have been spent (see ``SessionRepository/markRefreshSent(replacing:owner:)``).
-            guard try repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
+            guard try await repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
             let refreshed = current.refreshed(with: try await gateway.refresh(current))
             guard try await storeRefreshed(refreshed, replacing: current) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the
@@ -112,16 +112,16 @@ public actor RefreshSession {
                 if !refreshed.refreshToken.isSameToken(as: current.refreshToken) {
                     try? await gateway.revoke(refreshed.refreshToken)
                 }
-                guard let stored = try repository.load() else { throw .notSignedIn }
+                guard let stored = try await repository.load() else { throw .notSignedIn }
                 return stored
             }
             refreshCount += 1
             return refreshed
         } catch .sessionExpired {
-            try repository.deleteIfCurrent(current.refreshToken)
+            try await repository.deleteIfCurrent(current.refreshToken)
             throw takingOver ? .refreshInterrupted : .sessionExpired
         } catch {
-            try? repository.releaseRefresh(owner: ownerID)
+            try? await repository.releaseRefresh(owner: ownerID)
             throw error
         }
     }
@@ -141,7 +141,7 @@ public actor RefreshSession {
         var pause = 0.1
         while true {
             do {
-                return try repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
+                return try await repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
             } catch {
                 switch error {
                 case .storageFailed, .storeUnavailable:

@@ -1,25 +1,31 @@
-/// Signs a user in: exchanges credentials for a session and stores it atomically, replacing any
-/// earlier one. Nothing is stored when the server refuses or answers out of contract.
+/// Signs a user in: the one way a session is stored. Every sign-in ends here, whether the gateway
+/// exchanges the credentials (a password, an identity token) or a flow's own exchange has already
+/// issued the session (the browser's code with PKCE, the device grant, the gateway's callback). The
+/// session replaces any earlier one of the account atomically, and the refresh token of the session it
+/// replaced is revoked where that token came from, so that signing in again leaves no live token
+/// behind. Nothing is stored when the server refuses or answers out of contract.
 public struct SignIn: Sendable {
     private let gateway: any AuthenticationGateway
     private let repository: any SessionRepository
     private let origin: SessionOrigin?
-    private let gatewayForOrigin: @Sendable (SessionOrigin) -> (any AuthenticationGateway)?
+    private let gatewayForReplaced: @Sendable (Session) -> (any AuthenticationGateway)?
 
     /// Creates the use case; `origin`, if given, is stored with every session it signs in.
-    /// `gatewayForOrigin` gives a gateway that speaks a replaced session's own contract and client (at
-    /// the same server), so that its refresh token can be revoked when the new sign-in used another.
+    /// `gatewayForReplaced` gives a gateway that speaks a replaced session's own contract at its own
+    /// server (its issuer's endpoints, or the server and client it was signed in with), so that its
+    /// refresh token is revoked there; when it gives none, a replaced session of this sign-in's own
+    /// origin is revoked through `gateway`, and any other is left alone.
     public init(
         gateway: any AuthenticationGateway, repository: any SessionRepository, origin: SessionOrigin? = nil,
-        gatewayForOrigin: @escaping @Sendable (SessionOrigin) -> (any AuthenticationGateway)? = { _ in nil }
+        gatewayForReplaced: @escaping @Sendable (Session) -> (any AuthenticationGateway)? = { _ in nil }
     ) {
         self.gateway = gateway
         self.repository = repository
         self.origin = origin
-        self.gatewayForOrigin = gatewayForOrigin
+        self.gatewayForReplaced = gatewayForReplaced
     }
 
-    /// Signs in with `credentials` and returns the stored session.
+    /// Signs in with `credentials`, which the gateway exchanges, and returns the stored session.
     /// - Throws: ``AuthenticationError`` from the server or the store.
     public func callAsFunction(_ credentials: Credentials) async throws(AuthenticationError) -> Session {
         if case .password(let username, let password) = credentials, username.isEmpty || password.isEmpty {
@@ -28,21 +34,23 @@ public struct SignIn: Sendable {
         if case .identityToken(let provider, let token) = credentials, provider.isEmpty || token.isEmpty {
             throw .invalidCredentials("an identity provider and its token are both required")
         }
-        let previous = try? repository.load()
-        var session = try await gateway.signIn(credentials)
+        return try await callAsFunction(issued: try await gateway.signIn(credentials))
+    }
+
+    /// Stores a session the server has just issued to a flow that made the exchange itself, replacing
+    /// the account's, and revokes the replaced session's refresh token; returns the stored session.
+    /// - Throws: ``AuthenticationError`` from the store (nothing is stored then).
+    public func callAsFunction(issued: Session) async throws(AuthenticationError) -> Session {
+        var session = issued
         if let origin { session.origin = origin }
-        try repository.replace(with: session)
-        // The replaced session's refresh token would stay live at the server: revoke it (best effort, as
-        // sign-out does), but only where it came from, in its own contract; it is never sent to another
-        // server.
-        if let old = previous ?? nil, !old.refreshToken.isSameToken(as: session.refreshToken) {
-            if old.origin == session.origin {
-                try? await gateway.revoke(old.refreshToken)
-            } else if let oldOrigin = old.origin, oldOrigin.server == session.origin?.server,
-                let oldGateway = gatewayForOrigin(oldOrigin)
-            {
-                try? await oldGateway.revoke(old.refreshToken)
-            }
+        // A replaced session that cannot be read cannot be revoked; it is replaced all the same.
+        let replaced = (try? await repository.load()) ?? nil
+        try await repository.replace(with: session)
+        // Revoked best effort, as sign-out does, and only at the server it came from, in its own contract:
+        // a refresh token is never sent to another server.
+        if let replaced, !replaced.refreshToken.isSameToken(as: session.refreshToken) {
+            let revoker = gatewayForReplaced(replaced) ?? (replaced.origin == session.origin ? gateway : nil)
+            try? await revoker?.revoke(replaced.refreshToken)
         }
         return session
     }

@@ -17,14 +17,14 @@ public struct SignOut: Sendable {
     public func callAsFunction() async throws(AuthenticationError) -> SignOutResult {
         let stored: Session?
         do {
-            stored = try repository.load()
+            stored = try await repository.load()
         } catch .storeUnavailable(let reason), .storeDamaged(let reason) {
             return SignOutResult(
                 revocation: .failed("the stored session could not be read (\(reason)), so it was not revoked"),
-                deletedLocalSession: try repository.delete())
+                deletedLocalSession: try await repository.delete())
         }
         guard let session = stored else {
-            return SignOutResult(revocation: .notSignedIn, deletedLocalSession: try repository.delete())
+            return SignOutResult(revocation: .notSignedIn, deletedLocalSession: try await repository.delete())
         }
         let revocation: SignOutResult.Revocation
         do {
@@ -36,6 +36,6 @@ public struct SignOut: Sendable {
         } catch {
             revocation = .failed(error.description)
         }
-        return SignOutResult(revocation: revocation, deletedLocalSession: try repository.delete())
+        return SignOutResult(revocation: revocation, deletedLocalSession: try await repository.delete())
     }
 }

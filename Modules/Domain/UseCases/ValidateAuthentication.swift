@@ -17,10 +17,10 @@ public struct ValidateAuthentication: Sendable {
     }
 
     /// Decides what to show.
-    public func callAsFunction() -> LaunchDecision {
+    public func callAsFunction() async -> LaunchDecision {
         let session: Session?
         do {
-            session = try repository.load()
+            session = try await repository.load()
         } catch .storeUnavailable(let reason) {
             return .storeUnavailable(reason: reason)
         } catch .storeDamaged(let reason) {

@@ -5,14 +5,14 @@ internal import CLibPQ
 /// one sync, their results read back in order.
 extension PostgreSQLConnection {
     /// One statement of a pipeline: SQL with `$1`, `$2`, … and its binary parameters.
-    package struct PipelinedStatement {
+    @_spi(HardtackTools) public struct PipelinedStatement {
         /// The SQL, one statement.
-        package let sql: String
+        @_spi(HardtackTools) public let sql: String
         /// Its parameters.
-        package let parameters: [PostgreSQLValue]
+        @_spi(HardtackTools) public let parameters: [PostgreSQLValue]
 
         /// A statement with parameters.
-        package init(_ sql: String, _ parameters: [PostgreSQLValue] = []) {
+        @_spi(HardtackTools) public init(_ sql: String, _ parameters: [PostgreSQLValue] = []) {
             self.sql = sql
             self.parameters = parameters
         }
@@ -21,7 +21,7 @@ extension PostgreSQLConnection {
     /// Whether the connection still looks open once whatever the server sent while it was idle is read
     /// (a server that restarted, or dropped the connection, has closed the socket by then), without a
     /// round trip.
-    package func probe() -> Bool {
+    @_spi(HardtackTools) public func probe() -> Bool {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
         if PostgreSQLSocketWait.isReadable(PQsocket(handle)), PQconsumeInput(handle) == 0 { return false }
         return PQstatus(handle) == CONNECTION_OK
@@ -36,7 +36,7 @@ extension PostgreSQLConnection {
     /// - Throws: `PostgreSQLError`: the first failing statement's error, a lost connection (the
     ///   outcome of what was sent is then unknown), or a timeout, after which the connection is closed
     ///   (a pipeline is not cancelled: its outcome is unknown too).
-    package func pipeline(
+    @_spi(HardtackTools) public func pipeline(
         _ batch: [PipelinedStatement], timeout: Duration? = nil
     ) throws(PostgreSQLError)
         -> [PostgreSQLResult]

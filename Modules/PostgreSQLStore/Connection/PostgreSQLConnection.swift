@@ -9,11 +9,11 @@ internal import CLibPQ
 ///
 /// Not `Sendable`: libpq forbids using one `PGconn` from two threads at once, so a connection has one
 /// owner at a time (the adapter's pool hands it out and takes it back). `deinit` closes it.
-package final class PostgreSQLConnection {
+@_spi(HardtackTools) public final class PostgreSQLConnection {
     /// Where the connection goes.
-    package let location: PostgreSQLLocation
+    @_spi(HardtackTools) public let location: PostgreSQLLocation
     /// Its timeouts and TCP settings.
-    package let options: PostgreSQLConnectionOptions
+    @_spi(HardtackTools) public let options: PostgreSQLConnectionOptions
     /// The libpq handle, `nil` once closed after a timeout (until `reconnect()`).
     var handle: OpaquePointer?
     /// Prepared statements of this session by SQL and parameter types, with their names.
@@ -28,7 +28,7 @@ package final class PostgreSQLConnection {
 
     /// Connects to `location`, waiting at most `options.connectTimeout`.
     /// - Throws: `PostgreSQLError` of kind `connectionFailed` (never showing the password).
-    package init(to location: PostgreSQLLocation, options: PostgreSQLConnectionOptions = .init()) throws(PostgreSQLError) {
+    @_spi(HardtackTools) public init(to location: PostgreSQLLocation, options: PostgreSQLConnectionOptions = .init()) throws(PostgreSQLError) {
         self.location = location
         self.options = options
         handle = try PostgreSQLConnector(location: location, options: options).connect()
@@ -36,7 +36,7 @@ package final class PostgreSQLConnection {
 
     /// Connects to the server named by `uri`.
     /// - Throws: `PostgreSQLError` of kind `invalidLocation` or `connectionFailed`.
-    package convenience init(uri: String, options: PostgreSQLConnectionOptions = .init()) throws(PostgreSQLError) {
+    @_spi(HardtackTools) public convenience init(uri: String, options: PostgreSQLConnectionOptions = .init()) throws(PostgreSQLError) {
         try self.init(to: PostgreSQLLocation(uri), options: options)
     }
 
@@ -47,13 +47,13 @@ package final class PostgreSQLConnection {
     /// Closes the connection (if open) and connects again; prepared statements are prepared again on
     /// their next use, and session state (advisory locks, settings) is gone.
     /// - Throws: `PostgreSQLError` of kind `connectionFailed`; the connection is then closed.
-    package func reconnect() throws(PostgreSQLError) {
+    @_spi(HardtackTools) public func reconnect() throws(PostgreSQLError) {
         close()
         handle = try PostgreSQLConnector(location: location, options: options).connect()
     }
 
     /// Closes the connection now; calls fail with `connectionLost` until `reconnect()`.
-    package func close() {
+    @_spi(HardtackTools) public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
         statements.removeAll()
@@ -61,13 +61,13 @@ package final class PostgreSQLConnection {
 
     /// Whether the connection is open and libpq has seen nothing wrong with it (`PQstatus`). A broken
     /// connection is only noticed when it is next used.
-    package var isHealthy: Bool {
+    @_spi(HardtackTools) public var isHealthy: Bool {
         guard let handle else { return false }
         return PQstatus(handle) == CONNECTION_OK
     }
 
     /// The transaction status (`PQtransactionStatus`).
-    package var transactionStatus: PostgreSQLTransactionStatus {
+    @_spi(HardtackTools) public var transactionStatus: PostgreSQLTransactionStatus {
         guard let handle else { return .unknown }
         switch PQtransactionStatus(handle) {
         case PQTRANS_IDLE: return .idle
@@ -79,18 +79,18 @@ package final class PostgreSQLConnection {
     }
 
     /// The process id of the server backend serving this connection (0 when closed).
-    package var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+    @_spi(HardtackTools) public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
     /// The server's version as a number (150018 for 15.18; 0 when closed).
-    package var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
+    @_spi(HardtackTools) public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
 
     /// How many prepared statements this session holds.
-    package var preparedStatementCount: Int { statements.count }
+    @_spi(HardtackTools) public var preparedStatementCount: Int { statements.count }
 
     /// Runs SQL with no parameters through the simple query protocol (BEGIN, COMMIT, SAVEPOINT, SET,
     /// DDL; several statements separated by `;` run in one implicit transaction).
     /// - Throws: `PostgreSQLError`; the first failing statement's error.
-    package func execute(_ sql: String, timeout: Duration? = nil) throws(PostgreSQLError) {
+    @_spi(HardtackTools) public func execute(_ sql: String, timeout: Duration? = nil) throws(PostgreSQLError) {
         _ = PostgreSQLResult(try perform(sql, timeout: timeout) { PQsendQuery($0, sql) }, sql: sql)
     }
 
@@ -98,14 +98,14 @@ package final class PostgreSQLConnection {
     /// trip, and returns the last statement's result, in text format (read it with
     /// `PostgreSQLResult.serverText`).
     /// - Throws: `PostgreSQLError`; the first failing statement's error (the later ones do not run).
-    package func simpleQuery(_ sql: String, timeout: Duration? = nil) throws(PostgreSQLError) -> PostgreSQLResult {
+    @_spi(HardtackTools) public func simpleQuery(_ sql: String, timeout: Duration? = nil) throws(PostgreSQLError) -> PostgreSQLResult {
         PostgreSQLResult(try perform(sql, timeout: timeout) { PQsendQuery($0, sql) }, sql: sql)
     }
 
     /// Runs one statement with binary parameters (`$1`, `$2`, …) and binary results, without preparing
     /// it (for statements run once).
     /// - Throws: `PostgreSQLError`.
-    package func query(_ sql: String, _ parameters: [PostgreSQLValue] = [], timeout: Duration? = nil)
+    @_spi(HardtackTools) public func query(_ sql: String, _ parameters: [PostgreSQLValue] = [], timeout: Duration? = nil)
         throws(PostgreSQLError) -> PostgreSQLResult
     {
         var encoded = PostgreSQLParameters(parameters)
@@ -122,7 +122,7 @@ package final class PostgreSQLConnection {
     /// Runs one statement through a prepared statement of this session, preparing it on first use
     /// (and again after a reconnect). The statement is cached by its SQL and its parameters' types.
     /// - Throws: `PostgreSQLError`; a statement that fails to prepare is not cached.
-    package func prepared(_ sql: String, _ parameters: [PostgreSQLValue] = [], timeout: Duration? = nil)
+    @_spi(HardtackTools) public func prepared(_ sql: String, _ parameters: [PostgreSQLValue] = [], timeout: Duration? = nil)
         throws(PostgreSQLError) -> PostgreSQLResult
     {
         var encoded = PostgreSQLParameters(parameters)

@@ -5,9 +5,9 @@
 /// location are scrubbed of its password before they get here ([`PostgreSQLLocation`]), and the
 /// server's DETAIL field (which quotes key values, as in `Key (x)=(…) already exists`) is not kept.
 /// The store adapter translates it into the store's own errors.
-package struct PostgreSQLError: Error, Sendable, Equatable {
+@_spi(HardtackTools) public struct PostgreSQLError: Error, Sendable, Equatable {
     /// What kind of failure it was.
-    package enum Kind: Sendable, Equatable {
+    @_spi(HardtackTools) public enum Kind: Sendable, Equatable {
         /// The URI was not one libpq accepts, or not a `postgresql://` URI at all.
         case invalidLocation
         /// No connection could be made: refused, unreachable, authentication failed, or no answer in
@@ -34,18 +34,18 @@ package struct PostgreSQLError: Error, Sendable, Equatable {
     }
 
     /// What kind of failure it was.
-    package let kind: Kind
+    @_spi(HardtackTools) public let kind: Kind
     /// The five-character SQLSTATE the server sent, if it sent one.
-    package let sqlState: String?
+    @_spi(HardtackTools) public let sqlState: String?
     /// The server's primary message, or the client-side failure in words.
-    package let message: String
+    @_spi(HardtackTools) public let message: String
     /// The constraint the server named (a unique violation's index), if any.
-    package let constraint: String?
+    @_spi(HardtackTools) public let constraint: String?
     /// The SQL of the call, shortened, or `nil` when there was none.
-    package let sql: String?
+    @_spi(HardtackTools) public let sql: String?
 
     /// Makes an error; `sql` is shortened to its first 80 characters.
-    package init(
+    @_spi(HardtackTools) public init(
         _ kind: Kind, message: String, sqlState: String? = nil, constraint: String? = nil, sql: String? = nil
     ) {
         self.kind = kind
@@ -56,28 +56,28 @@ package struct PostgreSQLError: Error, Sendable, Equatable {
     }
 
     /// The transaction could not be serialized with a concurrent one (40001): retry it.
-    package var isSerializationFailure: Bool { sqlState == "40001" }
+    @_spi(HardtackTools) public var isSerializationFailure: Bool { sqlState == "40001" }
     /// The transaction was chosen as a deadlock victim (40P01): retry it.
-    package var isDeadlock: Bool { sqlState == "40P01" }
+    @_spi(HardtackTools) public var isDeadlock: Bool { sqlState == "40P01" }
     /// A unique constraint refused a duplicate key (23505).
-    package var isUniqueViolation: Bool { sqlState == "23505" }
+    @_spi(HardtackTools) public var isUniqueViolation: Bool { sqlState == "23505" }
     /// Whether the statement named a table or column that does not exist (42P01, 42703).
-    package var isMissingObject: Bool { sqlState == "42P01" || sqlState == "42703" }
+    @_spi(HardtackTools) public var isMissingObject: Bool { sqlState == "42P01" || sqlState == "42703" }
     /// A query was cancelled by the server's own timeouts (57014 after `statement_timeout`, 55P03 after
     /// `lock_timeout`) or by this layer's call deadline.
-    package var isTimeout: Bool {
+    @_spi(HardtackTools) public var isTimeout: Bool {
         kind == .timedOut || kind == .timedOutConnectionClosed || sqlState == "57014" || sqlState == "55P03"
     }
     /// The connection is gone (broken, closed after a timeout, or an 08xxx connection exception):
     /// reconnect before the next call.
-    package var isConnectionLost: Bool {
+    @_spi(HardtackTools) public var isConnectionLost: Bool {
         kind == .connectionLost || kind == .timedOutConnectionClosed || (sqlState?.hasPrefix("08") ?? false)
     }
 }
 
 extension PostgreSQLError: CustomStringConvertible {
     /// The failure in words: kind, SQLSTATE, message and shortened SQL; never a value or a password.
-    package var description: String {
+    @_spi(HardtackTools) public var description: String {
         var text: String
         switch kind {
         case .invalidLocation: text = "invalid PostgreSQL location"

@@ -7,28 +7,28 @@ import Foundation
 /// The password, when the URI has one (`user:password@` or `?password=`), is handed to libpq and
 /// nowhere else; without one libpq reads `PGPASSWORD` or `~/.pgpass` itself, as `psql` does.
 /// `description`, `debugDescription` and the mirror all show `redacted`.
-package struct PostgreSQLLocation: Sendable, Equatable {
+@_spi(HardtackTools) public struct PostgreSQLLocation: Sendable, Equatable {
     /// The URI as given, for libpq only.
     let conninfo: String
     /// The URI with every password replaced by `***`.
-    package let redacted: String
+    @_spi(HardtackTools) public let redacted: String
     /// The host (or hosts, comma-separated, or a socket directory) libpq will use, if the URI names one.
-    package let host: String?
+    @_spi(HardtackTools) public let host: String?
     /// The port the URI names, if any.
-    package let port: String?
+    @_spi(HardtackTools) public let port: String?
     /// The database the URI names, if any.
-    package let database: String?
+    @_spi(HardtackTools) public let database: String?
     /// The user the URI names, if any.
-    package let user: String?
+    @_spi(HardtackTools) public let user: String?
     /// Whether the URI itself carries a password (otherwise libpq may find one in `PGPASSWORD` or
     /// `~/.pgpass`).
-    package let hasPassword: Bool
+    @_spi(HardtackTools) public let hasPassword: Bool
     /// Every form of the password in the URI (as written and decoded), to scrub from messages.
     private let secrets: [String]
 
     /// Parses and validates `uri` as libpq does.
     /// - Throws: `PostgreSQLError` of kind `invalidLocation`, whose message never contains the password.
-    package init(_ uri: String) throws(PostgreSQLError) {
+    @_spi(HardtackTools) public init(_ uri: String) throws(PostgreSQLError) {
         let (redacted, rawSecrets) = Self.redact(uri)
         let secrets = Self.expand(rawSecrets)
         guard uri.hasPrefix("postgresql://") || uri.hasPrefix("postgres://") else {
@@ -62,7 +62,7 @@ package struct PostgreSQLLocation: Sendable, Equatable {
     }
 
     /// `message` with every form of this location's password replaced by `***`.
-    package func scrub(_ message: String) -> String { Self.scrub(message, secrets) }
+    @_spi(HardtackTools) public func scrub(_ message: String) -> String { Self.scrub(message, secrets) }
 
     private static func scrub(_ message: String, _ secrets: [String]) -> String {
         // Longest first, so a password that contains another form of itself is replaced whole.
@@ -119,9 +119,9 @@ package struct PostgreSQLLocation: Sendable, Equatable {
 
 extension PostgreSQLLocation: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The URI with its password replaced by `***`.
-    package var description: String { redacted }
+    @_spi(HardtackTools) public var description: String { redacted }
     /// The URI with its password replaced by `***`.
-    package var debugDescription: String { "PostgreSQLLocation(\(redacted))" }
+    @_spi(HardtackTools) public var debugDescription: String { "PostgreSQLLocation(\(redacted))" }
     /// Only the redacted URI, so `dump` and reflection cannot show the password.
-    package var customMirror: Mirror { Mirror(self, children: ["redacted": redacted]) }
+    @_spi(HardtackTools) public var customMirror: Mirror { Mirror(self, children: ["redacted": redacted]) }
 }

@@ -1,5 +1,5 @@
 /// Where the connection stands with respect to transactions (`PQtransactionStatus`).
-package enum PostgreSQLTransactionStatus: Sendable, Equatable {
+@_spi(HardtackTools) public enum PostgreSQLTransactionStatus: Sendable, Equatable {
     /// Not in a transaction block.
     case idle
     /// A command is in progress (never seen between calls of this layer, which always drains).

@@ -2,7 +2,7 @@
 ///
 /// Its text form names the type and size, never the value: parameters carry ciphertexts, blind
 /// indexes and other bytes that must not reach a log.
-package enum PostgreSQLValue: Sendable, Equatable {
+@_spi(HardtackTools) public enum PostgreSQLValue: Sendable, Equatable {
     /// SQL NULL, of a type the server infers from the statement.
     case null
     /// `bytea`.
@@ -45,7 +45,7 @@ package enum PostgreSQLValue: Sendable, Equatable {
 
 extension PostgreSQLValue: CustomStringConvertible {
     /// The type and size only, never the value.
-    package var description: String {
+    @_spi(HardtackTools) public var description: String {
         switch self {
         case .null: "NULL"
         case .bytes(let bytes): "bytea(\(bytes.count) bytes)"

@@ -15,8 +15,8 @@ enum PostgreSQLFailure {
             // server's own functions the store calls exist from PostgreSQL 13, which the opener checks.)
             return .integrityFailure(
                 "a table or column of the store is missing from its PostgreSQL schema: it was dropped or "
-                    + "changed outside Hardtack (or a newer hardtack upgraded the store while this one ran: use "
-                    + "the newer one); the server said: \(error.message) (SQLSTATE \(error.sqlState ?? "?"))")
+                    + "changed outside Hardtack (or a newer version of Hardtack upgraded the store while this one "
+                    + "ran: use the newer one); the server said: \(error.message) (SQLSTATE \(error.sqlState ?? "?"))")
         }
         return .storage(failure(error))
     }

@@ -32,8 +32,8 @@ enum PostgreSQLSchemaUpgrade {
             guard whole == legacy else {
                 throw .integrityFailure(
                     "the item rows do not match their digest (an item was removed, or had its class or indexes changed, "
-                        + "outside the store), so the store was not upgraded; run `hardtack keychain verify` with the "
-                        + "hardtack that made it")
+                        + "outside the store), so the store was not upgraded; verify it with the "
+                        + "version of Hardtack that made it")
             }
             try PostgreSQLStoreOpener.translated { () throws(PostgreSQLError) in
                 try storage.connection.execute(PostgreSQLSchema.upgradeFromVersion1(schema))

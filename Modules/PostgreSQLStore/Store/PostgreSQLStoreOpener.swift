@@ -145,7 +145,7 @@ package enum PostgreSQLStoreOpener {
             throw .storage(
                 StorageFailure(
                     backend: "PostgreSQL", kind: .newerFormat,
-                    message: "the store's tables have version \(found); this hardtack knows version "
+                    message: "the store's tables have version \(found); this version of Hardtack knows version "
                         + "\(PostgreSQLSchema.currentVersion)"))
         }
     }

@@ -81,8 +81,8 @@ struct SQLiteHeaderCopies {
             guard record == copy else {
                 throw .integrityFailure(
                     "the two copies of the store header differ (tables meta and meta_copy): one was edited or put "
-                        + "back from an older state, and the store is not opened with either; `hardtack keychain "
-                        + "salvage --to NEW` copies every item that authenticates under your key into a new store")
+                        + "back from an older state, and the store is not opened with either; a salvage copies "
+                        + "every item that authenticates under your key into a new store")
             }
             return record
         case (.sound(let record), _), (_, .sound(let record)):
@@ -94,7 +94,7 @@ struct SQLiteHeaderCopies {
         case (.damaged(let first, _), .damaged(let second, _)):
             throw .integrityFailure(
                 "both copies of the store header are damaged (meta \(first); meta_copy \(second)), so no item can be "
-                    + "decrypted; `hardtack keychain salvage --to NEW` tries every copy left in the file")
+                    + "decrypted; a salvage tries every copy left in the file")
         }
     }
 

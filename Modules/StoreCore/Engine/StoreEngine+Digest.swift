@@ -168,7 +168,7 @@ extension StoreEngine {
                 let throughIndex = try storage.count(selection, bypassingIndex: false)
                 let throughTable = try storage.count(selection, bypassingIndex: true)
                 guard throughIndex == throughTable else {
-                    throw .integrityFailure("an index of the database is damaged (run `hardtack keychain verify`)")
+                    throw .integrityFailure("an index of the database is damaged")
                 }
             }
         }

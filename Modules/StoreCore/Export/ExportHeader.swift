@@ -72,8 +72,8 @@ struct ExportHeader {
         guard version <= ExportFormat.version else {
             throw .storage(
                 .store(
-                    "the export has format version \(version), which this hardtack (versions 1 and 2) cannot read: "
-                        + "it was written by a newer hardtack, or its header was changed", kind: .newerFormat))
+                    "the export has format version \(version), which this version of Hardtack (versions 1 and 2) "
+                        + "cannot read: it was written by a newer one, or its header was changed", kind: .newerFormat))
         }
         // A single changed bit never turns one valid kind (1, 2) into the other.
         guard version >= 1, bytes.count >= size(version: version), bytes[magic + 1] == 1 || bytes[magic + 1] == 2
@@ -104,9 +104,7 @@ struct ExportHeader {
     ///   or cost under a passphrase), an integrity failure when one holds and the other not.
     func streamKey(_ key: ExportKey) throws(SecureStoreError) -> SecureKey {
         guard kind == key.kindCode else {
-            throw .keySourceMismatch(
-                expected: kind == 1
-                    ? "an export passphrase (--export-passphrase-file)" : "an export key file (--export-key-file)")
+            throw .keySourceMismatch(expected: kind == 1 ? .exportPassphrase : .exportKeyFile)
         }
         let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
         guard version >= 2 else {

@@ -18,9 +18,9 @@ package enum KeyMaterial {
                 passphrase: passphrase, salt: header.salt, opsLimit: header.cost.opsLimit,
                 memLimit: header.cost.memLimit)
         case (.passphrase, .keyMaterial):
-            throw .keySourceMismatch(expected: "a key (--key-file, an environment variable or a credential)")
+            throw .keySourceMismatch(expected: .key)
         case (_, .passphrase):
-            throw .keySourceMismatch(expected: "a passphrase (--passphrase-file or HARDTACK_PASSPHRASE)")
+            throw .keySourceMismatch(expected: .passphrase)
         case (_, .keyMaterial):
             let material = try rawKey(from: source, creating: creating)
             // Domain-separate the stored material from the key it yields, and bind it to the salt.
@@ -50,7 +50,7 @@ package enum KeyMaterial {
     package static func rawKey(from source: KeySource, creating: Bool) throws(SecureStoreError) -> SecureKey {
         switch source {
         case .passphrase:
-            throw .keySourceMismatch(expected: "a key")
+            throw .keySourceMismatch(expected: .key)
         case .key(let bytes):
             return try SecureKey(copying: bytes)
         case .keyFile(let path):

@@ -65,7 +65,7 @@ package struct StoreHeader: Equatable {
         guard (Self.oldestVersion...Self.currentVersion).contains(bytes[3]) else {
             throw .storage(
                 .store(
-                    "the store has format version \(bytes[3]); this hardtack reads versions \(Self.oldestVersion) "
+                    "the store has format version \(bytes[3]); this version of Hardtack reads versions \(Self.oldestVersion) "
                         + "to \(Self.currentVersion)", kind: .newerFormat))
         }
         guard let kind = KeyKind(rawValue: bytes[20]) else {

@@ -33,7 +33,7 @@ struct AccountsCommand: HardtackCommand {
         var overview: [AccountOverview] = []
         if configuration.storeExists {
             do throws(SecureStoreError) {
-                overview = try SessionDirectory.overview(store: configuration)
+                overview = try await SessionDirectory.overview(store: configuration)
             } catch {
                 throw .store(error)
             }

@@ -31,21 +31,21 @@ struct AppOptions: OptionGroup {
     /// Builds the app: opens the store, points at the server (the session's own unless told otherwise).
     /// - Parameter creatingStore: whether a missing store may be created (sign-in); otherwise a
     ///   missing store means "not signed in" and nothing is created.
-    func app(_ context: CommandContext, creatingStore: Bool = false) throws(CommandFailure) -> AppContainer {
-        try app(context, account: account.name, creatingStore: creatingStore)
+    func app(_ context: CommandContext, creatingStore: Bool = false) async throws(CommandFailure) -> AppContainer {
+        try await app(context, account: account.name, creatingStore: creatingStore)
     }
 
     /// Builds the app for `account`'s session, on `opened` when the store is open already (one open for
     /// many accounts: each open derives the key again and, on PostgreSQL, takes an instance lock).
     func app(
         _ context: CommandContext, account: AccountName, creatingStore: Bool = false, opened: KeychainHandle? = nil
-    ) throws(CommandFailure) -> AppContainer {
+    ) async throws(CommandFailure) -> AppContainer {
         let storeConfiguration = try store.configuration(context)
         if creatingStore {
             var configuration = try server.configuration(store: storeConfiguration, origin: nil, context)
             configuration.account = account
             do throws(SecureStoreError) {
-                return try AppContainer(configuration)
+                return try await AppContainer(configuration)
             } catch {
                 throw .store(error)
             }
@@ -53,20 +53,18 @@ struct AppOptions: OptionGroup {
         guard opened != nil || storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
         let keychain: KeychainHandle
         if let opened { keychain = opened } else { keychain = try StoreOptions.open(storeConfiguration) }
-        // A session that cannot be read has no origin to keep: the use case reports it (sign-out still deletes it).
-        let loaded: Result<Session?, AuthenticationError> = Result {
-            () throws(AuthenticationError) -> Session? in
-            try SecureStoreSessionRepository(store: keychain.items, account: account).load()
+        // The session is read once, by the root: its origin names the server, and the app reuses the read.
+        return try await AppContainer.forStoredSession(of: account, in: keychain) {
+            (stored: Result<Session?, AuthenticationError>) throws(CommandFailure) -> AppConfiguration in
+            do throws(CommandFailure) {
+                // A session that cannot be read has no origin to keep: the use case reports it (sign-out
+                // still deletes it).
+                return try server.configuration(store: storeConfiguration, origin: try? stored.get()?.origin, context)
+            } catch {
+                // No server to talk to, and no session that would need one (an unknown account): signed out.
+                if case .success(nil) = stored { throw .auth(.notSignedIn) }
+                throw error
+            }
         }
-        var configuration: AppConfiguration
-        do throws(CommandFailure) {
-            configuration = try server.configuration(store: storeConfiguration, origin: try? loaded.get()?.origin, context)
-        } catch {
-            // No server to talk to, and no session that would need one (an unknown account): signed out.
-            if case .success(nil) = loaded { throw .auth(.notSignedIn) }
-            throw error
-        }
-        configuration.account = account
-        return AppContainer(configuration, keychain: keychain)
     }
 }

@@ -1,5 +1,6 @@
 import CommandLineKit
 import Composition
+import DevelopmentComposition
 import Data
 import Domain
 import Foundation
@@ -75,13 +76,14 @@ private struct Demo {
                 + ")\n")
 
         step(1, "Launch")
-        var app = try launch(world)
-        if !world.isTemporary && app.validateAuthentication() != .signedOut {
+        var app = try await launch(world)
+        let launched = await app.validateAuthentication()
+        if !world.isTemporary && launched != .signedOut {
             throw .usage(
                 "the store at \(world.storePath) already holds a session, which the demo would replace and then "
                     + "delete. Give another --store, or none for a temporary one.")
         }
-        status(app)
+        await status(app)
 
         let credentials = Credentials.password(
             username: DemoEnvironment.credentials.username, password: SecretBytes(utf8: DemoEnvironment.credentials.password))
@@ -100,8 +102,8 @@ private struct Demo {
         detail("both written to the encrypted store in one transaction")
 
         step(3, "Relaunch (a new process would do exactly this)")
-        app = try launch(world)
-        status(app)
+        app = try await launch(world)
+        await status(app)
 
         step(4, "Authorized call: GET /api/me with Authorization: Bearer ••••")
         let user = try await auth { () async throws(AuthenticationError) in try await app.currentUser() }
@@ -109,11 +111,11 @@ private struct Demo {
 
         step(5, "\(minutes + 1) minutes pass")
         world.advanceClock(by: world.accessTokenLifetime + 60)
-        status(app)
+        await status(app)
 
         step(6, "The next call refreshes by itself")
         _ = try await auth { () async throws(AuthenticationError) in try await app.currentUser() }
-        let afterFirstRefresh = try loadSession(app)
+        let afterFirstRefresh = try await loadSession(app)
         if await world.serverCounters().unauthorized > 0 {
             detail("the server refused the expired token (401), so the app refreshed once and retried")
         } else {
@@ -144,7 +146,7 @@ private struct Demo {
         } catch {
             detail("next call: 401 → one refresh → refused → \(error)")
         }
-        status(app)
+        await status(app)
 
         if contract == .oauth {
             step(9, "Sign in again on a machine without a browser (device grant, RFC 8628), then sign out")
@@ -154,26 +156,26 @@ private struct Demo {
             step(9, "Sign in again, then sign out")
             _ = try await auth { () async throws(AuthenticationError) in try await app.signIn(credentials) }
         }
-        status(app)
+        await status(app)
         let result = try await auth { () async throws(AuthenticationError) in try await app.signOut() }
         detail("server: \(result.revocation == .revoked ? "refresh token revoked" : "\(result.revocation)")")
         detail("local:  \(result.deletedLocalSession ? "session deleted" : "no session was stored")")
-        status(app)
+        await status(app)
 
         let elapsed = ContinuousClock.now - started
         say(String(format: "\nDone in %.2f s.", Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))
     }
 
-    private func launch(_ world: DemoEnvironment) throws(CommandFailure) -> AppContainer {
+    private func launch(_ world: DemoEnvironment) async throws(CommandFailure) -> AppContainer {
         do throws(SecureStoreError) {
-            return try world.launch()
+            return try await world.launch()
         } catch {
             throw .store(error)
         }
     }
 
-    private func loadSession(_ app: AppContainer) throws(CommandFailure) -> Session {
-        let session = try auth { () throws(AuthenticationError) in try app.repository.load() }
+    private func loadSession(_ app: AppContainer) async throws(CommandFailure) -> Session {
+        let session = try await auth { () async throws(AuthenticationError) in try await DemoEnvironment.storedSession(in: app) }
         guard let session else { throw .auth(.notSignedIn) }
         return session
     }
@@ -197,20 +199,14 @@ private struct Demo {
         try await authStep(body)
     }
 
-    private func auth<Value>(_ body: () throws(AuthenticationError) -> Value) throws(CommandFailure) -> Value {
-        do throws(AuthenticationError) {
-            return try body()
-        } catch {
-            throw .auth(error)
-        }
-    }
-
     private func expiry(_ token: AccessToken) -> String {
         guard let left = token.remainingLifetime(at: token.issuedAt) else { return ", expiry unknown" }
         return ", expires in \(Redaction.duration(left))"
     }
 
-    private func status(_ app: AppContainer) { detail("launch decision: \(Redaction.decision(app.validateAuthentication()))") }
+    private func status(_ app: AppContainer) async {
+        detail("launch decision: \(Redaction.decision(await app.validateAuthentication()))")
+    }
     private func step(_ number: Int, _ title: String) { say("\(number). \(title)") }
     private func detail(_ text: String) { say("   \(text)") }
     private func say(_ text: String) { Console.print(text) }

@@ -34,7 +34,7 @@ struct MeCommand: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let count = count
-        let app = try options.app(context)
+        let app = try await options.app(context)
         let users = try await authStep { () async throws(AuthenticationError) in
             try await withThrowingTaskGroup(of: User.self) { group in
                 for _ in 0..<count { group.addTask { try await app.currentUser() } }

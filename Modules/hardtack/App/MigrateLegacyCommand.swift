@@ -41,12 +41,12 @@ struct MigrateLegacyCommand: HardtackCommand {
         }
         let local: LocalSession
         do throws(SecureStoreError) {
-            local = try LocalSession(store: store)
+            local = try await LocalSession(store: store)
         } catch {
             throw .store(error)
         }
         let outcome = try await authStep { () async throws(AuthenticationError) in
-            try local.migrateLegacyTokens(from: file)()
+            try await local.migrateLegacyTokens(from: file)()
         }
         switch outcome {
         case .nothingToMigrate: Console.print("nothing to migrate: \(file) does not exist")

@@ -18,7 +18,7 @@ struct RefreshCommand: HardtackCommand {
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let app = try options.app(context)
+        let app = try await options.app(context)
         let session = try await authStep { () async throws(AuthenticationError) in try await app.refreshNow() }
         Console.print("refreshed")
         Console.print("access token:  \(Redaction.token(session.accessToken.value))")

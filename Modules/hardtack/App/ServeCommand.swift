@@ -5,6 +5,7 @@
 #endif
 import CommandLineKit
 import Composition
+import DevelopmentComposition
 import Dispatch
 import Foundation
 

@@ -47,7 +47,7 @@ extension SignInCommand {
         let clientID = options.server.clientID ?? AppConfiguration.defaultClientID
         let account = options.account.name
         let announce: @Sendable (String) -> Void = { line in Console.error(line) }
-        let outcome: Result<(Session, KeychainHandle), SignInFailure>
+        let outcome: Result<(Session, AppContainer), SignInFailure>
         if device {
             let flow = DeviceFlowSignIn(
                 issuer: url, clientID: clientID, scope: scope, store: store, account: account, clientSecret: secret)
@@ -59,9 +59,9 @@ extension SignInCommand {
             outcome = await Interruptible.run { () async throws(SignInFailure) in try await flow.run(announce: announce) }
         }
         let session: Session
-        let keychain: KeychainHandle
+        let app: AppContainer
         switch outcome {
-        case .success(let done): (session, keychain) = done
+        case .success(let done): (session, app) = done
         case .failure(.auth(let failure)): throw .auth(failure)
         case .failure(.store(let failure)): throw .store(failure)
         case .failure(.cancelled): throw .finding(.interrupted, "sign-in cancelled; nothing was stored")
@@ -70,6 +70,6 @@ extension SignInCommand {
             "signed in as \(session.user.map { "\(Redaction.user($0)) (\(Redaction.printable($0.id)))" } ?? "(unknown user)")")
         Console.print("access token:  \(Redaction.token(session.accessToken.value))")
         Console.print("refresh token: \(Redaction.token(session.refreshToken.value))")
-        Console.print("stored in \(keychain.storePath)")
+        Console.print("stored in \(app.keychain.storePath)")
     }
 }

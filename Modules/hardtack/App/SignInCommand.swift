@@ -73,7 +73,7 @@ struct SignInCommand: HardtackCommand {
         let app: AppContainer
         let session: Session
         do throws(CommandFailure) {
-            app = try options.app(context, creatingStore: true)
+            app = try await options.app(context, creatingStore: true)
             session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
         } catch .auth(.temporarilyUnavailable(let reason)) {
             // A sign-in keeps nothing: the generic wording ("the session is kept") would claim one.

@@ -38,7 +38,7 @@ struct SignOutCommand: HardtackCommand {
         let keychain = try StoreOptions.open(configuration)
         let accounts: [AccountName]
         do throws(AuthenticationError) {
-            accounts = try SecureStoreSessionRepository.accounts(in: keychain.items)
+            accounts = try await keychain.accounts()
         } catch {
             throw .auth(error)
         }
@@ -61,7 +61,7 @@ struct SignOutCommand: HardtackCommand {
         async throws(CommandFailure)
     {
         if naming { Console.print("\(Redaction.printable(account.value)):") }
-        let app = try options.app(context, account: account, opened: opened)
+        let app = try await options.app(context, account: account, opened: opened)
         let result = try await authStep { () async throws(AuthenticationError) in try await app.signOut() }
         switch result.revocation {
         case .revoked:

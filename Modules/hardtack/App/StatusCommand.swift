@@ -42,11 +42,11 @@ struct StatusCommand: HardtackCommand {
         if store.storeExists {
             let local: LocalSession
             do throws(SecureStoreError) {
-                local = try LocalSession(store: store, account: account.name)
+                local = try await LocalSession(store: store, account: account.name)
             } catch {
                 throw .store(error)
             }
-            decision = local.validateAuthentication()
+            decision = await local.validateAuthentication()
         } else {
             decision = .signedOut
         }
@@ -59,7 +59,7 @@ struct StatusCommand: HardtackCommand {
         case .signedIn, .signedInNeedsRefresh: return
         case .signedOut: throw .finding(.signedOut, "not signed in")
         case .storeUnavailable(let reason): throw .finding(.storeUnavailable, "the store cannot be used: \(reason)")
-        case .storeDamaged(let reason): throw .finding(.damaged, AuthenticationError.storeDamaged(reason).description)
+        case .storeDamaged(let reason): throw .finding(.damaged, Advice.message(AuthenticationError.storeDamaged(reason)))
         }
     }
 

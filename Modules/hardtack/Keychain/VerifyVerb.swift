@@ -50,7 +50,7 @@ struct VerifyVerb: HardtackCommand {
             // Damage that stops the database from opening or reading the store through: counted as salvage
             // reads the store, page by page, else a report
             // with the store itself as the damaged part.
-            problem = SecureStoreError.integrityFailure(what).description
+            problem = Advice.message(SecureStoreError.integrityFailure(what))
             let configuration = try store.configuration(context, onlyReads: true)
             health =
                 StoreSalvager.health(configuration)

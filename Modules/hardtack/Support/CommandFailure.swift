@@ -29,9 +29,11 @@ enum CommandFailure: Error {
         switch self {
         case .usage(let message): return message
         case .store(let error):
-            guard verbose, case .storage(let failure) = error, let detail = failure.detail else { return error.description }
-            return error.description + " [\(failure.backend): \(detail)]"
-        case .auth(let error): return error.description
+            guard verbose, case .storage(let failure) = error, let detail = failure.detail else {
+                return Advice.message(error)
+            }
+            return Advice.message(error) + " [\(failure.backend): \(detail)]"
+        case .auth(let error): return Advice.message(error)
         case .finding(_, let message): return message
         }
     }

@@ -132,7 +132,7 @@ import Testing
         let flow = DeviceAuthorizationFlow(
             metadata: metadata, clientID: "tv", clients: { _ in client }, gateway: gateway, sleep: { _ in }, now: clock.now)
         await #expect(
-            throws: AuthenticationError.unsupported("the issuer has no device authorization endpoint; try --flow code")
+            throws: AuthenticationError.unsupported("the issuer has no device authorization endpoint")
         ) { try await flow.start(scope: "profile") }
     }
 }

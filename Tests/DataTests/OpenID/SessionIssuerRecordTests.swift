@@ -27,16 +27,16 @@ import Testing
     }
 
     @Test(arguments: [SignInMethod.authorizationCode, .deviceCode])
-    func theIssuerRoundTripsThroughTheStore(_ method: SignInMethod) throws {
+    func theIssuerRoundTripsThroughTheStore(_ method: SignInMethod) async throws {
         let repository = try repository()
-        try repository.replace(with: try session(method, issuer: origin))
-        let loaded = try #require(try repository.load())
+        try await repository.replace(with: try session(method, issuer: origin))
+        let loaded = try #require(try await repository.load())
         #expect(loaded.issuer == origin && loaded.method == method)
     }
 
     /// A client secret (for providers that demand one) comes back with the session, lives in an item of
     /// its own and never in the record, and goes when a session without one replaces it.
-    @Test func aClientSecretIsKeptAsAnItemOfItsOwn() throws {
+    @Test func aClientSecretIsKeptAsAnItemOfItsOwn() async throws {
         let store = try SQLiteSecureItemStore.open(
             at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
         let repository = SecureStoreSessionRepository(store: store)
@@ -44,8 +44,8 @@ import Testing
             issuer: origin.issuer, clientID: "app", tokenEndpoint: origin.tokenEndpoint,
             revocationEndpoint: origin.revocationEndpoint, userinfoEndpoint: nil,
             clientSecret: SecretBytes(utf8: "client-secret-value"))
-        try repository.replace(with: try session(.authorizationCode, issuer: withSecret))
-        let loaded = try #require(try repository.load())
+        try await repository.replace(with: try session(.authorizationCode, issuer: withSecret))
+        let loaded = try #require(try await repository.load())
         #expect(loaded.issuer?.clientSecret == SecretBytes(utf8: "client-secret-value"))
         #expect(loaded.issuer == withSecret)
 
@@ -60,8 +60,8 @@ import Testing
         #expect(!recordText.contains("client-secret-value") && !recordText.contains("\"clientSecret\""))
         #expect(recordText.contains("\"clientSecretKept\":true"))
 
-        try repository.replace(with: try session(.authorizationCode, issuer: origin))
-        #expect(try #require(try repository.load()).issuer?.clientSecret == nil)
+        try await repository.replace(with: try session(.authorizationCode, issuer: origin))
+        #expect(try #require(try await repository.load()).issuer?.clientSecret == nil)
         #expect(throws: SecureStoreError.itemNotFound) {
             try store.find(
                 .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "client-secret"),
@@ -69,10 +69,10 @@ import Testing
         }
     }
 
-    @Test func aSessionWithoutAnIssuerStillLoads() throws {
+    @Test func aSessionWithoutAnIssuerStillLoads() async throws {
         let repository = try repository()
-        try repository.replace(with: try session(.password, issuer: nil))
-        #expect(try #require(try repository.load()).issuer == nil)
+        try await repository.replace(with: try session(.password, issuer: nil))
+        #expect(try #require(try await repository.load()).issuer == nil)
     }
 
     @Test func rememberedEndpointsAreCheckedAgain() {

@@ -1,6 +1,6 @@
 import Data
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 extension PostgreSQLSecureItemStore: StoreHandle {}

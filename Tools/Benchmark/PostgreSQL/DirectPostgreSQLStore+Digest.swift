@@ -1,5 +1,5 @@
-internal import CLibPQ
-internal import CSodium
+internal import DirectLibPQ
+internal import DirectSodium
 
 /// The floor of the store's protection (``DirectPostgreSQLStore/digest``): the rows digest kept in
 /// memory, and a write sent with the digest's update inside `BEGIN` … `COMMIT` in one round trip.

@@ -1,5 +1,5 @@
-internal import CLibPQ
-internal import CSodium
+internal import DirectLibPQ
+internal import DirectSodium
 
 /// The workload's unavoidable work done straight against libpq and libsodium, with none of Hardtack's
 /// layers: the baseline the PostgreSQL store's overhead is measured against.

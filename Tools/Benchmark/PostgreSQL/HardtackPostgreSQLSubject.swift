@@ -1,6 +1,6 @@
 import Data
 import Domain
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 /// The workload through Hardtack's public store API on PostgreSQL: `PostgreSQLSecureItemStore`.

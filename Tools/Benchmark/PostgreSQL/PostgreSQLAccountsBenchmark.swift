@@ -2,7 +2,7 @@ import BenchSupport
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 #if canImport(Glibc)
@@ -18,7 +18,7 @@ enum PostgreSQLAccountsBenchmark {
     static let keyVariable = "HARDTACK_BENCH_PG_KEY"
 
     /// Prints the same figures as ``AccountsBenchmark/run(_:)``, with `backend=postgresql`.
-    static func run(uri: String, options: BenchmarkOptions) throws {
+    static func run(uri: String, options: BenchmarkOptions) async throws {
         guard let executable = StatusBenchmark.locateExecutable(options.hardtack) else {
             Report.line("accounts skipped=yes reason=no-hardtack-executable (build it, or pass --hardtack PATH)")
             return
@@ -43,10 +43,10 @@ enum PostgreSQLAccountsBenchmark {
             components.path = "/" + name
             uris.append(components.string ?? uri)
         }
-        func fill(_ uri: String, count: Int, first: Int) throws {
+        func fill(_ uri: String, count: Int, first: Int) async throws {
             let started = MonotonicClock.now()
             let store = try PostgreSQLSecureItemStore.open(uri: uri, keySource: .key(SecretBytes(key)))
-            try AccountsBenchmark.populate(store, count: count, first: first, generator: &generator)
+            try await AccountsBenchmark.populate(store, count: count, first: first, generator: &generator)
             Report.line(
                 "op=fill backend=postgresql accounts=\(count) seconds="
                     + Report.fixed(Double(MonotonicClock.now() - started) / 1e9, 1))
@@ -58,7 +58,7 @@ enum PostgreSQLAccountsBenchmark {
                     storeArguments: ["--store", uri, "--key-env", keyVariable])
             }
         }
-        try fill(uris[0], count: listed, first: 0)
+        try await fill(uris[0], count: listed, first: 0)
         let list = try timed(uris[0], ["accounts"])
         Report.line(
             "op=accounts backend=postgresql accounts=\(listed) exit_p50_ms=\(Report.fixed(list.exit, 1)) "
@@ -66,9 +66,9 @@ enum PostgreSQLAccountsBenchmark {
                 + "met=\(Report.met(list.exit <= AccountsBenchmark.listTarget && list.lines == listed))")
         // `status` of one account among 100,000 (10,000 with --quick), against the same among one.
         let many = options.quick ? 10_000 : 100_000
-        try fill(uris[2], count: many, first: 0)
+        try await fill(uris[2], count: many, first: 0)
         let status = ["status", "--account", AccountsBenchmark.name(many / 2)]
-        try fill(uris[1], count: 1, first: many / 2)
+        try await fill(uris[1], count: 1, first: many / 2)
         let alone = try timed(uris[1], status)
         let among = try timed(uris[2], status)
         let ratio = among.exit / alone.exit

@@ -1,7 +1,7 @@
 import Data
 import Domain
 import Foundation
-import PostgreSQLStore
+@_spi(HardtackTools) import PostgreSQLStore
 import StoreCore
 
 /// The store's side of one refresh on PostgreSQL, as ``RefreshSession`` runs it (claim, mark sent,
@@ -29,16 +29,16 @@ enum RefreshProtocolBenchmark {
         let winner = SecureStoreSessionRepository(store: winnerStore, claimantIsGone: lock.isGone)
         let waiter = SecureStoreSessionRepository(store: waiterStore, claimantIsGone: lock.isGone)
         var current = try session(0)
-        try winner.replace(with: current)
+        try await winner.replace(with: current)
         let owner = "bench" + lock.ownerTag
 
         var protocolTimes: [UInt64] = []
         for round in 1...rounds {
             let next = try session(round)
             let start = MonotonicClock.now()
-            guard case .claimed = try winner.claimRefresh(replacing: current, owner: owner, lease: 45, now: Date()),
-                try winner.markRefreshSent(replacing: current, owner: owner),
-                try winner.completeRefresh(replacing: current, with: next, owner: owner)
+            guard case .claimed = try await winner.claimRefresh(replacing: current, owner: owner, lease: 45, now: Date()),
+                try await winner.markRefreshSent(replacing: current, owner: owner),
+                try await winner.completeRefresh(replacing: current, with: next, owner: owner)
             else { throw HardtackSubject.Mismatch(description: "an uncontended refresh did not go through") }
             protocolTimes.append(MonotonicClock.now() - start)
             current = next
@@ -50,7 +50,7 @@ enum RefreshProtocolBenchmark {
         var wakeTimes: [UInt64] = []
         for round in 1...max(10, rounds / 10) {
             let next = try session(rounds + round)
-            guard case .claimed = try winner.claimRefresh(replacing: current, owner: owner, lease: 45, now: Date())
+            guard case .claimed = try await winner.claimRefresh(replacing: current, owner: owner, lease: 45, now: Date())
             else { throw HardtackSubject.Mismatch(description: "the winner's claim failed") }
             let refresher = RefreshSession(
                 gateway: NoGateway(), repository: waiter, policy: policy, ownerID: "waiter", now: { Date() })
@@ -62,8 +62,8 @@ enum RefreshProtocolBenchmark {
             // The winner completes at a moment spread evenly over the waiter's poll period, so the
             // figures cover every phase of its polling, the worst included.
             try await Task.sleep(for: .microseconds(30_000 + Int.random(in: 0..<(policy.refreshPollMilliseconds * 1000))))
-            guard try winner.markRefreshSent(replacing: current, owner: owner),
-                try winner.completeRefresh(replacing: current, with: next, owner: owner)
+            guard try await winner.markRefreshSent(replacing: current, owner: owner),
+                try await winner.completeRefresh(replacing: current, with: next, owner: owner)
             else { throw HardtackSubject.Mismatch(description: "the winner's refresh failed") }
             let completed = MonotonicClock.now()
             wakeTimes.append(try await waiting.value - completed)

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+public import Composition
 public import Data
 public import Domain
 public import Foundation
@@ -52,12 +53,17 @@ public final class DemoEnvironment: Sendable {
         configuration = AppConfiguration(
             store: StoreConfiguration(
                 storePath: self.storePath, key: .keyFile(path: StoreConfiguration.defaultKeyFile(forStore: self.storePath))),
-            server: .embedded, contract: contract, now: { clock.now })
+            server: .inProcess(EmbeddedAuthServerTransport(server: server)), contract: contract, now: { clock.now })
     }
 
     /// Starts the app, as a launch does: a new container over the same store and server.
-    public func launch() throws(SecureStoreError) -> AppContainer {
-        try AppContainer(configuration, http: EmbeddedAuthServerTransport(server: server))
+    public func launch() async throws(SecureStoreError) -> AppContainer {
+        try await AppContainer(configuration)
+    }
+
+    /// The session `app` has stored, as the demo shows it between steps.
+    public static func storedSession(in app: AppContainer) async throws(AuthenticationError) -> Session? {
+        try await app.repository.load()
     }
 
     /// Moves the shared clock forward.

@@ -1,4 +1,5 @@
 import BrowserRedirect
+public import Composition
 import Data
 public import Domain
 import DevelopmentServers
@@ -23,7 +24,7 @@ extension DemoEnvironment {
     /// The issuer the embedded server names when a request carries no `Host`.
     static let issuer = "http://127.0.0.1"
 
-    /// Signs in with the authorization code and PKCE, and stores the session through `app`'s repository.
+    /// Signs in with the authorization code and PKCE, ending in `app`'s ``SignIn`` like every sign-in.
     /// - Throws: ``AuthenticationError`` from any step (nothing is stored then).
     public func signInThroughBrowser(into app: AppContainer) async throws(AuthenticationError) -> DemoSignIn {
         let (metadata, gateway) = try await discover()
@@ -56,10 +57,9 @@ extension DemoEnvironment {
         let code = try AuthorizationRedirect(query: query).code(
             for: request, issuer: metadata.issuer, issuerSendsIss: metadata.sendsIssuerInAuthorizationResponse)
         steps.append("state (constant time) and iss (RFC 9207) checked; the code exchanged with the PKCE verifier")
-        let session = try await gateway.signIn(.grant(request.grant(code: code)))
+        let issued = try await gateway.signIn(.grant(request.grant(code: code)))
         steps.append("the ID token's RS256 signature (JWKS), iss, aud, exp, iat and nonce verified")
-        try app.repository.replace(with: session)
-        return DemoSignIn(session: session, steps: steps)
+        return DemoSignIn(session: try await app.signIn(issued: issued), steps: steps)
     }
 
     /// Signs in with the device grant: the user code is approved on the server's verification page at
@@ -79,11 +79,10 @@ extension DemoEnvironment {
         let authorization = try await flow.start(scope: "openid profile")
         await approval.setUserCode(authorization.userCode)
         var steps = ["the app asked for a device code and shows: open \(authorization.verificationURI), enter \(authorization.userCode)"]
-        let session = try await flow.waitForApproval(authorization)
+        let issued = try await flow.waitForApproval(authorization)
         steps.append("on another device, \(Self.credentials.username) approved the code; the app's next poll got the tokens")
         steps.append("the ID token verified as in the browser flow")
-        try app.repository.replace(with: session)
-        return DemoSignIn(session: session, steps: steps)
+        return DemoSignIn(session: try await app.signIn(issued: issued), steps: steps)
     }
 
     private func discover() async throws(AuthenticationError) -> (ProviderMetadata, OpenIDAuthenticationGateway) {

@@ -1,5 +1,5 @@
 import Foundation
-import Infrastructure
+import ProcessIdentity
 import Testing
 
 /// Owner ids of refresh claims, and telling when their process has died (found by the torture bench:

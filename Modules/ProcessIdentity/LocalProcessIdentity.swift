@@ -3,7 +3,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Data
 
 /// Names this process as the owner of a refresh claim, and tells whether the owner of a claim has
 /// ended, so that a process killed in the middle of a refresh does not hold every other process back

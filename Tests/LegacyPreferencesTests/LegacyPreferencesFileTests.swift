@@ -2,7 +2,7 @@ import Data
 import Domain
 import Foundation
 import SQLiteStore
-import Infrastructure
+import LegacyPreferences
 import TestSupport
 import Testing
 
@@ -22,13 +22,13 @@ import Testing
                 at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key"))))
     }
 
-    @Test func migrationImportsTheTokensAndDestroysTheFile() throws {
+    @Test func migrationImportsTheTokensAndDestroysTheFile() async throws {
         let file = try write(#"{"Authorization":"Bearer legacy-access","refresh":"legacy-refresh"}"#)
         let repository = try repository()
-        let outcome = try MigrateLegacyTokens(source: file, repository: repository, now: clock.now)()
+        let outcome = try await MigrateLegacyTokens(source: file, repository: repository, now: clock.now)()
         #expect(outcome == .imported)
         #expect(!FileManager.default.fileExists(atPath: file.path))
-        let session = try #require(try repository.load())
+        let session = try #require(try await repository.load())
         #expect(session.refreshToken.value.revealedString() == "legacy-refresh")
         #expect(session.accessToken.value.revealedString() == "legacy-access")
         // The store files never hold the plaintext.
@@ -37,38 +37,38 @@ import Testing
         }
     }
 
-    @Test func aFileWipedByAKilledRunIsDeletedOnTheNextRun() throws {
+    @Test func aFileWipedByAKilledRunIsDeletedOnTheNextRun() async throws {
         let file = try write(#"{"Authorization":"a","refresh":"r"}"#)
         // What a kill between the overwrite and the unlink leaves behind.
         try FileBytes.write([UInt8](repeating: 0, count: 36), to: file.path)
-        let outcome = try MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
+        let outcome = try await MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
         #expect(outcome == .alreadyMigrated)
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
-    @Test func killedAfterStoringThenRunAgainEndsImportedAndDeleted() throws {
+    @Test func killedAfterStoringThenRunAgainEndsImportedAndDeleted() async throws {
         let text = #"{"Authorization":"legacy-access","refresh":"legacy-refresh"}"#
         let file = try write(text)
         let repository = try repository()
         // First run stored the session but was killed before touching the file: simulate by storing
         // through the use case on a copy of the file, then restoring the original.
-        _ = try MigrateLegacyTokens(source: file, repository: repository, now: clock.now)()
+        _ = try await MigrateLegacyTokens(source: file, repository: repository, now: clock.now)()
         let again = try write(text)
-        let outcome = try MigrateLegacyTokens(source: again, repository: repository, now: clock.now)()
+        let outcome = try await MigrateLegacyTokens(source: again, repository: repository, now: clock.now)()
         #expect(outcome == .imported)
         #expect(!FileManager.default.fileExists(atPath: again.path))
-        #expect(try repository.load()?.refreshToken.value.revealedString() == "legacy-refresh")
+        #expect(try await repository.load()?.refreshToken.value.revealedString() == "legacy-refresh")
     }
 
-    @Test func noFileIsNothingToMigrate() throws {
+    @Test func noFileIsNothingToMigrate() async throws {
         let file = LegacyPreferencesFile(path: directory.file("missing.json"))
-        #expect(try MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)() == .nothingToMigrate)
+        #expect(try await MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)() == .nothingToMigrate)
     }
 
-    @Test func anUnusableFileIsLeftAlone() throws {
+    @Test func anUnusableFileIsLeftAlone() async throws {
         let file = try write("<plist>not json</plist>")
-        #expect(throws: AuthenticationError.self) {
-            try MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
+        await #expect(throws: AuthenticationError.self) {
+            try await MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
         }
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
@@ -89,14 +89,14 @@ import Testing
         #expect(access.revealedString() == "a" && refresh.revealedString() == "r")
     }
 
-    @Test func aLargeFileWipedOnlyInPartIsFinishedOnTheNextRun() throws {
+    @Test func aLargeFileWipedOnlyInPartIsFinishedOnTheNextRun() async throws {
         // A 10 KiB preferences file (padded with other settings) whose wipe was killed after 4 KiB.
         let padding = String(repeating: "x", count: 10_000)
         var bytes = Array(#"{"theme":"\#(padding)","Authorization":"a","refresh":"legacy-refresh-tail"}"#.utf8)
         for index in 0..<4096 { bytes[index] = 0 }
         let file = try write("")
         try FileBytes.write(bytes, to: file.path)
-        let outcome = try MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
+        let outcome = try await MigrateLegacyTokens(source: file, repository: try repository(), now: clock.now)()
         #expect(outcome == .alreadyMigrated)
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }

@@ -1,3 +1,4 @@
+import Composition
 import Data
 import DevelopmentServers
 import Foundation

@@ -1,0 +1,58 @@
+import Data
+import Domain
+
+/// The command line's words for what the inner layers report as facts: which command or option to use
+/// next. The store, the repositories and the use cases say what happened; only here does that become
+/// advice about `hardtack` itself, so a backend that embeds them never shows its users a command line
+/// they do not have.
+enum Advice {
+    /// The message for a store failure, with the commands and options that help.
+    static func message(_ error: SecureStoreError) -> String {
+        switch error {
+        case .duplicateItem:
+            "The specified item already exists in the keychain. Update it instead (hardtack keychain: -U)."
+        case .missingEntitlement(let group):
+            "This client does not belong to access group '\(group)'. Open the store with that group "
+                + "(--access-group) or leave the group out."
+        case .keySourceMismatch(let expected):
+            "This store is protected by \(phrase(expected)); give that instead."
+        case .integrityFailure(let what):
+            "Integrity check failed: \(what). The store is damaged or was tampered with; restore it from a "
+                + "backup (hardtack keychain verify tells how many items are sound; hardtack keychain salvage --to NEW "
+                + "copies every item that still authenticates into a new store)."
+        default:
+            error.description
+        }
+    }
+
+    /// The message for a failure of signing in, refreshing or an authorized call, with the commands and
+    /// options that help.
+    static func message(_ error: AuthenticationError) -> String {
+        switch error {
+        case .notSignedIn:
+            "not signed in. Run `hardtack signin` first."
+        case .storeDamaged(let reason):
+            "the secure store is damaged: \(reason) The user is not signed out"
+                + (reason.contains("hardtack keychain salvage")
+                    ? "." : "; `hardtack keychain salvage --to NEW` copies every sound item into a new store.")
+        case .unsupported(DeviceAuthorizationFlow.noDeviceEndpoint):
+            DeviceAuthorizationFlow.noDeviceEndpoint + "; try --flow code"
+        case .unsupported(AuthorizationRequest.noAuthorizationEndpoint):
+            AuthorizationRequest.noAuthorizationEndpoint + "; try --flow device"
+        case .unsupported(OAuthAuthenticationGateway.identityProviderNeedsHeaderContract):
+            OAuthAuthenticationGateway.identityProviderNeedsHeaderContract + " (--style header)"
+        default:
+            error.description
+        }
+    }
+
+    /// A kind of key as the options that give it.
+    private static func phrase(_ kind: ProtectionKind) -> String {
+        switch kind {
+        case .passphrase: "a passphrase (--passphrase-file or HARDTACK_PASSPHRASE)"
+        case .key: "a key (--key-file, an environment variable or a credential)"
+        case .exportPassphrase: "an export passphrase (--export-passphrase-file)"
+        case .exportKeyFile: "an export key file (--export-key-file)"
+        }
+    }
+}
