@@ -22,12 +22,17 @@ public struct ParsedValues: Sendable {
     /// Every value of an option, in the order given.
     /// - Throws: ``UsageError`` when one does not convert.
     public func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
-        try convert(texts[option.declaration.key] ?? [], option.convert, option.invalidValue)
+        var values: [Value] = []
+        for text in texts(of: option.declaration) {
+            values.append(
+                try read(option.reader, texts: [text], for: option.declaration, invalidValue: option.invalidValue))
+        }
+        return values
     }
 
     /// Whether a flag was given.
     public func isSet(_ flag: Flag) -> Bool {
-        flags.contains(flag.declaration.key)
+        isSet(flag.declaration)
     }
 
     /// Whether the option ended the command line with no value (one declared to allow it).
@@ -55,6 +60,32 @@ public struct ParsedValues: Sendable {
     /// Whether the declaration was given at all (a flag set, or a value recorded).
     func has(_ declaration: ArgumentDeclaration) -> Bool {
         flags.contains(declaration.key) || texts[declaration.key] != nil || withoutValue.contains(declaration.key)
+    }
+
+    /// Whether the flag `declaration` was given.
+    func isSet(_ declaration: ArgumentDeclaration) -> Bool {
+        flags.contains(declaration.key)
+    }
+
+    /// The property value `reader` makes of what was given for `declaration`.
+    /// - Throws: ``UsageError`` with `invalidValue` when a text does not convert, or saying the argument is
+    ///   required when nothing was given for one that needs a value (the parser checks that first).
+    func read<Value>(
+        _ reader: ValueReader<Value>, for declaration: ArgumentDeclaration, invalidValue: String
+    ) throws(UsageError) -> Value {
+        try read(reader, texts: texts(of: declaration), for: declaration, invalidValue: invalidValue)
+    }
+
+    private func read<Value>(
+        _ reader: ValueReader<Value>, texts: [String], for declaration: ArgumentDeclaration, invalidValue: String
+    ) throws(UsageError) -> Value {
+        do throws(ValueReader<Value>.Failure) {
+            return try reader.value(texts: texts, givenWithoutValue: withoutValue.contains(declaration.key))
+        } catch .invalid {
+            throw usageError(invalidValue)
+        } catch {
+            throw usageError("\(declaration.synopsis) is required")
+        }
     }
 
     /// The texts recorded for a declaration.

@@ -5,7 +5,7 @@ import Domain
 
 /// The options of the commands that talk to the server: the server's and the store's, and a way to build
 /// the app from them once the command's own options are checked (so a usage error never creates a store).
-struct AppOptions: OptionGroup {
+struct AppOptions: StaticOptionGroup {
     static let declarations: [any ArgumentDeclaring] =
         AccountOption.declarations + ServerOptions.declarations + StoreOptions.declarations
 

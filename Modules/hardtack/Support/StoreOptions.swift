@@ -4,7 +4,7 @@ import Data
 
 /// The options every command that opens the store accepts: which store, what unlocks it, which access
 /// groups. Decoded once; the store is only resolved (and never created) when a command asks.
-struct StoreOptions: OptionGroup {
+struct StoreOptions: StaticOptionGroup {
     /// `--store PATH`.
     static let store = Option<String>(
         "--store", value: "PATH|URI",
