@@ -7,12 +7,12 @@ import Domain
 /// the app from them once the command's own options are checked (so a usage error never creates a store).
 struct AppOptions: StaticOptionGroup {
     static let declarations: [any ArgumentDeclaring] =
-        AccountOption.declarations + ServerOptions.declarations + StoreOptions.declarations
+        AccountOption.declarations + ServerOptions.declarations + StoreArguments.declarations
 
     /// The help sections: the account, server options, then store options.
     static let sections = [
         ArgumentSection("Account", AccountOption.declarations),
-        ArgumentSection("Server options", ServerOptions.declarations), StoreOptions.section("Store options"),
+        ArgumentSection("Server options", ServerOptions.declarations), StoreArguments.section("Store options"),
     ]
 
     /// Whose session.
@@ -20,12 +20,12 @@ struct AppOptions: StaticOptionGroup {
     /// The server options.
     let server: ServerOptions
     /// The store options.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         account = try AccountOption(from: values)
         server = try ServerOptions(from: values)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     /// Builds the app: opens the store, points at the server (the session's own unless told otherwise).
@@ -52,7 +52,7 @@ struct AppOptions: StaticOptionGroup {
         }
         guard opened != nil || storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
         let keychain: KeychainHandle
-        if let opened { keychain = opened } else { keychain = try StoreOptions.open(storeConfiguration) }
+        if let opened { keychain = opened } else { keychain = try StoreArguments.open(storeConfiguration) }
         // A session that cannot be read has no origin to keep: the use case reports it (sign-out still deletes it).
         let loaded: Result<Session?, AuthenticationError> = Result {
             () throws(AuthenticationError) -> Session? in

@@ -41,14 +41,14 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
     /// `-U`: add or update.
     let update: Bool
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         self.values = try Class.kind.values(Class.kind.attributeOptions, from: values)
         let given = try values.value(Self.secret)
         secret = values.isGivenWithoutValue(Self.secret) || given == "-" ? nil : given ?? ""
         update = values.isSet(Self.update)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

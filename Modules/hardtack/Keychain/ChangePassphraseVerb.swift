@@ -31,12 +31,12 @@ struct ChangePassphraseVerb: HardtackCommand {
     /// `--new-key-file`, if given.
     let newKeyFile: String?
     /// The store and its current key.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         newPassphraseFile = try values.value(Self.newPassphraseFile)
         newKeyFile = try values.value(Self.newKeyFile)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
@@ -63,7 +63,7 @@ struct ChangePassphraseVerb: HardtackCommand {
         guard configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
-        let handle = try StoreOptions.open(configuration)
+        let handle = try StoreArguments.open(configuration)
         do throws(SecureStoreError) {
             try handle.changeKey(to: newKey)
         } catch {

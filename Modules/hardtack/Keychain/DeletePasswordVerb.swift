@@ -17,7 +17,7 @@ struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand {
     /// The attributes to match; at least one.
     let values: [AttributeName: AttributeValue]
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         self.values = try Class.kind.values(Class.kind.selectorOptions, from: values)
@@ -25,7 +25,7 @@ struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand {
             let names = Self.options.map { $0.declaration.names[0] }
             throw values.usageError("name the items to delete with at least one of " + names.joined(separator: ", "))
         }
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -19,11 +19,11 @@ struct DumpVerb: HardtackCommand {
     /// `--json`.
     let json: Bool
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
@@ -31,7 +31,7 @@ struct DumpVerb: HardtackCommand {
         var items: [StoredItem] = []
         // No store yet: nothing to show, and nothing is created.
         if configuration.storeExists {
-            let handle = try StoreOptions.open(configuration)
+            let handle = try StoreArguments.open(configuration)
             do throws(SecureStoreError) {
                 for itemClass in ItemClass.allCases {
                     do throws(SecureStoreError) {

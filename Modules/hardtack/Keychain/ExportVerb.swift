@@ -38,7 +38,7 @@ struct ExportVerb: HardtackCommand {
     let keyFile: String?
     let overwrite: Bool
     let json: Bool
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         path = try values.value(Self.to) ?? ""  // required: the parser refuses a command line without it
@@ -46,7 +46,7 @@ struct ExportVerb: HardtackCommand {
         keyFile = try values.value(Self.keyFile)
         overwrite = values.isSet(Self.overwrite)
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

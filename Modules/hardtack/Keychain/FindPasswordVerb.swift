@@ -30,14 +30,14 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
     /// `--json`: the attributes as JSON.
     let json: Bool
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         self.values = try Class.kind.values(Class.kind.selectorOptions, from: values)
         secretOnly = values.isSet(Self.secretOnly)
         json = values.isSet(Self.json)
         if secretOnly && json { throw values.usageError("-w prints only the secret; --json prints only attributes: give one") }
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

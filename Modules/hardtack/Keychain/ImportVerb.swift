@@ -29,7 +29,7 @@ struct ImportVerb: HardtackCommand {
     let keyFile: String?
     let update: Bool
     let json: Bool
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         path = try values.value(Self.from) ?? ""  // required: the parser refuses a command line without it
@@ -37,7 +37,7 @@ struct ImportVerb: HardtackCommand {
         keyFile = try values.value(ExportVerb.keyFile)
         update = values.isSet(Self.update)
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

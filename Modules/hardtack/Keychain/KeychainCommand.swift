@@ -21,7 +21,7 @@ struct KeychainCommand: Command {
         ],
         subcommandNoun: "keychain verb", subcommandPlaceholder: "VERB", subcommandsTitle: "Verbs",
         exitStatuses: ExitStatus.keychainTable)
-    static let sections = [StoreOptions.section("Global options (before or after the verb)")]
+    static let sections = [StoreArguments.section("Global options (before or after the verb)")]
 
     init(from values: ParsedValues) {}
 }

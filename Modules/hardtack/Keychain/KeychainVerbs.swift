@@ -4,7 +4,7 @@ import CommandLineKit
 /// the hint for a stray argument.
 enum KeychainVerbs {
     /// The section of global options every verb lists after its own.
-    static let globalSection = StoreOptions.section("Global options")
+    static let globalSection = StoreArguments.section("Global options")
 
     /// A verb's configuration, its usage made from its own options unless `usage` is given.
     static func configuration(

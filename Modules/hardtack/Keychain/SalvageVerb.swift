@@ -49,7 +49,7 @@ struct SalvageVerb: HardtackCommand {
     let target: String
     let targetKey: KeyRequest
     let json: Bool
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         target = try values.value(Self.to) ?? ""  // required: the parser refuses a command line without it
@@ -57,7 +57,7 @@ struct SalvageVerb: HardtackCommand {
             passphraseFile: try values.value(Self.toPassphraseFile), keyVariable: try values.value(Self.toKeyVariable),
             credentialName: try values.value(Self.toCredential), keyFile: try values.value(Self.toKeyFile))
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -28,11 +28,11 @@ struct VerifyVerb: HardtackCommand {
     /// `--json`.
     let json: Bool
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
