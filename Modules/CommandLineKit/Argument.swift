@@ -1,7 +1,8 @@
 /// An argument taken by its position (`FILE`): `@Argument("SOURCE", help: "…") var source: String` is
-/// required, `String?` optional, and `[String]` takes every argument left (declare it last).
+/// required, `String?` optional, and `[String]` takes every argument left (declare it last). Declared as
+/// a static value (``Positional``), it is read with ``ParsedValues/value(_:)``.
 @propertyWrapper
-public struct Argument<Value: Sendable>: Decodable, Sendable {
+public struct Argument<Value: Sendable>: ArgumentDeclaring, Decodable {
     /// The positional as the parser and help see it.
     public let declaration: ArgumentDeclaration
     /// The problem reported for a value that does not convert; it never quotes the value.

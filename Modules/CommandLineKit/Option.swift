@@ -3,8 +3,8 @@
 /// Declared on the property it fills, the type of the property says how many values it takes:
 /// `@Option("--to", value: "FILE", help: "…") var path: String` is required, `String?` is optional,
 /// `[String]` takes every value given, and ``OmittableValue`` may end the command line without one.
-/// Declared as a static value (the API before property wrappers), `Value` is the type of one value, read
-/// with ``ParsedValues``.
+/// Declared as a static value (the API before property wrappers), `Value` is the type of its one value,
+/// read with ``ParsedValues/value(_:)``; it is optional unless made ``required()``.
 @propertyWrapper
 public struct Option<Value: Sendable>: ArgumentDeclaring, Decodable {
     /// The option as declared: the parser and help see it so, except that a property of a non-optional
@@ -17,23 +17,16 @@ public struct Option<Value: Sendable>: ArgumentDeclaring, Decodable {
     /// The decoded value; `nil` in the instance that only declares it.
     private var decoded: Value?
 
-    /// Declares an option with exactly one value: on a non-optional property, a required option; as a
-    /// static value, one read with ``ParsedValues``.
-    /// - Parameters:
-    ///   - isRequired: for a static declaration (a property's type says it for a wrapper).
-    ///   - isRepeatable: for a static declaration (declare a wrapper on an array property instead).
-    ///   - mayOmitValueAtEnd: for a static declaration (see ``ArgumentDeclaration/mayOmitValueAtEnd``; a
-    ///     wrapper declares an ``OmittableValue`` property instead).
-    ///   - invalidValue: the problem for a value that `convert` refuses (default: `NAME takes VALUE`).
+    /// Declares an option with one value, converted by `convert`: on a non-optional property, a required
+    /// option; as a static value, an optional one (``required()`` makes it required).
+    /// - Parameter invalidValue: the problem for a value that `convert` refuses (default: `NAME takes VALUE`).
     public init(
-        _ name: String, value valueName: String, help: String, isRequired: Bool = false, isRepeatable: Bool = false,
-        allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false, invalidValue: String? = nil,
+        _ name: String, value valueName: String, help: String, allowsEmpty: Bool = true, invalidValue: String? = nil,
         convert: @escaping @Sendable (String) -> Value?
     ) {
         self.init(
             ArgumentDeclaration(
-                kind: .option, names: [name], valueName: valueName, help: help, isRequired: isRequired,
-                isRepeatable: isRepeatable, allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd),
+                kind: .option, names: [name], valueName: valueName, help: help, allowsEmpty: allowsEmpty),
             invalidValue: invalidValue, reader: .single(convert))
     }
 
@@ -76,24 +69,13 @@ public struct Option<Value: Sendable>: ArgumentDeclaring, Decodable {
 }
 
 extension Option: DeclaringProperty {
-    var items: [ArgumentSet.Item] {
-        precondition(
-            reader.shape != .single || !(declaration.isRepeatable || declaration.mayOmitValueAtEnd),
-            "\(declaration.names[0]): declare a repeatable option as an array, one that may omit its value as OmittableValue"
-        )
-        return [.argument(projectedValue)]
-    }
+    var items: [ArgumentSet.Item] { [.argument(projectedValue)] }
 }
 
 extension Option where Value == String {
     /// Declares an option whose value is the text as given: on a `String` property, a required one.
-    public init(
-        _ name: String, value valueName: String, help: String, isRequired: Bool = false, isRepeatable: Bool = false,
-        allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false
-    ) {
-        self.init(
-            name, value: valueName, help: help, isRequired: isRequired, isRepeatable: isRepeatable,
-            allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd, convert: { $0 })
+    public init(_ name: String, value valueName: String, help: String, allowsEmpty: Bool = true) {
+        self.init(name, value: valueName, help: help, allowsEmpty: allowsEmpty, convert: { $0 })
     }
 }
 
