@@ -1,4 +1,4 @@
-/// Anything that declares one argument: ``Flag``, ``Option``, ``Positional``, or a bare
+/// Anything that declares one argument: ``Flag``, ``Option``, ``Argument``, or a bare
 /// ``ArgumentDeclaration``.
 public protocol ArgumentDeclaring: Sendable {
     /// The argument as the parser and help see it.

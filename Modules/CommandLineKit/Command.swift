@@ -1,5 +1,7 @@
 /// A command of a command-line program: what help shows (its configuration and argument sections), how
-/// its arguments are decoded into a value once, and what it does.
+/// its arguments are decoded into a value once, and what it does. A command that is also
+/// ``ParsableArguments`` declares each argument once, with a property wrapper, and gets its sections and
+/// its decoding from those declarations.
 ///
 /// A command with subcommands is a group: the parser dispatches to one of them, runs its default
 /// subcommand, or shows the group's help, so a group's ``run(_:)`` is never called.
@@ -25,5 +27,11 @@ extension Command {
     public func run(_ context: CommandContext) async throws(CommandError) {}
 
     /// Every argument in its sections, in order.
-    static var declarations: [ArgumentDeclaration] { sections.flatMap(\.declarations) }
+    static var argumentDeclarations: [ArgumentDeclaration] { sections.flatMap(\.declarations) }
+}
+
+extension Command where Self: ParsableArguments {
+    /// The sections its property wrappers make: its own options under `Options`, its positionals under
+    /// `Arguments`, each titled ``OptionGroup`` in a section of its own, in property order.
+    public static var sections: [ArgumentSection] { ArgumentSet(reflecting: Self()).sections }
 }

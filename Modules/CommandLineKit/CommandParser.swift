@@ -17,7 +17,7 @@ struct CommandParser {
             let configuration = command.configuration
             let isGroup = !configuration.subcommands.isEmpty
             let scanner = ArgumentScanner(
-                named: command.declarations.filter { $0.kind != .positional }, stopsAtFirstPositional: isGroup,
+                named: command.argumentDeclarations.filter { $0.kind != .positional }, stopsAtFirstPositional: isGroup,
                 acceptsVersion: path.count == 1 && configuration.version != nil)
             switch try scanner.scan(rest, into: &values) {
             case .help:
@@ -54,7 +54,7 @@ struct CommandParser {
     private func assign(_ positionals: [String], of command: any Command.Type, to values: inout ParsedValues)
         throws(UsageError)
     {
-        let declarations = command.declarations.filter { $0.kind == .positional }
+        let declarations = command.argumentDeclarations.filter { $0.kind == .positional }
         var left = positionals[...]
         for declaration in declarations {
             if declaration.isRepeatable {
@@ -84,7 +84,7 @@ struct CommandParser {
 
     /// Required options present, and no empty value where one is refused.
     private func check(_ command: any Command.Type, _ values: ParsedValues) throws(UsageError) {
-        let options = command.declarations.filter { $0.kind == .option }
+        let options = command.argumentDeclarations.filter { $0.kind == .option }
         for option in options where option.isRequired && !values.has(option) {
             throw values.usageError("\(option.synopsis) is required")
         }

@@ -87,7 +87,7 @@ public enum CompletionScript {
         var nodes: [Node] = []
         func visit(_ command: any Command.Type, _ path: String, isRoot: Bool) {
             let configuration = command.configuration
-            let named = command.declarations.filter { $0.kind != .positional }
+            let named = command.argumentDeclarations.filter { $0.kind != .positional }
             var words = configuration.subcommands.filter { !$0.configuration.isHidden }.map {
                 (word: $0.configuration.name, help: $0.configuration.abstract)
             }

@@ -14,7 +14,12 @@ enum HelpRenderer {
                     subcommands.map { ($0.configuration.name, $0.configuration.abstract) }))
         }
         var sections = command.sections
-        if sections.isEmpty { sections = [ArgumentSection("Options", [])] }
+        // `--help` is listed first: under Options for a leaf that has options (in an Options section of
+        // its own when its options all stand in titled groups), else in the first section.
+        let hasOptions = sections.contains { $0.declarations.contains { $0.kind != .positional } }
+        if sections.isEmpty || (configuration.subcommands.isEmpty && hasOptions && sections[0].title != "Options") {
+            sections.insert(ArgumentSection("Options", []), at: 0)
+        }
         for (index, section) in sections.enumerated() {
             var declarations = section.declarations
             if index == 0 {
@@ -47,7 +52,7 @@ enum HelpRenderer {
         } else if !configuration.subcommands.isEmpty {
             synopsis = "\(configuration.subcommandPlaceholder) [OPTIONS]"
         } else {
-            let positionals = command.declarations.filter { $0.kind == .positional }.map(\.usageSynopsis)
+            let positionals = command.argumentDeclarations.filter { $0.kind == .positional }.map(\.usageSynopsis)
             synopsis = (["[OPTIONS]"] + positionals).joined(separator: " ")
         }
         return synopsis.isEmpty ? "usage: \(path)" : "usage: \(path) \(synopsis)"

@@ -1,58 +1,86 @@
-/// A named argument with a value (`-s SERVICE`, `--store PATH` or `--store=PATH`), converted to
-/// `Value` when decoded with ``ParsedValues``.
-public struct Option<Value: Sendable>: ArgumentDeclaring {
-    /// The option as the parser and help see it.
+/// A named argument with a value (`-s SERVICE`, `--store PATH` or `--store=PATH`).
+///
+/// Declared on the property it fills, the type of the property says how many values it takes:
+/// `@Option("--to", value: "FILE", help: "…") var path: String` is required, `String?` is optional,
+/// `[String]` takes every value given, and ``OmittableValue`` may end the command line without one.
+/// Declared as a static value (the API before property wrappers), `Value` is the type of its one value,
+/// read with ``ParsedValues/value(_:)``; it is optional unless made ``required()``.
+@propertyWrapper
+public struct Option<Value: Sendable>: ArgumentDeclaring, Decodable {
+    /// The option as declared: the parser and help see it so, except that a property of a non-optional
+    /// type makes it required (``projectedValue``).
     public let declaration: ArgumentDeclaration
     /// The problem reported for a value that does not convert; it never quotes the value.
     let invalidValue: String
-    /// Turns the text into a value, or `nil` when it is not one.
-    let convert: @Sendable (String) -> Value?
+    /// Turns the texts given into the property's value.
+    let reader: ValueReader<Value>
+    /// The decoded value; `nil` in the instance that only declares it.
+    private var decoded: Value?
 
-    /// Declares an option whose text converts to `Value`.
-    /// - Parameters:
-    ///   - mayOmitValueAtEnd: whether it may end the command line with no value (see
-    ///     ``ArgumentDeclaration/mayOmitValueAtEnd``).
-    ///   - invalidValue: the problem for a value that `convert` refuses (default: `NAME takes VALUE`).
+    /// Declares an option with one value, converted by `convert`: on a non-optional property, a required
+    /// option; as a static value, an optional one (``required()`` makes it required).
+    /// - Parameter invalidValue: the problem for a value that `convert` refuses (default: `NAME takes VALUE`).
     public init(
-        _ name: String, value valueName: String, help: String, isRequired: Bool = false, isRepeatable: Bool = false,
-        allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false, invalidValue: String? = nil,
+        _ name: String, value valueName: String, help: String, allowsEmpty: Bool = true, invalidValue: String? = nil,
         convert: @escaping @Sendable (String) -> Value?
     ) {
-        declaration = ArgumentDeclaration(
-            kind: .option, names: [name], valueName: valueName, help: help, isRequired: isRequired,
-            isRepeatable: isRepeatable, allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd)
-        self.invalidValue = invalidValue ?? "\(name) takes \(valueName)"
-        self.convert = convert
+        self.init(
+            ArgumentDeclaration(
+                kind: .option, names: [name], valueName: valueName, help: help, allowsEmpty: allowsEmpty),
+            invalidValue: invalidValue, reader: .single(convert))
     }
 
-    private init(
-        _ declaration: ArgumentDeclaration, invalidValue: String, convert: @escaping @Sendable (String) -> Value?
-    ) {
+    /// Declares an option from its parts; `invalidValue` defaults to `NAME takes VALUE`.
+    init(_ declaration: ArgumentDeclaration, invalidValue: String?, reader: ValueReader<Value>) {
         self.declaration = declaration
-        self.invalidValue = invalidValue
-        self.convert = convert
+        self.invalidValue = invalidValue ?? "\(declaration.names[0]) takes \(declaration.valueName ?? "a value")"
+        self.reader = reader
     }
 
     /// The same option, but one the command line must hold.
     public func required() -> Option<Value> {
-        Option(declaration.required(), invalidValue: invalidValue, convert: convert)
+        Option(declaration.required(), invalidValue: invalidValue, reader: reader)
+    }
+
+    /// The value the command line gave.
+    public var wrappedValue: Value {
+        get {
+            guard let decoded else { preconditionFailure("\(declaration.names[0]) is read before it is decoded") }
+            return decoded
+        }
+        set { decoded = newValue }
+    }
+
+    /// The option as the parser and help see it (`$path.synopsis` is `--to FILE`).
+    public var projectedValue: ArgumentDeclaration {
+        switch reader.shape {
+        case .single, .omittable: declaration.required()
+        case .optional, .repeated: declaration
+        }
+    }
+
+    /// Decodes the value from the command line, with ``ParsableArguments/init(from:)-(ParsedValues)``.
+    /// - Throws: ``UsageError`` for a value that does not convert.
+    public init(from decoder: any Decoder) throws {
+        let (declared, values) = try PropertyDecoder.declared(Self.self, decoder)
+        self = declared
+        decoded = try values.read(reader, for: projectedValue, invalidValue: invalidValue)
     }
 }
 
+extension Option: DeclaringProperty {
+    var items: [ArgumentSet.Item] { [.argument(projectedValue)] }
+}
+
 extension Option where Value == String {
-    /// Declares an option whose value is the text as given.
-    public init(
-        _ name: String, value valueName: String, help: String, isRequired: Bool = false, isRepeatable: Bool = false,
-        allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false
-    ) {
-        self.init(
-            name, value: valueName, help: help, isRequired: isRequired, isRepeatable: isRepeatable,
-            allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd, convert: { $0 })
+    /// Declares an option whose value is the text as given: on a `String` property, a required one.
+    public init(_ name: String, value valueName: String, help: String, allowsEmpty: Bool = true) {
+        self.init(name, value: valueName, help: help, allowsEmpty: allowsEmpty, convert: { $0 })
     }
 }
 
 extension Option where Value == Int {
-    /// Declares an option that takes a whole number in `range`.
+    /// Declares an option that takes a whole number in `range`: on an `Int` property, a required one.
     public init(_ name: String, value valueName: String, help: String, range: ClosedRange<Int>, invalidValue: String) {
         self.init(
             name, value: valueName, help: help, invalidValue: invalidValue,

@@ -1,6 +1,7 @@
 /// The values found on a command line, kept by declaration, and the typed way to read them: a command
-/// decodes itself from this once, passing the same ``Option``, ``Flag`` or ``Positional`` values it
-/// declared, so no command body looks an option up by its name.
+/// declared with static values decodes itself from this once, passing the same ``Option``, ``Flag`` or
+/// ``Argument`` values it declared, so no command body looks an option up by its name. Property wrappers
+/// read it for a ``ParsableArguments`` command.
 public struct ParsedValues: Sendable {
     /// The command being decoded, for usage hints: `hardtack keychain dump`.
     public internal(set) var commandPath: String
@@ -13,38 +14,23 @@ public struct ParsedValues: Sendable {
         self.commandPath = commandPath
     }
 
-    /// The value of a single-valued option, if given.
+    /// The value of an option declared as a static value, if given.
     /// - Throws: ``UsageError`` when its text does not convert.
     public func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
-        try values(option).last
+        guard has(option.declaration) else { return nil }
+        return try read(option.reader, for: option.declaration, invalidValue: option.invalidValue)
     }
 
-    /// Every value of an option, in the order given.
-    /// - Throws: ``UsageError`` when one does not convert.
-    public func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
-        try convert(texts[option.declaration.key] ?? [], option.convert, option.invalidValue)
-    }
-
-    /// Whether a flag was given.
+    /// Whether a flag declared as a static value was given.
     public func isSet(_ flag: Flag) -> Bool {
-        flags.contains(flag.declaration.key)
+        isSet(flag.declaration)
     }
 
-    /// Whether the option ended the command line with no value (one declared to allow it).
-    public func isGivenWithoutValue<Value>(_ option: Option<Value>) -> Bool {
-        withoutValue.contains(option.declaration.key)
-    }
-
-    /// The value of a positional, if given.
+    /// The value of a positional declared as a static value, if given.
     /// - Throws: ``UsageError`` when its text does not convert.
-    public func value<Value>(_ positional: Positional<Value>) throws(UsageError) -> Value? {
-        try values(positional).first
-    }
-
-    /// Every value a repeatable positional took, in order.
-    /// - Throws: ``UsageError`` when one does not convert.
-    public func values<Value>(_ positional: Positional<Value>) throws(UsageError) -> [Value] {
-        try convert(texts[positional.declaration.key] ?? [], positional.convert, positional.invalidValue)
+    public func value<Value>(_ positional: Argument<Value>) throws(UsageError) -> Value? {
+        guard has(positional.declaration) else { return nil }
+        return try read(positional.reader, for: positional.declaration, invalidValue: positional.invalidValue)
     }
 
     /// A usage error pointing at this command's help, for a decoding rule of the command's own.
@@ -55,6 +41,27 @@ public struct ParsedValues: Sendable {
     /// Whether the declaration was given at all (a flag set, or a value recorded).
     func has(_ declaration: ArgumentDeclaration) -> Bool {
         flags.contains(declaration.key) || texts[declaration.key] != nil || withoutValue.contains(declaration.key)
+    }
+
+    /// Whether the flag `declaration` was given.
+    func isSet(_ declaration: ArgumentDeclaration) -> Bool {
+        flags.contains(declaration.key)
+    }
+
+    /// The property value `reader` makes of what was given for `declaration`.
+    /// - Throws: ``UsageError`` with `invalidValue` when a text does not convert, or saying the argument is
+    ///   required when nothing was given for one that needs a value (the parser checks that first).
+    func read<Value>(
+        _ reader: ValueReader<Value>, for declaration: ArgumentDeclaration, invalidValue: String
+    ) throws(UsageError) -> Value {
+        do throws(ValueReader<Value>.Failure) {
+            return try reader.value(
+                texts: texts(of: declaration), givenWithoutValue: withoutValue.contains(declaration.key))
+        } catch .invalid {
+            throw usageError(invalidValue)
+        } catch {
+            throw usageError("\(declaration.synopsis) is required")
+        }
     }
 
     /// The texts recorded for a declaration.
@@ -75,16 +82,5 @@ public struct ParsedValues: Sendable {
     /// Records a flag.
     mutating func set(_ declaration: ArgumentDeclaration) {
         flags.insert(declaration.key)
-    }
-
-    private func convert<Value>(_ texts: [String], _ convert: (String) -> Value?, _ problem: String) throws(UsageError)
-        -> [Value]
-    {
-        var values: [Value] = []
-        for text in texts {
-            guard let value = convert(text) else { throw usageError(problem) }
-            values.append(value)
-        }
-        return values
     }
 }

@@ -12,6 +12,11 @@ public struct UsageError: Error, Sendable, Equatable {
         self.commandPath = commandPath
     }
 
+    /// Creates an error for ``ParsableArguments/validate()``, whose command the parser names.
+    public init(_ problem: String) {
+        self.init(problem, commandPath: "")
+    }
+
     /// The line for standard error: the problem and where to find help.
     public var message: String { "\(problem). See `\(commandPath) --help`." }
 }

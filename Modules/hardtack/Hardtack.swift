@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// The `hardtack` executable's root command: the list of commands, the top-level help and the version.
 /// With no command it runs the demo.
-struct Hardtack: Command {
+struct Hardtack: Command, ParsableArguments {
     /// The version `hardtack --version` prints.
     static let version = "0.1.0"
 
@@ -27,7 +27,6 @@ struct Hardtack: Command {
         ],
         defaultSubcommand: DemoCommand.self, version: version)
 
-    static let sections = [ArgumentSection("Options", [StoreOptions.verbose])]
-
-    init(from values: ParsedValues) {}
+    /// `--verbose`, given before the command.
+    @OptionGroup var verbosity: Verbosity
 }

@@ -4,7 +4,7 @@ import Domain
 
 /// `--account NAME`: whose session a command works on. Without it, the default account, which holds
 /// sessions stored before accounts existed.
-struct AccountOption: OptionGroup {
+struct AccountOption: StaticOptionGroup {
     /// `--account NAME`.
     static let account = Option<String>(
         "--account", value: "NAME",

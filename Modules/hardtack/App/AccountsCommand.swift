@@ -18,14 +18,14 @@ struct AccountsCommand: HardtackCommand {
                 + "storeUnavailable, storeDamaged)."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [json]), StoreOptions.section("Store options")]
+    static let sections = [ArgumentSection("Options", [json]), StoreArguments.section("Store options")]
 
     let json: Bool
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -5,14 +5,14 @@ import Domain
 
 /// The options of the commands that talk to the server: the server's and the store's, and a way to build
 /// the app from them once the command's own options are checked (so a usage error never creates a store).
-struct AppOptions: OptionGroup {
+struct AppOptions: StaticOptionGroup {
     static let declarations: [any ArgumentDeclaring] =
-        AccountOption.declarations + ServerOptions.declarations + StoreOptions.declarations
+        AccountOption.declarations + ServerOptions.declarations + StoreArguments.declarations
 
     /// The help sections: the account, server options, then store options.
     static let sections = [
         ArgumentSection("Account", AccountOption.declarations),
-        ArgumentSection("Server options", ServerOptions.declarations), StoreOptions.section("Store options"),
+        ArgumentSection("Server options", ServerOptions.declarations), StoreArguments.section("Store options"),
     ]
 
     /// Whose session.
@@ -20,12 +20,12 @@ struct AppOptions: OptionGroup {
     /// The server options.
     let server: ServerOptions
     /// The store options.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         account = try AccountOption(from: values)
         server = try ServerOptions(from: values)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     /// Builds the app: opens the store, points at the server (the session's own unless told otherwise).
@@ -52,7 +52,7 @@ struct AppOptions: OptionGroup {
         }
         guard opened != nil || storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
         let keychain: KeychainHandle
-        if let opened { keychain = opened } else { keychain = try StoreOptions.open(storeConfiguration) }
+        if let opened { keychain = opened } else { keychain = try StoreArguments.open(storeConfiguration) }
         // The session is read once, by the root: its origin names the server, and the app reuses the read.
         return try await AppContainer.forStoredSession(of: account, in: keychain) {
             (stored: Result<Session?, AuthenticationError>) throws(CommandFailure) -> AppConfiguration in

@@ -18,18 +18,18 @@ struct MigrateLegacyCommand: HardtackCommand {
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections = [
-        ArgumentSection("Options", []), ArgumentSection("Arguments", [file]), StoreOptions.section("Store options"),
+        ArgumentSection("Options", []), ArgumentSection("Arguments", [file]), StoreArguments.section("Store options"),
     ]
 
     /// The plaintext file.
     let file: String
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         guard let file = try values.value(Self.file) else { throw values.usageError("migrate-legacy takes FILE") }
         self.file = file
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

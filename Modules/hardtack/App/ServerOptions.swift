@@ -7,7 +7,7 @@ import Foundation
 /// The options every command that talks to the auth server shares: which server, which contract, which
 /// client. A session remembers the three it was signed in with; later commands use those, and refuse
 /// (touching nothing) when an option or `HARDTACK_SERVER` says otherwise.
-struct ServerOptions: OptionGroup {
+struct ServerOptions: StaticOptionGroup {
     /// The variable that names the server when `--server` is not given.
     static let serverVariable = "HARDTACK_SERVER"
 

@@ -35,7 +35,7 @@ struct SignOutCommand: HardtackCommand {
             Console.print("no account has a session")
             return
         }
-        let keychain = try StoreOptions.open(configuration)
+        let keychain = try StoreArguments.open(configuration)
         let accounts: [AccountName]
         do throws(AuthenticationError) {
             accounts = try await keychain.accounts()

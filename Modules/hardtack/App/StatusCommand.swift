@@ -20,7 +20,7 @@ struct StatusCommand: HardtackCommand {
         ],
         exitStatuses: ExitStatus.appTable)
     static let sections = [
-        ArgumentSection("Options", AccountOption.declarations + [json]), StoreOptions.section("Store options"),
+        ArgumentSection("Options", AccountOption.declarations + [json]), StoreArguments.section("Store options"),
     ]
 
     /// Whose session.
@@ -28,12 +28,12 @@ struct StatusCommand: HardtackCommand {
     /// `--json`.
     let json: Bool
     /// The store.
-    let store: StoreOptions
+    let store: StoreArguments
 
     init(from values: ParsedValues) throws(UsageError) {
         account = try AccountOption(from: values)
         json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+        store = try StoreArguments(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -4,26 +4,16 @@ import Data
 import Domain
 
 /// `add-generic-password` and `add-internet-password`: add an item, or with `-U` add or update it.
-struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
-    static var secret: Option<String> {
-        Option(
-            "-w", value: "SECRET",
-            help: "The secret. `-w -` reads it from standard input (all of it, less one trailing newline; at a "
-                + "terminal it prompts, with echo off); `-w` last on the line with no value prompts too.",
-            isRequired: true, mayOmitValueAtEnd: true)
-    }
-    static var update: Flag { Flag("-U", help: "Update the item when it exists (an atomic add-or-update).") }
-    static var options: [any ArgumentDeclaring] { Class.kind.addOptions + [secret, update] }
-
+struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArguments {
     static var configuration: CommandConfiguration {
         let kind = Class.kind
         return KeychainVerbs.configuration(
-            name: "add-\(kind.noun)", abstract: "Add \(kind.article) \(kind.itemClass.name) (-U: or update it).",
-            options: options,
+            Self.self, name: "add-\(kind.noun)",
+            abstract: "Add \(kind.article) \(kind.itemClass.name) (-U: or update it).",
             discussion: [
                 "Without -U, adding an item whose unique key (access group, "
                     + kind.uniqueKey.compactMap { attribute in
-                        kind.attributeOptions.first { $0.attribute == attribute }?.option.declaration.names[0]
+                        kind.attributeOptions.first { $0.key == attribute }?.option.declaration.names[0]
                     }.joined(separator: ", ") + ") is taken fails with status 45.",
                 "An attribute of the unique key left out counts as empty, as with macOS `security`."
                     + (kind == .internet ? " -r takes one of: " + PasswordKind.knownProtocols.joined(separator: ", ") + "."
@@ -32,28 +22,23 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
                     + "your shell history; prefer `-w -` and pipe it in.",
             ])
     }
-    static var sections: [ArgumentSection] { KeychainVerbs.sections(options) }
 
     /// The attributes given.
-    let values: [AttributeName: AttributeValue]
-    /// `-w`: the secret, or `nil` for standard input or a prompt (`-w -`, or `-w` last with no value).
-    let secret: String?
+    @OptionTable(Class.kind.addOptions) var values: [AttributeName: AttributeValue]
+    /// `-w`: the secret; `-w -`, or `-w` last with no value, reads it from standard input or a prompt.
+    @Option(
+        "-w", value: "SECRET",
+        help: "The secret. `-w -` reads it from standard input (all of it, less one trailing newline; at a "
+            + "terminal it prompts, with echo off); `-w` last on the line with no value prompts too.")
+    var secret: OmittableValue<String>
     /// `-U`: add or update.
-    let update: Bool
+    @Flag("-U", help: "Update the item when it exists (an atomic add-or-update).") var update: Bool
     /// The store.
-    let store: StoreOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        self.values = try Class.kind.values(Class.kind.attributeOptions, from: values)
-        let given = try values.value(Self.secret)
-        secret = values.isGivenWithoutValue(Self.secret) || given == "-" ? nil : given ?? ""
-        update = values.isSet(Self.update)
-        store = try StoreOptions(from: values)
-    }
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let attributes = try Class.kind.attributes(values)
-        let data = try readSecret(secret)
+        let data = try readSecret()
         try store.withStore(context) { handle throws(CommandFailure) in
             do throws(SecureStoreError) {
                 if update {
@@ -67,10 +52,10 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
         }
     }
 
-    /// The secret from `-w`: the value itself; else, at a terminal, typed twice at a prompt with echo
-    /// off; else all of standard input.
-    private func readSecret(_ value: String?) throws(CommandFailure) -> SecretBytes {
-        if let value { return SecretBytes(utf8: value) }
+    /// The secret from `-w`: the value itself; else (`-w -`, or `-w` last with no value), at a terminal,
+    /// typed twice at a prompt with echo off; else all of standard input.
+    private func readSecret() throws(CommandFailure) -> SecretBytes {
+        if case .given(let value) = secret, value != "-" { return SecretBytes(utf8: value) }
         if Console.inputIsTerminal {
             guard let first = Console.readSecret(prompt: "Secret for the new \(Class.kind.itemClass.name): ") else {
                 throw .finding(.failure, "the secret is too long to type (at most 4,095 bytes); pipe it in with -w -")

@@ -3,41 +3,39 @@ import Composition
 import Data
 
 /// `change-passphrase`: protect the store with a new passphrase, or switch it to a key file.
-struct ChangePassphraseVerb: HardtackCommand {
+struct ChangePassphraseVerb: HardtackCommand, ParsableArguments {
     /// The variable that holds the new passphrase when no file is given.
     static let newPassphraseVariable = "HARDTACK_NEW_PASSPHRASE"
 
-    static let newPassphraseFile = Option<String>(
-        "--new-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line is the new passphrase.",
-        allowsEmpty: false)
-    static let newKeyFile = Option<String>(
-        "--new-key-file", value: "PATH", help: "Switch to this key file instead (created with 32 random bytes if missing).",
-        allowsEmpty: false)
-
     static let configuration = KeychainVerbs.configuration(
-        name: "change-passphrase", abstract: "Protect the store with a new passphrase, or switch to a key file.",
-        options: [newPassphraseFile, newKeyFile],
-        usage: "[\(newPassphraseFile.declaration.synopsis) | \(newKeyFile.declaration.synopsis)]",
+        ChangePassphraseVerb.self, name: "change-passphrase",
+        abstract: "Protect the store with a new passphrase, or switch to a key file.",
+        usage: ChangePassphraseVerb.usageLine,
         discussion: [
             "The current key comes from the global options as usual. The new passphrase comes from "
                 + "--new-passphrase-file, else $\(newPassphraseVariable).",
             "Only the wrapped master key is rewritten, in one transaction; afterwards the old passphrase or key no "
                 + "longer opens the store (older copies of the file still open with it).",
         ])
-    static let sections = KeychainVerbs.sections([newPassphraseFile, newKeyFile])
 
-    /// `--new-passphrase-file`, if given.
-    let newPassphraseFile: String?
-    /// `--new-key-file`, if given.
-    let newKeyFile: String?
-    /// The store and its current key.
-    let store: StoreOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        newPassphraseFile = try values.value(Self.newPassphraseFile)
-        newKeyFile = try values.value(Self.newKeyFile)
-        store = try StoreOptions(from: values)
+    /// The usage line: a new passphrase file or a new key file.
+    private static var usageLine: String {
+        let verb = ChangePassphraseVerb()
+        return "[\(verb.$newPassphraseFile.synopsis) | \(verb.$newKeyFile.synopsis)]"
     }
+
+    /// `--new-passphrase-file PATH`, if given.
+    @Option(
+        "--new-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line is the new passphrase.",
+        allowsEmpty: false)
+    var newPassphraseFile: String?
+    /// `--new-key-file PATH`, if given.
+    @Option(
+        "--new-key-file", value: "PATH",
+        help: "Switch to this key file instead (created with 32 random bytes if missing).", allowsEmpty: false)
+    var newKeyFile: String?
+    /// The store and its current key.
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let wantsPassphrase = newPassphraseFile != nil || context.environment[Self.newPassphraseVariable] != nil
@@ -63,7 +61,7 @@ struct ChangePassphraseVerb: HardtackCommand {
         guard configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
-        let handle = try StoreOptions.open(configuration)
+        let handle = try StoreArguments.open(configuration)
         do throws(SecureStoreError) {
             try handle.changeKey(to: newKey)
         } catch {

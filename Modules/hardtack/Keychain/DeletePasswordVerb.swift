@@ -3,29 +3,26 @@ import Composition
 import Data
 
 /// `delete-generic-password` and `delete-internet-password`: delete every match.
-struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand {
-    static var options: [any ArgumentDeclaring] { Class.kind.selectorOptions.map(\.option) }
-
+struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArguments {
     static var configuration: CommandConfiguration {
         let kind = Class.kind
         return KeychainVerbs.configuration(
-            name: "delete-\(kind.noun)", abstract: "Delete every matching \(kind.itemClass.name).", options: options,
-            discussion: ["Every option given must match, and at least one must be given. No match exits with status 44."])
+            Self.self, name: "delete-\(kind.noun)", abstract: "Delete every matching \(kind.itemClass.name).",
+            discussion: [
+                "Every option given must match, and at least one must be given. No match exits with status 44."
+            ])
     }
-    static var sections: [ArgumentSection] { KeychainVerbs.sections(options) }
 
     /// The attributes to match; at least one.
-    let values: [AttributeName: AttributeValue]
+    @OptionTable(Class.kind.selectorOptions) var values: [AttributeName: AttributeValue]
     /// The store.
-    let store: StoreOptions
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
-    init(from values: ParsedValues) throws(UsageError) {
-        self.values = try Class.kind.values(Class.kind.selectorOptions, from: values)
-        guard !self.values.isEmpty else {
-            let names = Self.options.map { $0.declaration.names[0] }
-            throw values.usageError("name the items to delete with at least one of " + names.joined(separator: ", "))
+    func validate() throws(UsageError) {
+        guard !values.isEmpty else {
+            let names = Class.kind.selectorOptions.map { $0.option.declaration.names[0] }
+            throw UsageError("name the items to delete with at least one of " + names.joined(separator: ", "))
         }
-        store = try StoreOptions(from: values)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -3,35 +3,27 @@ import Composition
 import Data
 
 /// `dump`: the attributes of every item the access groups can see, of all five classes; never a secret.
-struct DumpVerb: HardtackCommand {
-    static let json = Flag("--json", help: "Print one JSON object instead of text.")
-
+struct DumpVerb: HardtackCommand, ParsableArguments {
     static let configuration = KeychainVerbs.configuration(
-        name: "dump", abstract: "Show the attributes of every visible item (never the secrets).", options: [json],
+        DumpVerb.self, name: "dump", abstract: "Show the attributes of every visible item (never the secrets).",
         discussion: [
             "Text: per item a `class:` line, then one indented `\"name\"<kind>=value` line per attribute, and "
                 + "a blank line between items; bytes are hex (0x…), dates ISO 8601 in UTC.",
             "JSON: {\"store\": PATH, \"items\": [{\"class\": …, \"attributes\": {…}}]}; bytes are base64 strings, "
                 + "integers are numbers, dates ISO 8601 strings.",
         ])
-    static let sections = KeychainVerbs.sections([json])
 
     /// `--json`.
-    let json: Bool
+    @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
     /// The store.
-    let store: StoreOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
-    }
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let configuration = try store.configuration(context, onlyReads: true)
         var items: [StoredItem] = []
         // No store yet: nothing to show, and nothing is created.
         if configuration.storeExists {
-            let handle = try StoreOptions.open(configuration)
+            let handle = try StoreArguments.open(configuration)
             do throws(SecureStoreError) {
                 for itemClass in ItemClass.allCases {
                     do throws(SecureStoreError) {

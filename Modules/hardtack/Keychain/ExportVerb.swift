@@ -3,25 +3,10 @@ import Composition
 import Data
 
 /// `export`: every item the handle can see into one encrypted file, under a key of the file's own.
-struct ExportVerb: HardtackCommand {
-    static let to = Option<String>(
-        "--to", value: "FILE", help: "The export file to write (0600; an existing file only with --overwrite).",
-        isRequired: true, allowsEmpty: false)
-    static let overwrite = Flag(
-        "--overwrite", help: "Replace FILE if it exists (never the store, its journal files or a key file).")
-    static let passphraseFile = Option<String>(
-        "--export-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line protects the export.",
-        allowsEmpty: false)
-    static let keyFile = Option<String>(
-        "--export-key-file", value: "PATH", help: "A file of 32 random bytes that protects the export instead.",
-        allowsEmpty: false)
-    static let json = Flag("--json", help: "Print one JSON object: {\"exported\": N}.")
-
+struct ExportVerb: HardtackCommand, ParsableArguments {
     static let configuration = KeychainVerbs.configuration(
-        name: "export", abstract: "Write every visible item into one encrypted export file.",
-        options: [to, passphraseFile, keyFile, overwrite, json],
-        usage: "\(to.declaration.synopsis) (\(passphraseFile.declaration.synopsis) | \(keyFile.declaration.synopsis)) "
-            + "[--overwrite] [--json]",
+        ExportVerb.self, name: "export", abstract: "Write every visible item into one encrypted export file.",
+        usage: ExportVerb.usageLine,
         discussion: [
             "Every item the store's options can see (every class; --access-group limits it as for every verb), with "
                 + "its attributes, dates, class, access group and secret, in one file sealed with libsodium's "
@@ -31,28 +16,34 @@ struct ExportVerb: HardtackCommand {
             "An existing FILE is refused (exit 2) unless --overwrite; the store's own file, its -wal, -shm and "
                 + "-journal, and every key or passphrase file the command reads are refused always.",
         ])
-    static let sections = KeychainVerbs.sections([to, passphraseFile, keyFile, overwrite, json])
 
-    let path: String
-    let passphraseFile: String?
-    let keyFile: String?
-    let overwrite: Bool
-    let json: Bool
-    let store: StoreOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        path = try values.value(Self.to) ?? ""  // required: the parser refuses a command line without it
-        passphraseFile = try values.value(Self.passphraseFile)
-        keyFile = try values.value(Self.keyFile)
-        overwrite = values.isSet(Self.overwrite)
-        json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+    /// The usage line: the export's key is one of two options.
+    private static var usageLine: String {
+        let verb = ExportVerb()
+        return [
+            verb.$path.usageSynopsis, ExportKeyArguments.usageChoice, verb.$overwrite.usageSynopsis,
+            verb.$json.usageSynopsis,
+        ].joined(separator: " ")
     }
 
+    /// `--to FILE`: the export file.
+    @Option(
+        "--to", value: "FILE", help: "The export file to write (0600; an existing file only with --overwrite).",
+        allowsEmpty: false)
+    var path: String
+    /// What protects the export: one of its two options.
+    @OptionGroup var exportKey: ExportKeyArguments
+    /// `--overwrite`.
+    @Flag("--overwrite", help: "Replace FILE if it exists (never the store, its journal files or a key file).")
+    var overwrite: Bool
+    /// `--json`.
+    @Flag("--json", help: "Print one JSON object: {\"exported\": N}.") var json: Bool
+    /// The store.
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
+
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        guard (passphraseFile == nil) != (keyFile == nil) else {
-            throw context.usage("give the export's key: --export-passphrase-file PATH or --export-key-file PATH (one of them)")
-        }
+        let passphraseFile = exportKey.passphraseFile
+        let keyFile = exportKey.keyFile
         let readFiles = [passphraseFile, keyFile, store.key.passphraseFile, store.key.keyFile].compactMap { $0 }
         if let refusal = ExportTarget.refusal(
             path, store: try store.configuration(context), protected: readFiles, overwrite: overwrite)

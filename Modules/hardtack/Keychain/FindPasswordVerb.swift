@@ -4,16 +4,12 @@ import Data
 
 /// `find-generic-password` and `find-internet-password`: show the first match's attributes, or with
 /// `-w` only its secret.
-struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
-    static var secretOnly: Flag { Flag("-w", help: "Print only the secret and a newline, not the attributes.") }
-    static var json: Flag { Flag("--json", help: "Print the attributes as one JSON object instead of text (not with -w).") }
-    static var options: [any ArgumentDeclaring] { Class.kind.selectorOptions.map(\.option) + [secretOnly, json] }
-
+struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArguments {
     static var configuration: CommandConfiguration {
         let kind = Class.kind
         return KeychainVerbs.configuration(
-            name: "find-\(kind.noun)", abstract: "Show the first matching \(kind.itemClass.name) (-w: its secret).",
-            options: options,
+            Self.self, name: "find-\(kind.noun)",
+            abstract: "Show the first matching \(kind.itemClass.name) (-w: its secret).",
             discussion: [
                 "Every option given must match; none matches any \(kind.itemClass.name). Without -w the secret is "
                     + "never printed. No match exits with status 44.",
@@ -21,23 +17,18 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
                     + "integers are numbers, dates ISO 8601 strings in UTC.",
             ])
     }
-    static var sections: [ArgumentSection] { KeychainVerbs.sections(options) }
 
     /// The attributes to match.
-    let values: [AttributeName: AttributeValue]
+    @OptionTable(Class.kind.selectorOptions) var values: [AttributeName: AttributeValue]
     /// `-w`: print only the secret.
-    let secretOnly: Bool
+    @Flag("-w", help: "Print only the secret and a newline, not the attributes.") var secretOnly: Bool
     /// `--json`: the attributes as JSON.
-    let json: Bool
+    @Flag("--json", help: "Print the attributes as one JSON object instead of text (not with -w).") var json: Bool
     /// The store.
-    let store: StoreOptions
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
-    init(from values: ParsedValues) throws(UsageError) {
-        self.values = try Class.kind.values(Class.kind.selectorOptions, from: values)
-        secretOnly = values.isSet(Self.secretOnly)
-        json = values.isSet(Self.json)
-        if secretOnly && json { throw values.usageError("-w prints only the secret; --json prints only attributes: give one") }
-        store = try StoreOptions(from: values)
+    func validate() throws(UsageError) {
+        if secretOnly && json { throw UsageError("-w prints only the secret; --json prints only attributes: give one") }
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -3,17 +3,10 @@ import Composition
 import Data
 
 /// `import`: the items of an export file into this store, all or none.
-struct ImportVerb: HardtackCommand {
-    static let from = Option<String>(
-        "--from", value: "FILE", help: "The export file to read.", isRequired: true, allowsEmpty: false)
-    static let update = Flag("-U", "--update", help: "Update an item that exists (keeping its creation date) instead of refusing.")
-    static let json = Flag("--json", help: "Print one JSON object: {\"added\": N, \"updated\": N}.")
-
+struct ImportVerb: HardtackCommand, ParsableArguments {
     static let configuration = KeychainVerbs.configuration(
-        name: "import", abstract: "Add the items of an export file, all or none.",
-        options: [from, ExportVerb.passphraseFile, ExportVerb.keyFile, update, json],
-        usage: "\(from.declaration.synopsis) (\(ExportVerb.passphraseFile.declaration.synopsis) | "
-            + "\(ExportVerb.keyFile.declaration.synopsis)) [-U] [--json]",
+        ImportVerb.self, name: "import", abstract: "Add the items of an export file, all or none.",
+        usage: ImportVerb.usageLine,
         discussion: [
             "The whole file is read and authenticated before anything is written: a file cut short, reordered or "
                 + "changed anywhere is refused as a whole (exit 65), a wrong export key is exit 77. Then every item "
@@ -22,32 +15,34 @@ struct ImportVerb: HardtackCommand {
                 + "an existing item with the export's and keeps its creation date. Into any store: a file or "
                 + "PostgreSQL, new or existing.",
         ])
-    static let sections = KeychainVerbs.sections([from, ExportVerb.passphraseFile, ExportVerb.keyFile, update, json])
 
-    let path: String
-    let passphraseFile: String?
-    let keyFile: String?
-    let update: Bool
-    let json: Bool
-    let store: StoreOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        path = try values.value(Self.from) ?? ""  // required: the parser refuses a command line without it
-        passphraseFile = try values.value(ExportVerb.passphraseFile)
-        keyFile = try values.value(ExportVerb.keyFile)
-        update = values.isSet(Self.update)
-        json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+    /// The usage line: the export's key is one of two options.
+    private static var usageLine: String {
+        let verb = ImportVerb()
+        return [
+            verb.$path.usageSynopsis, ExportKeyArguments.usageChoice, verb.$update.usageSynopsis,
+            verb.$json.usageSynopsis,
+        ].joined(separator: " ")
     }
 
+    /// `--from FILE`: the export file.
+    @Option("--from", value: "FILE", help: "The export file to read.", allowsEmpty: false) var path: String
+    /// What protects the export: one of its two options.
+    @OptionGroup var exportKey: ExportKeyArguments
+    /// `-U`: update an item that exists.
+    @Flag("-U", "--update", help: "Update an item that exists (keeping its creation date) instead of refusing.")
+    var update: Bool
+    /// `--json`.
+    @Flag("--json", help: "Print one JSON object: {\"added\": N, \"updated\": N}.") var json: Bool
+    /// The store.
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
+
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        guard (passphraseFile == nil) != (keyFile == nil) else {
-            throw context.usage("give the export's key: --export-passphrase-file PATH or --export-key-file PATH (one of them)")
-        }
         // The whole file is read and authenticated before the store is even opened.
         let contents: ExportContents
         do throws(SecureStoreError) {
-            contents = try KeychainHandle.readExport(from: path, passphraseFile: passphraseFile, keyFile: keyFile)
+            contents = try KeychainHandle.readExport(
+                from: path, passphraseFile: exportKey.passphraseFile, keyFile: exportKey.keyFile)
         } catch .integrityFailure(let reason) {
             // The file, not the store, failed its check.
             throw .finding(.damaged, "the export file is damaged or was tampered with (\(reason)); nothing was imported")

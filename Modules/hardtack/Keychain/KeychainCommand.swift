@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// `hardtack keychain`: the `security`-shaped verbs over the encrypted store. Its global options are
 /// accepted before or after the verb.
-struct KeychainCommand: Command {
+struct KeychainCommand: Command, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "keychain", abstract: "Add, find and delete passwords in the encrypted store; dump, verify, salvage, change its key.",
         usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",
@@ -21,7 +21,7 @@ struct KeychainCommand: Command {
         ],
         subcommandNoun: "keychain verb", subcommandPlaceholder: "VERB", subcommandsTitle: "Verbs",
         exitStatuses: ExitStatus.keychainTable)
-    static let sections = [StoreOptions.section("Global options (before or after the verb)")]
 
-    init(from values: ParsedValues) {}
+    /// The global options, accepted here, before the verb, as well as after it.
+    @OptionGroup(title: "Global options (before or after the verb)") var store: StoreArguments
 }

@@ -1,25 +1,20 @@
 import CommandLineKit
 
-/// What every `hardtack keychain` verb shares: its usage line, its global options, its exit statuses and
-/// the hint for a stray argument.
+/// What every `hardtack keychain` verb shares: its usage line, the title of its global options, its exit
+/// statuses and the hint for a stray argument.
 enum KeychainVerbs {
-    /// The section of global options every verb lists after its own.
-    static let globalSection = StoreOptions.section("Global options")
+    /// The title of the section that lists the global options (``StoreArguments``) after a verb's own.
+    static let globalTitle = "Global options"
 
-    /// A verb's configuration, its usage made from its own options unless `usage` is given.
-    static func configuration(
-        name: String, abstract: String, options: [any ArgumentDeclaring], usage: String? = nil, discussion: [String]
+    /// A verb's configuration, its usage made from its own arguments unless `usage` is given.
+    static func configuration<Verb: ParsableArguments>(
+        _ verb: Verb.Type, name: String, abstract: String, usage: String? = nil, discussion: [String]
     ) -> CommandConfiguration {
-        let synopsis = usage ?? ArgumentSection("", options).synopsis
+        let synopsis = usage ?? verb.usageSynopsis
         return CommandConfiguration(
             name: name, abstract: abstract,
             usage: [synopsis, "[GLOBAL OPTIONS]"].filter { !$0.isEmpty }.joined(separator: " "),
             discussion: discussion, exitStatuses: ExitStatus.keychainTable,
             strayArgumentHint: "a value must follow its option")
-    }
-
-    /// A verb's sections: its own options, then the global ones.
-    static func sections(_ options: [any ArgumentDeclaring]) -> [ArgumentSection] {
-        [ArgumentSection("Options", options), globalSection]
     }
 }

@@ -32,31 +32,31 @@ enum PasswordKind: Sendable {
         }
     }
 
-    /// The options that name attributes, in help order, each with the attribute it sets.
-    var attributeOptions: [(option: Option<AttributeValue>, attribute: AttributeName)] {
+    /// The options that name attributes, in help order, each filed under the attribute it sets.
+    var attributeOptions: [(key: AttributeName, option: Option<AttributeValue>)] {
         let account = Self.text("-a", "ACCOUNT", "The account name.")
         let label = Self.text("-l", "LABEL", "A label, for people.")
         let comment = Self.text("-j", "COMMENT", "A comment.")
         switch self {
         case .generic:
             return [
-                (Self.text("-s", "SERVICE", "The service (an app or host name, say)."), .service),
-                (account, .account), (label, .label), (comment, .comment),
+                (.service, Self.text("-s", "SERVICE", "The service (an app or host name, say).")),
+                (.account, account), (.label, label), (.comment, comment),
             ]
         case .internet:
             return [
-                (Self.text("-s", "SERVER", "The server's host name or address."), .server), (account, .account),
-                (Self.protocolOption, .protocol),
-                (Self.port, .port),
-                (Self.text("-p", "PATH", "The path on the server, such as /login."), .path),
-                (label, .label), (comment, .comment),
+                (.server, Self.text("-s", "SERVER", "The server's host name or address.")), (.account, account),
+                (.protocol, Self.protocolOption),
+                (.port, Self.port),
+                (.path, Self.text("-p", "PATH", "The path on the server, such as /login.")),
+                (.label, label), (.comment, comment),
             ]
         }
     }
 
     /// The options that select items in find and delete: every attribute option but the comment.
-    var selectorOptions: [(option: Option<AttributeValue>, attribute: AttributeName)] {
-        attributeOptions.filter { $0.attribute != .comment }
+    var selectorOptions: [(key: AttributeName, option: Option<AttributeValue>)] {
+        attributeOptions.filter { $0.key != .comment }
     }
 
     /// The attributes that make an item's unique key (with its access group); one left out counts as empty.
@@ -94,21 +94,11 @@ enum PasswordKind: Sendable {
         "pop3": "pop3", "rtsp": "rtsp", "ipp": "ipp", "irc": "irc", "afp": "afp", "daap": "daap",
     ]
 
-    /// The attribute options as `add` declares them: the unique key required.
-    var addOptions: [Option<AttributeValue>] {
-        attributeOptions.map { requiredForAdd.contains($0.attribute) ? $0.option.required() : $0.option }
-    }
-
-    /// The attribute values the command line gave, among `options`.
-    /// - Throws: ``UsageError`` for a bad port.
-    func values(_ options: [(option: Option<AttributeValue>, attribute: AttributeName)], from parsed: ParsedValues)
-        throws(UsageError) -> [AttributeName: AttributeValue]
-    {
-        var values: [AttributeName: AttributeValue] = [:]
-        for (option, attribute) in options {
-            if let value = try parsed.value(option) { values[attribute] = value }
+    /// The attribute options as `add` declares them: those of ``requiredForAdd`` required.
+    var addOptions: [(key: AttributeName, option: Option<AttributeValue>)] {
+        attributeOptions.map { entry in
+            (entry.key, requiredForAdd.contains(entry.key) ? entry.option.required() : entry.option)
         }
-        return values
     }
 
     /// The item attributes for `values`.

@@ -4,28 +4,10 @@ import Data
 
 /// `salvage`: the items of a damaged store that still authenticate, read without changing it and
 /// written into a new store.
-struct SalvageVerb: HardtackCommand {
-    static let to = Option<String>(
-        "--to", value: "PATH|URI", help: "The new store to write (a file or a postgresql:// URI that holds no store).",
-        isRequired: true, allowsEmpty: false)
-    static let toKeyFile = Option<String>(
-        "--to-key-file", value: "PATH", help: "The new store's key file (default: $HARDTACK_PASSPHRASE if set, else the new path + .key, created).",
-        allowsEmpty: false)
-    static let toPassphraseFile = Option<String>(
-        "--to-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line protects the new store.",
-        allowsEmpty: false)
-    static let toKeyVariable = Option<String>(
-        "--to-key-env", value: "VAR", help: "An environment variable holding the new store's key (64 hex digits or base64).",
-        allowsEmpty: false)
-    static let toCredential = Option<String>(
-        "--to-key-credential", value: "NAME", help: "A systemd credential holding the new store's key.",
-        allowsEmpty: false)
-    static let json = Flag("--json", help: "Print one JSON object instead of text.")
-
-    static let options: [any ArgumentDeclaring] = [to, toKeyFile, toPassphraseFile, toKeyVariable, toCredential, json]
+struct SalvageVerb: HardtackCommand, ParsableArguments {
     static let configuration = KeychainVerbs.configuration(
-        name: "salvage", abstract: "Copy every item of a damaged store that still authenticates into a new store.",
-        options: options,
+        SalvageVerb.self, name: "salvage",
+        abstract: "Copy every item of a damaged store that still authenticates into a new store.",
         discussion: [
             "Reads the store named by the global options without changing it: a file page by page without SQLite "
                 + "(its write-ahead log's committed frames over the pages they replace, damaged pages, free pages, "
@@ -44,20 +26,43 @@ struct SalvageVerb: HardtackCommand {
                 + "\"partsRead\": N, \"damagedParts\": N, \"candidates\": N, \"superseded\": N, "
                 + "\"lostItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}.",
         ])
-    static let sections = KeychainVerbs.sections(options)
 
-    let target: String
-    let targetKey: KeyRequest
-    let json: Bool
-    let store: StoreOptions
+    /// `--to PATH|URI`: the new store.
+    @Option(
+        "--to", value: "PATH|URI", help: "The new store to write (a file or a postgresql:// URI that holds no store).",
+        allowsEmpty: false)
+    var target: String
+    /// `--to-key-file PATH`, if given.
+    @Option(
+        "--to-key-file", value: "PATH",
+        help: "The new store's key file (default: $HARDTACK_PASSPHRASE if set, else the new path + .key, created).",
+        allowsEmpty: false)
+    var targetKeyFile: String?
+    /// `--to-passphrase-file PATH`, if given.
+    @Option(
+        "--to-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line protects the new store.",
+        allowsEmpty: false)
+    var targetPassphraseFile: String?
+    /// `--to-key-env VAR`, if given.
+    @Option(
+        "--to-key-env", value: "VAR",
+        help: "An environment variable holding the new store's key (64 hex digits or base64).", allowsEmpty: false)
+    var targetKeyVariable: String?
+    /// `--to-key-credential NAME`, if given.
+    @Option(
+        "--to-key-credential", value: "NAME", help: "A systemd credential holding the new store's key.",
+        allowsEmpty: false)
+    var targetCredentialName: String?
+    /// `--json`.
+    @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
+    /// The damaged store.
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
-    init(from values: ParsedValues) throws(UsageError) {
-        target = try values.value(Self.to) ?? ""  // required: the parser refuses a command line without it
-        targetKey = KeyRequest(
-            passphraseFile: try values.value(Self.toPassphraseFile), keyVariable: try values.value(Self.toKeyVariable),
-            credentialName: try values.value(Self.toCredential), keyFile: try values.value(Self.toKeyFile))
-        json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
+    /// What unlocks the new store, as given.
+    var targetKey: KeyRequest {
+        KeyRequest(
+            passphraseFile: targetPassphraseFile, keyVariable: targetKeyVariable, credentialName: targetCredentialName,
+            keyFile: targetKeyFile)
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

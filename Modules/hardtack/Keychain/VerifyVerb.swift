@@ -5,12 +5,10 @@ import Foundation
 
 /// `verify`: decrypt and check every item and run the database's structural check; the counts are
 /// printed whatever is found.
-struct VerifyVerb: HardtackCommand {
-    static let json = Flag("--json", help: "Print one JSON object instead of text.")
-
+struct VerifyVerb: HardtackCommand, ParsableArguments {
     static let configuration = KeychainVerbs.configuration(
-        name: "verify", abstract: "Check every item and the database file; exit 65 if anything is damaged.",
-        options: [json],
+        VerifyVerb.self, name: "verify",
+        abstract: "Check every item and the database file; exit 65 if anything is damaged.",
         discussion: [
             "Prints counts, never a secret: sound items, damaged items, and the database's own check "
                 + "(\"ok\" when sound), also when the store is damaged (then it exits 65). When the store cannot be "
@@ -23,17 +21,11 @@ struct VerifyVerb: HardtackCommand {
                 + "\"header\": BOOL, \"headerProblem\": TEXT or null (which copy of the header is damaged), \"file\": TEXT or null (an empty or cut-short store file)}, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
                 + "complete is false when the items could not be counted.",
         ])
-    static let sections = KeychainVerbs.sections([json])
 
     /// `--json`.
-    let json: Bool
+    @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
     /// The store.
-    let store: StoreOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        json = values.isSet(Self.json)
-        store = try StoreOptions(from: values)
-    }
+    @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let location = try store.configuration(context).displayLocation

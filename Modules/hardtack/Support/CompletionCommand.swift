@@ -1,9 +1,7 @@
 import CommandLineKit
 
 /// `hardtack completion bash|zsh`: prints a shell completion script generated from the command tree.
-struct CompletionCommand: HardtackCommand {
-    static let shell = Positional<String>("SHELL", help: "bash or zsh.")
-
+struct CompletionCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "completion", abstract: "Print a shell completion script for bash or zsh.",
         discussion: [
@@ -11,14 +9,12 @@ struct CompletionCommand: HardtackCommand {
             "zsh: `hardtack completion zsh > \"${fpath[1]}/_hardtack\"`, then start a new shell (or `source` it after "
                 + "compinit).",
         ])
-    static let sections = [ArgumentSection("Arguments", [shell])]
 
     /// The shell asked for.
-    let shell: String
+    @Argument("SHELL", help: "bash or zsh.") var shell: String
 
-    init(from values: ParsedValues) throws(UsageError) {
-        shell = try values.value(Self.shell) ?? ""
-        guard ["bash", "zsh"].contains(shell) else { throw values.usageError("completion takes bash or zsh") }
+    func validate() throws(UsageError) {
+        guard ["bash", "zsh"].contains(shell) else { throw UsageError("completion takes bash or zsh") }
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

@@ -14,7 +14,7 @@ extension HardtackCommand {
         do throws(CommandFailure) {
             try await execute(context)
         } catch {
-            let verbose = context.values.isSet(StoreOptions.verbose)
+            let verbose = (try? Verbosity(from: context.values))?.isVerbose ?? false
             throw CommandError(status: error.status.rawValue, message: error.message(verbose: verbose))
         }
     }

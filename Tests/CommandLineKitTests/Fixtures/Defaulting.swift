@@ -1,10 +1,8 @@
 import CommandLineKit
 
 /// A root that runs a default subcommand when none is named.
-struct Defaulting: Command {
+struct Defaulting: Command, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "defaulting", abstract: "Runs hidden when given nothing.", subcommands: [Hidden.self],
         defaultSubcommand: Hidden.self)
-
-    init(from values: ParsedValues) {}
 }

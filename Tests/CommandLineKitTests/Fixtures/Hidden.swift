@@ -1,8 +1,6 @@
 import CommandLineKit
 
 /// A command the root's help leaves out.
-struct Hidden: Command {
+struct Hidden: Command, ParsableArguments {
     static let configuration = CommandConfiguration(name: "hidden", abstract: "Not listed.", isHidden: true)
-
-    init(from values: ParsedValues) {}
 }

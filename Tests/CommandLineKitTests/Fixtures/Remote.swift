@@ -1,12 +1,11 @@
 import CommandLineKit
 
 /// A group whose options its verbs share, like `hardtack keychain`.
-struct Remote: Command {
+struct Remote: Command, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "remote", abstract: "Work with remotes.", usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",
         subcommands: [RemoteAdd.self], subcommandNoun: "remote verb", subcommandPlaceholder: "VERB",
         subcommandsTitle: "Verbs")
-    static let sections = [ArgumentSection("Global options", SharedOptions.declarations, footer: "Shared footer.")]
 
-    init(from values: ParsedValues) {}
+    @OptionGroup(title: "Global options") var shared: SharedOptions
 }

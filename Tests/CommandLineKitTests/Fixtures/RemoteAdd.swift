@@ -1,25 +1,12 @@
 import CommandLineKit
 
-/// A verb with a `-w VALUE` short option, a short flag, and the group's options.
-struct RemoteAdd: Command {
-    static let secret = Option<String>("-w", value: "SECRET", help: "The secret; `-w -` reads standard input.").required()
-    static let update = Flag("-U", help: "Update when it exists.")
-
+/// A verb with a required `-w VALUE` short option, a short flag, and the group's options.
+struct RemoteAdd: Command, ParsableArguments {
     static let configuration = CommandConfiguration(
-        name: "add", abstract: "Add a remote.",
-        usage: ArgumentSection("", [secret, update]).synopsis + " [GLOBAL OPTIONS]",
+        name: "add", abstract: "Add a remote.", usage: usageSynopsis + " [GLOBAL OPTIONS]",
         strayArgumentHint: "a value must follow its option")
-    static let sections = [
-        ArgumentSection("Options", [secret, update]), ArgumentSection("Global options", SharedOptions.declarations),
-    ]
 
-    let secret: String
-    let update: Bool
-    let shared: SharedOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        secret = try values.value(Self.secret) ?? ""
-        update = values.isSet(Self.update)
-        shared = try SharedOptions(from: values)
-    }
+    @Option("-w", value: "SECRET", help: "The secret; `-w -` reads standard input.") var secret: String
+    @Flag("-U", help: "Update when it exists.") var update: Bool
+    @OptionGroup(title: "Global options") var shared: SharedOptions
 }

@@ -1,16 +1,9 @@
 import CommandLineKit
 
 /// Options the group and its verb share, accepted before or after the verb's name.
-struct SharedOptions: OptionGroup {
-    static let store = Option<String>("--store", value: "PATH", help: "The store.", allowsEmpty: false)
-    static let group = Option<String>("--group", value: "G", help: "A group; repeat for more.", isRepeatable: true)
-    static let declarations: [any ArgumentDeclaring] = [store, group]
+struct SharedOptions: ParsableArguments {
+    static let sectionFooter: String? = "Shared footer."
 
-    let store: String?
-    let groups: [String]
-
-    init(from values: ParsedValues) throws(UsageError) {
-        store = try values.value(Self.store)
-        groups = try values.values(Self.group)
-    }
+    @Option("--store", value: "PATH", help: "The store.", allowsEmpty: false) var store: String?
+    @Option("--group", value: "G", help: "A group; repeat for more.") var groups: [String]
 }

@@ -2,7 +2,7 @@ import CommandLineKit
 import Composition
 import Data
 
-extension StoreOptions {
+extension StoreArguments {
     /// Opens (creating on first use) and unlocks the store a configuration describes.
     /// - Throws: ``CommandFailure/store(_:)`` with the store's reason.
     static func open(_ configuration: StoreConfiguration) throws(CommandFailure) -> KeychainHandle {

@@ -4,67 +4,53 @@ import Data
 
 /// The options every command that opens the store accepts: which store, what unlocks it, which access
 /// groups. Decoded once; the store is only resolved (and never created) when a command asks.
-struct StoreOptions: OptionGroup {
-    /// `--store PATH`.
-    static let store = Option<String>(
+struct StoreArguments: ParsableArguments {
+    /// How the key is chosen: the paragraph after these options in help.
+    static let sectionFooter: String? =
+        "The key: --passphrase-file, else --key-env, else --key-credential, else --key-file, else "
+        + "$HARDTACK_PASSPHRASE, else the key file <store>.key (created with the store)."
+
+    /// `--store PATH|URI`, if given.
+    @Option(
         "--store", value: "PATH|URI",
         help: "The store: a file (default: $HARDTACK_STORE, else $XDG_DATA_HOME/hardtack/keychain.db, else "
             + "~/.local/share/hardtack/keychain.db), or a postgresql:// URI, which needs a key option. "
             + "Commands that write create it on first use; commands that only read never do.",
         allowsEmpty: false)
-    /// `--key-file PATH`.
-    static let keyFile = Option<String>(
-        "--key-file", value: "PATH", help: "A file of 32 random bytes that unlocks the store (default: the store path + .key).",
-        allowsEmpty: false)
-    /// `--passphrase-file PATH`.
-    static let passphraseFile = Option<String>(
+    var storePath: String?
+    /// `--key-file PATH`, if given.
+    @Option(
+        "--key-file", value: "PATH",
+        help: "A file of 32 random bytes that unlocks the store (default: the store path + .key).", allowsEmpty: false)
+    var keyFile: String?
+    /// `--passphrase-file PATH`, if given.
+    @Option(
         "--passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line is the passphrase.",
         allowsEmpty: false)
-    /// `--key-env VAR`.
-    static let keyVariable = Option<String>(
+    var passphraseFile: String?
+    /// `--key-env VAR`, if given.
+    @Option(
         "--key-env", value: "VAR", help: "An environment variable holding the key as 64 hex digits or base64.",
         allowsEmpty: false)
-    /// `--key-credential NAME`.
-    static let credential = Option<String>(
+    var keyVariable: String?
+    /// `--key-credential NAME`, if given.
+    @Option(
         "--key-credential", value: "NAME", help: "A systemd credential holding the key (from $CREDENTIALS_DIRECTORY).",
         allowsEmpty: false)
-    /// `--access-group GROUP`.
-    static let accessGroup = Option<String>(
+    var credentialName: String?
+    /// `--access-group GROUP`, in order.
+    @Option(
         "--access-group", value: "GROUP",
         help: "Work in this access group; repeat for more; new items go to the first (default: default).",
-        isRepeatable: true, allowsEmpty: false)
+        allowsEmpty: false)
+    var accessGroups: [String]
+    /// `--verbose`, listed with these options (every command that opens the store accepts it).
+    @OptionGroup var verbosity: Verbosity
 
-    /// `--verbose`: on every command (before or after its name), read once for every failure.
-    static let verbose = Flag(
-        "--verbose", help: "When the store fails, add the backend's own words (result code, statement, errno).")
-
-    static let declarations: [any ArgumentDeclaring] = [
-        store, keyFile, passphraseFile, keyVariable, credential, accessGroup, verbose,
-    ]
-
-    /// How the key is chosen, for help.
-    static let keyPrecedence =
-        "The key: --passphrase-file, else --key-env, else --key-credential, else --key-file, else "
-        + "$HARDTACK_PASSPHRASE, else the key file <store>.key (created with the store)."
-
-    /// The options under `title`, followed by how the key is chosen.
-    static func section(_ title: String) -> ArgumentSection {
-        ArgumentSection(title, declarations, footer: keyPrecedence)
-    }
-
-    /// `--store`, if given.
-    let storePath: String?
     /// What unlocks the store, as given.
-    let key: KeyRequest
-    /// `--access-group`, in order.
-    let accessGroups: [String]
-
-    init(from values: ParsedValues) throws(UsageError) {
-        storePath = try values.value(Self.store)
-        key = KeyRequest(
-            passphraseFile: try values.value(Self.passphraseFile), keyVariable: try values.value(Self.keyVariable),
-            credentialName: try values.value(Self.credential), keyFile: try values.value(Self.keyFile))
-        accessGroups = try values.values(Self.accessGroup)
+    var key: KeyRequest {
+        KeyRequest(
+            passphraseFile: passphraseFile, keyVariable: keyVariable, credentialName: credentialName, keyFile: keyFile)
     }
 
     /// The store configuration these options and the environment describe.
