@@ -112,7 +112,8 @@ let package = Package(
             path: "Modules/PostgreSQLStore",
             swiftSettings: swiftSettings),
         .executableTarget(
-            name: "hardtack", dependencies: ["Composition", "DevelopmentComposition", "Data", "Domain", "CommandLineKit"],
+            name: "hardtack",
+            dependencies: ["Composition", "DevelopmentComposition", "StoreCore", "Data", "Domain", "CommandLineKit"],
             path: "Modules/hardtack",
             swiftSettings: swiftSettings),
 

@@ -39,8 +39,8 @@ import Testing
     @Test func eachTokenIsItsOwnItem() async throws {
         let store = try openStore()
         try await SecureStoreSessionRepository(store: store).replace(with: try session(1))
-        #expect(try store.findString(.genericPassword(service: "hardtack.session", account: "access-token")) == "access-1")
-        #expect(try store.findString(.genericPassword(service: "hardtack.session", account: "refresh-token")) == "refresh-1")
+        #expect(try await store.findString(.genericPassword(service: "hardtack.session", account: "access-token")) == "access-1")
+        #expect(try await store.findString(.genericPassword(service: "hardtack.session", account: "refresh-token")) == "refresh-1")
     }
 
     @Test func deleteRemovesEverything() async throws {

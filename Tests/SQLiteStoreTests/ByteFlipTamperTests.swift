@@ -141,7 +141,7 @@ import Testing
         do {
             let store = try fixture.open()
             for item in items {
-                try store.add(
+                try await store.add(
                     .genericPassword(service: item.service, account: item.account, label: item.label),
                     data: secret(item.secret))
             }

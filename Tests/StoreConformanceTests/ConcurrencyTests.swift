@@ -81,7 +81,7 @@ import Testing
             try await group.waitForAll()
         }
         let store = try fixture.open()
-        #expect(try store.find(.genericPassword(service: "first use"), limit: .all).count == 4)
+        #expect(try await store.find(.genericPassword(service: "first use"), limit: .all).count == 4)
         #expect(try store.verify().isSound)
     }
 
@@ -106,10 +106,10 @@ import Testing
             }
             try await group.waitForAll()
         }
-        let added = try stores[0].find(.genericPassword(service: "add"), limit: .all, returning: .all)
+        let added = try await stores[0].find(.genericPassword(service: "add"), limit: .all, returning: .all)
         #expect(added.count == Self.tasks * 25)
         #expect(added.allSatisfy { $0.text == $0.string(.account) })
-        #expect(try stores[1].find(.genericPassword(service: "shared"), limit: .all).count == 25)
+        #expect(try await stores[1].find(.genericPassword(service: "shared"), limit: .all).count == 25)
         let report = try stores[1].verify()
         #expect(report.soundItems == Self.tasks * 25 + 25)
         #expect(report.isSound)

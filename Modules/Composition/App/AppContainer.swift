@@ -34,7 +34,7 @@ public struct AppContainer: Sendable {
     /// - Throws: ``SecureStoreError`` when the store cannot be opened.
     public init(_ configuration: AppConfiguration) async throws(SecureStoreError) {
         var store = configuration.store
-        if let onWait = configuration.onWait, store.onLongWait == nil { store.onLongWait = { onWait(.storeLock) } }
+        if let onWait = configuration.onWait, store.options.onLongWait == nil { store.options.onLongWait = { onWait(.storeLock) } }
         let keychain = try await StoreThreads.run { () throws(SecureStoreError) in try store.open() }
         let stored = await Self.read(configuration.account, in: keychain)
         self = await Self(configuration, keychain: keychain, stored: try? stored.get())

@@ -2,7 +2,7 @@ public import Data
 public import Domain
 import PostgreSQLStore
 import SQLiteStore
-import StoreCore
+public import StoreCore
 
 /// An open, unlocked store: its items through the ``SecureItemStore`` port, plus the maintenance
 /// operations that every backend's store offers.
@@ -93,10 +93,10 @@ public struct KeychainHandle: Sendable {
     /// stops working. A new key file is created when missing.
     /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` for unusable new material, and the other
     ///   store errors; the old key still works then.
-    public func changeKey(to newKey: KeyChoice) throws(SecureStoreError) {
+    public func changeKey(to newKey: KeySource) throws(SecureStoreError) {
         switch backend {
-        case .sqlite(let store): try store.changeKey(to: newKey.keySource)
-        case .postgreSQL(let store): try store.changeKey(to: newKey.keySource)
+        case .sqlite(let store): try store.changeKey(to: newKey)
+        case .postgreSQL(let store): try store.changeKey(to: newKey)
         }
     }
 }

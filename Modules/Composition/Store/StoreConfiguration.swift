@@ -1,8 +1,9 @@
 public import Data
+import Domain
 import Foundation
 import PostgreSQLStore
 import SQLiteStore
-import StoreCore
+public import StoreCore
 
 /// Everything needed to open the secure item store: where it is, what unlocks it, which access groups
 /// the caller belongs to, and how durable and costly its writes are. The one place a store is opened.
@@ -14,55 +15,59 @@ public struct StoreConfiguration: Sendable {
     /// The access group used when none is named.
     public static let defaultAccessGroup = "default"
 
+    /// The variable that may lower the Argon2id cost of a new passphrase, for tests only.
+    public static let passphraseCostVariable = "HARDTACK_ARGON2_COST"
+
     /// The database file, or a `postgresql://` / `postgres://` URI (which may hold a password: show
     /// ``displayLocation`` instead).
     public var storePath: String
     /// What unlocks the store (and protects it when it is created).
-    public var key: KeyChoice
+    public var key: KeySource
     /// The caller's access groups; new items go to the first.
     public var accessGroups: [String]
-    /// How durable each commit is.
-    public var durability: StoreDurability
-    /// The Argon2id cost for a new passphrase.
-    public var passphraseCost: PassphraseCost
-    /// Told once per wait when the store has waited a second for another process's lock.
-    public var onLongWait: (@Sendable () -> Void)?
-    /// The command only reads: a store on read-only media is then opened read-only instead of refused.
-    public var onlyReads = false
+    /// How the store is opened: durability, the Argon2id cost of a new passphrase, lock waits, and whether
+    /// the caller only reads.
+    public var options: StoreOptions
 
     /// Creates a configuration from explicit values.
     public init(
-        storePath: String, key: KeyChoice, accessGroups: [String] = [defaultAccessGroup],
-        durability: StoreDurability = .full, passphraseCost: PassphraseCost = .moderate
+        storePath: String, key: KeySource, accessGroups: [String] = [defaultAccessGroup],
+        options: StoreOptions = StoreOptions()
     ) {
         self.storePath = storePath
         self.key = key
         self.accessGroups = accessGroups
-        self.durability = durability
-        self.passphraseCost = passphraseCost
+        self.options = options
     }
 
-    /// Resolves what a user named into a configuration: the store (named, else `HARDTACK_STORE`, else
-    /// the default path), the key source by precedence (see
-    /// ``KeyRequest/resolve(environment:passphraseVariable:)``) with the key file beside a store file
-    /// (`<store>.key`) as the last resort, and the `default` access group.
-    /// - Throws: what ``KeyRequest/resolve(environment:passphraseVariable:)`` throws for a passphrase file;
-    ///   ``SecureStoreError/invalidKeyMaterial(_:)`` for a PostgreSQL store with no key named (it has no
-    ///   file beside it to keep one in).
+    /// Resolves what a caller named into a configuration: the store (named, else `HARDTACK_STORE`, else
+    /// the default path), the key (named, else the passphrase in `HARDTACK_PASSPHRASE`, else the key file
+    /// beside a store file, `<store>.key`), and the `default` access group.
+    /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` for a PostgreSQL store with no key named (it
+    ///   has no file beside it to keep one in).
     public static func resolve(
-        storePath: String?, key: KeyRequest, accessGroups: [String], durability: StoreDurability = .full,
-        passphraseCost: PassphraseCost = .moderate, environment: [String: String]
+        storePath: String?, key named: KeySource?, accessGroups: [String], options: StoreOptions = StoreOptions(),
+        environment: [String: String]
     ) throws(SecureStoreError) -> StoreConfiguration {
         let path = storePath ?? environment[storeVariable].flatMap { $0.isEmpty ? nil : $0 }
             ?? defaultStorePath(environment: environment)
-        let named = try key.resolve(environment: environment, passphraseVariable: passphraseVariable)
-        if isPostgreSQL(path), named == nil {
+        let key = named ?? environment[passphraseVariable].map { KeySource.passphrase(SecretBytes(utf8: $0)) }
+        if isPostgreSQL(path), key == nil {
             throw .invalidKeyMaterial("a PostgreSQL store needs its key named explicitly (there is no file beside it)")
         }
-        let choice = named ?? .keyFile(path: defaultKeyFile(forStore: path))
         return StoreConfiguration(
-            storePath: path, key: choice, accessGroups: accessGroups.isEmpty ? [defaultAccessGroup] : accessGroups,
-            durability: durability, passphraseCost: passphraseCost)
+            storePath: path, key: key ?? .keyFile(path: defaultKeyFile(forStore: path)),
+            accessGroups: accessGroups.isEmpty ? [defaultAccessGroup] : accessGroups, options: options)
+    }
+
+    /// The Argon2id cost the environment asks for: MODERATE unless `HARDTACK_ARGON2_COST` says
+    /// `interactive` (for tests only), or `nil` when the variable holds anything else.
+    public static func passphraseCost(environment: [String: String]) -> Argon2Cost? {
+        switch environment[passphraseCostVariable] {
+        case nil, "", "moderate": .moderate
+        case "interactive": .interactive
+        default: nil
+        }
     }
 
     /// `$XDG_DATA_HOME/hardtack/keychain.db`, or `~/.local/share/hardtack/keychain.db` when that
@@ -97,18 +102,13 @@ public struct StoreConfiguration: Sendable {
     ///   ``SecureStoreError/insecurePermissions(path:fix:)``, ``SecureStoreError/integrityFailure(_:)``
     ///   and the other store errors.
     public func open() throws(SecureStoreError) -> KeychainHandle {
-        var options = StoreOptions(
-            durability: durability == .full ? .full : .normal,
-            passphraseCost: passphraseCost == .moderate ? .moderate : .interactive)
-        options.onLongWait = onLongWait
-        options.onlyReads = onlyReads
         if Self.isPostgreSQL(storePath) {
             let store = try PostgreSQLSecureItemStore.open(
-                uri: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)
+                uri: storePath, keySource: key, accessGroups: accessGroups, options: options)
             return KeychainHandle(.postgreSQL(store))
         }
         let store = try SQLiteSecureItemStore.open(
-            at: storePath, keySource: key.keySource, accessGroups: accessGroups, options: options)
+            at: storePath, keySource: key, accessGroups: accessGroups, options: options)
         return KeychainHandle(.sqlite(store))
     }
 

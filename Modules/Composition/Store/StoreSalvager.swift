@@ -15,13 +15,13 @@ public enum StoreSalvager {
     public static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
         if StoreConfiguration.isPostgreSQL(source.storePath) {
             return SalvagedStore(
-                result: try PostgreSQLSecureItemStore.salvage(uri: source.storePath, keySource: source.key.keySource))
+                result: try PostgreSQLSecureItemStore.salvage(uri: source.storePath, keySource: source.key))
         }
         guard FileManager.default.fileExists(atPath: source.storePath) else {
             throw .itemNotFound
         }
         return SalvagedStore(
-            result: try SQLiteSecureItemStore.salvage(at: source.storePath, keySource: source.key.keySource))
+            result: try SQLiteSecureItemStore.salvage(at: source.storePath, keySource: source.key))
     }
 
     /// The counts of a store the database could not open or read through, read as salvage reads it: the items that

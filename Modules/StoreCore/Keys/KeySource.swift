@@ -17,16 +17,16 @@ public enum KeySource: Sendable {
     case key(SecretBytes)
 
     /// Whether this source is a passphrase (stretched) rather than full-entropy key material.
-    package var isPassphrase: Bool {
+    public var isPassphrase: Bool {
         if case .passphrase = self { true } else { false }
     }
 
     /// A short name for messages, never the material itself.
-    public var kindDescription: String {
+    public var summary: String {
         switch self {
         case .passphrase: "a passphrase"
         case .keyFile(let path): "the key file \(path)"
-        case .environment(let variable): "the environment variable \(variable)"
+        case .environment(let variable): "the key in the environment variable \(variable)"
         case .systemdCredential(let name): "the systemd credential \(name)"
         case .key: "a key"
         }

@@ -1,6 +1,8 @@
 import CommandLineKit
 import Composition
 import Data
+import Domain
+import StoreCore
 
 /// `change-passphrase`: protect the store with a new passphrase, or switch it to a key file.
 struct ChangePassphraseVerb: HardtackCommand, ParsableArguments {
@@ -44,12 +46,13 @@ struct ChangePassphraseVerb: HardtackCommand, ParsableArguments {
                 "give either a new passphrase (--new-passphrase-file or $\(Self.newPassphraseVariable)) or "
                     + "--new-key-file, not both")
         }
-        let request = KeyRequest(passphraseFile: newPassphraseFile, keyFile: newKeyFile)
         let configuration = try store.configuration(context)
-        let resolved: KeyChoice?
+        let resolved: KeySource?
         do throws(SecureStoreError) {
-            resolved = try request.resolve(
-                environment: context.environment, passphraseVariable: Self.newPassphraseVariable)
+            resolved =
+                try StoreArguments.key(
+                    passphraseFile: newPassphraseFile, keyVariable: nil, credentialName: nil, keyFile: newKeyFile)
+                ?? context.environment[Self.newPassphraseVariable].map { .passphrase(SecretBytes(utf8: $0)) }
         } catch {
             throw .store(error)
         }

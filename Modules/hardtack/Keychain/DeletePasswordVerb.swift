@@ -31,7 +31,7 @@ struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArgume
         let handle = try store.openExisting(context)
         let count: Int
         do throws(SecureStoreError) {
-            count = try handle.items.delete(query)
+            count = try await handle.items.delete(query)
         } catch {
             throw .store(error)
         }

@@ -27,7 +27,7 @@ struct DumpVerb: HardtackCommand, ParsableArguments {
             do throws(SecureStoreError) {
                 for itemClass in ItemClass.allCases {
                     do throws(SecureStoreError) {
-                        items += try handle.items.find(
+                        await items += try handle.items.find(
                             ItemAttributes(itemClass, [:]), limit: .all, returning: .attributes)
                     } catch .itemNotFound {
                         continue

@@ -44,7 +44,7 @@ struct ExportVerb: HardtackCommand, ParsableArguments {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let passphraseFile = exportKey.passphraseFile
         let keyFile = exportKey.keyFile
-        let readFiles = [passphraseFile, keyFile, store.key.passphraseFile, store.key.keyFile].compactMap { $0 }
+        let readFiles = [passphraseFile, keyFile, store.passphraseFile, store.keyFile].compactMap { $0 }
         if let refusal = ExportTarget.refusal(
             path, store: try store.configuration(context), protected: readFiles, overwrite: overwrite)
         {

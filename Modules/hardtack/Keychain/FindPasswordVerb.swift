@@ -36,11 +36,11 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArgument
         let handle = try store.openExisting(context, onlyReads: true)
         do throws(SecureStoreError) {
             if secretOnly {
-                let items = try handle.items.find(query, limit: .one, returning: .data)
+                let items = try await handle.items.find(query, limit: .one, returning: .data)
                 guard let data = items.first?.data else { throw SecureStoreError.itemNotFound }
                 Console.printSecret(data)
             } else {
-                let items = try handle.items.find(query, limit: .one, returning: .attributes)
+                let items = try await handle.items.find(query, limit: .one, returning: .attributes)
                 guard let item = items.first else { throw SecureStoreError.itemNotFound }
                 Console.print(
                     json

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Composition
 import Data
+import StoreCore
 
 /// `salvage`: the items of a damaged store that still authenticate, read without changing it and
 /// written into a new store.
@@ -58,13 +59,6 @@ struct SalvageVerb: HardtackCommand, ParsableArguments {
     /// The damaged store.
     @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
-    /// What unlocks the new store, as given.
-    var targetKey: KeyRequest {
-        KeyRequest(
-            passphraseFile: targetPassphraseFile, keyVariable: targetKeyVariable, credentialName: targetCredentialName,
-            keyFile: targetKeyFile)
-    }
-
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let source = try store.configuration(context, onlyReads: true)
         let destination = try targetConfiguration(context, source: source)
@@ -103,15 +97,20 @@ struct SalvageVerb: HardtackCommand, ParsableArguments {
     private func targetConfiguration(_ context: CommandContext, source: StoreConfiguration) throws(CommandFailure)
         -> StoreConfiguration
     {
-        if StoreConfiguration.isPostgreSQL(target), targetKey == KeyRequest() {
+        let namesAKey =
+            targetPassphraseFile != nil || targetKeyVariable != nil || targetCredentialName != nil || targetKeyFile != nil
+        if StoreConfiguration.isPostgreSQL(target), !namesAKey {
             throw context.usage(
                 "a PostgreSQL salvage target needs its key named: --to-key-file, --to-key-env, --to-key-credential or "
                     + "--to-passphrase-file")
         }
         do throws(SecureStoreError) {
+            let key = try StoreArguments.key(
+                passphraseFile: targetPassphraseFile, keyVariable: targetKeyVariable, credentialName: targetCredentialName,
+                keyFile: targetKeyFile)
             return try StoreConfiguration.resolve(
-                storePath: target, key: targetKey, accessGroups: source.accessGroups, passphraseCost: source.passphraseCost,
-                environment: context.environment)
+                storePath: target, key: key, accessGroups: source.accessGroups,
+                options: StoreOptions(passphraseCost: source.options.passphraseCost), environment: context.environment)
         } catch {
             throw .store(error)
         }

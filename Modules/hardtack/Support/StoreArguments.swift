@@ -1,6 +1,7 @@
 import CommandLineKit
 import Composition
 import Data
+import StoreCore
 
 /// The options every command that opens the store accepts: which store, what unlocks it, which access
 /// groups. Decoded once; the store is only resolved (and never created) when a command asks.
@@ -47,10 +48,21 @@ struct StoreArguments: ParsableArguments {
     /// `--verbose`, listed with these options (every command that opens the store accepts it).
     @OptionGroup var verbosity: Verbosity
 
-    /// What unlocks the store, as given.
-    var key: KeyRequest {
-        KeyRequest(
-            passphraseFile: passphraseFile, keyVariable: keyVariable, credentialName: credentialName, keyFile: keyFile)
+    /// Whether any of the key options is given.
+    var namesAKey: Bool { passphraseFile != nil || keyVariable != nil || credentialName != nil || keyFile != nil }
+
+    /// The key a command line names, by precedence: the passphrase file (read now), else the key variable,
+    /// else the credential, else the key file; `nil` when none is named.
+    /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` when the passphrase file cannot be read or its
+    ///   first line is empty, ``SecureStoreError/insecurePermissions(path:fix:)`` when others may read it.
+    static func key(
+        passphraseFile: String?, keyVariable: String?, credentialName: String?, keyFile: String?
+    ) throws(SecureStoreError) -> KeySource? {
+        if let passphraseFile { return .passphrase(try PassphraseFile.readFirstLine(passphraseFile)) }
+        if let keyVariable { return .environment(variable: keyVariable) }
+        if let credentialName { return .systemdCredential(name: credentialName) }
+        if let keyFile { return .keyFile(path: keyFile) }
+        return nil
     }
 
     /// The store configuration these options and the environment describe.
@@ -58,11 +70,12 @@ struct StoreArguments: ParsableArguments {
     /// - Throws: ``CommandFailure/usage(_:)`` for an unknown `HARDTACK_ARGON2_COST`;
     ///   ``CommandFailure/store(_:)`` when a passphrase file cannot be read.
     func configuration(_ context: CommandContext, onlyReads: Bool = false) throws(CommandFailure) -> StoreConfiguration {
-        guard let cost = PassphraseCost.from(environment: context.environment) else {
-            throw context.usage("\(PassphraseCost.environmentVariable) may only be 'interactive' (for tests) or unset")
+        guard let cost = StoreConfiguration.passphraseCost(environment: context.environment) else {
+            throw context.usage(
+                "\(StoreConfiguration.passphraseCostVariable) may only be 'interactive' (for tests) or unset")
         }
         let named = storePath ?? context.environment[StoreConfiguration.storeVariable]
-        if let named, StoreConfiguration.isPostgreSQL(named), key == KeyRequest(),
+        if let named, StoreConfiguration.isPostgreSQL(named), !namesAKey,
             context.environment[StoreConfiguration.passphraseVariable] == nil
         {
             throw context.usage(
@@ -70,12 +83,14 @@ struct StoreArguments: ParsableArguments {
                     + "(or \(StoreConfiguration.passphraseVariable))")
         }
         do throws(SecureStoreError) {
-            var configuration = try StoreConfiguration.resolve(
-                storePath: storePath, key: key, accessGroups: accessGroups, passphraseCost: cost,
+            var options = StoreOptions(passphraseCost: cost)
+            options.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
+            options.onlyReads = onlyReads
+            let key = try Self.key(
+                passphraseFile: passphraseFile, keyVariable: keyVariable, credentialName: credentialName, keyFile: keyFile)
+            return try StoreConfiguration.resolve(
+                storePath: storePath, key: key, accessGroups: accessGroups, options: options,
                 environment: context.environment)
-            configuration.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
-            configuration.onlyReads = onlyReads
-            return configuration
         } catch {
             throw .store(error)
         }

@@ -49,11 +49,11 @@ import Testing
         #expect(loaded.issuer?.clientSecret == SecretBytes(utf8: "client-secret-value"))
         #expect(loaded.issuer == withSecret)
 
-        let secretItem = try store.find(
+        let secretItem = try await store.find(
             .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "client-secret"),
             limit: .one, returning: .data)
         #expect(secretItem.first?.data == SecretBytes(utf8: "client-secret-value"))
-        let record = try store.find(
+        let record = try await store.find(
             .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "session"),
             limit: .one, returning: .data)
         let recordText = try #require(record.first?.data?.revealedString())
