@@ -5,9 +5,7 @@ import Domain
 import Foundation
 
 /// `hardtack accounts`: every account with a session in the store, never a token.
-struct AccountsCommand: HardtackCommand {
-    static let json = Flag("--json", help: "Print one JSON object instead of text.")
-
+struct AccountsCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "accounts", abstract: "List every account with a session in the store: user, method, launch decision.",
         discussion: [
@@ -18,15 +16,11 @@ struct AccountsCommand: HardtackCommand {
                 + "storeUnavailable, storeDamaged)."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [json]), StoreArguments.section("Store options")]
 
-    let json: Bool
-    let store: StoreArguments
-
-    init(from values: ParsedValues) throws(UsageError) {
-        json = values.isSet(Self.json)
-        store = try StoreArguments(from: values)
-    }
+    /// `--json`.
+    @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
+    /// The store.
+    @OptionGroup(title: "Store options") var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let configuration = try store.configuration(context)

@@ -6,15 +6,7 @@ import Domain
 import Foundation
 
 /// `hardtack demo`: the whole story on the embedded auth server, narrated for a person.
-struct DemoCommand: HardtackCommand {
-    static let store = Option<String>(
-        "--store", value: "PATH",
-        help: "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
-    static let style = Option<ServerContract>(
-        "--style", value: "oauth|header",
-        help: "Which server contract the embedded server and the app speak (default: oauth).",
-        invalidValue: "--style must be oauth or header", convert: { ServerContract(rawValue: $0) })
-
+struct DemoCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "demo",
         abstract: "Sign in, auto-login, authorized calls, refresh, a stolen-token replay and sign-out, narrated.",
@@ -24,22 +16,28 @@ struct DemoCommand: HardtackCommand {
                 + "that only means something within one run."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [store, style])]
 
-    /// Where to keep the store, or `nil` for a temporary one.
-    let storePath: String?
+    /// `--store PATH`: where to keep the store, or `nil` for a temporary one.
+    @Option(
+        "--store", value: "PATH",
+        help: "Keep the demo's store at PATH (default: a fresh temporary store, deleted at the end).")
+    var storePath: String?
+    /// `--style`, if given.
+    @Option(
+        "--style", value: "oauth|header",
+        help: "Which server contract the embedded server and the app speak (default: oauth).",
+        invalidValue: "--style must be oauth or header", convert: { ServerContract(rawValue: $0) })
+    var style: ServerContract?
+
     /// The contract the embedded server and the app speak.
-    let contract: ServerContract
+    var contract: ServerContract { style ?? .oauth }
 
-    init(from values: ParsedValues) throws(UsageError) {
-        storePath = try values.value(Self.store)
-        contract = try values.value(Self.style) ?? .oauth
+    func validate() throws(UsageError) {
         // The demo keeps its key in a file beside its store: a server URI has no "beside", and its text
         // (with a password) must never become a file name or be printed.
         if let storePath, StoreConfiguration.isPostgreSQL(storePath) {
             throw UsageError(
-                "the demo runs on a store file; give a file path (a PostgreSQL store works with the other commands)",
-                commandPath: values.commandPath)
+                "the demo runs on a store file; give a file path (a PostgreSQL store works with the other commands)")
         }
     }
 

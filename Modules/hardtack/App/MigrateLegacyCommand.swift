@@ -5,9 +5,7 @@ import Domain
 import Foundation
 
 /// `hardtack migrate-legacy FILE`: move tokens from an old plaintext preferences file into the store.
-struct MigrateLegacyCommand: HardtackCommand {
-    static let file = Positional<String>("FILE", help: "The plaintext JSON preferences file.")
-
+struct MigrateLegacyCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "migrate-legacy",
         abstract: "Import tokens an older version kept in a plaintext JSON file, then wipe and delete the file.",
@@ -17,20 +15,11 @@ struct MigrateLegacyCommand: HardtackCommand {
                 + "or again after it was killed, is safe."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [
-        ArgumentSection("Options", []), ArgumentSection("Arguments", [file]), StoreArguments.section("Store options"),
-    ]
 
     /// The plaintext file.
-    let file: String
+    @Argument("FILE", help: "The plaintext JSON preferences file.") var file: String
     /// The store.
-    let store: StoreArguments
-
-    init(from values: ParsedValues) throws(UsageError) {
-        guard let file = try values.value(Self.file) else { throw values.usageError("migrate-legacy takes FILE") }
-        self.file = file
-        store = try StoreArguments(from: values)
-    }
+    @OptionGroup(title: "Store options") var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context)

@@ -10,21 +10,7 @@ import Dispatch
 import Foundation
 
 /// `hardtack serve`: the embedded auth server on a loopback port, until interrupted.
-struct ServeCommand: HardtackCommand {
-    static let port = Option<Int>(
-        "--port", value: "N", help: "The port on 127.0.0.1 (default: 8080; 0 picks a free one).", range: 0...65535,
-        invalidValue: "--port takes a whole number from 0 to 65535")
-    static let lifetime = Option<Int>(
-        "--access-token-lifetime", value: "SECONDS", help: "How long access tokens live (default: 300).",
-        range: 1...86_400, invalidValue: "--access-token-lifetime takes a whole number from 1 to 86400")
-    static let deviceInterval = Option<Int>(
-        "--device-interval", value: "SECONDS", help: "Device flow: seconds between polls the server asks for (default: 5).",
-        range: 1...60, invalidValue: "--device-interval takes a whole number from 1 to 60")
-    static let refreshInBody = Flag(
-        "--refresh-token-in-body", help: "Header style: send the refresh token as `refreshToken` in the JSON body.")
-    static let bare = Flag(
-        "--bare-authorization", help: "Header style: send the access token without the `Bearer ` prefix.")
-
+struct ServeCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Run the embedded auth server on 127.0.0.1 over HTTP/1.1 (a development server).",
@@ -36,37 +22,39 @@ struct ServeCommand: HardtackCommand {
             "It prints `listening on http://127.0.0.1:PORT` once ready and runs until SIGINT or SIGTERM.",
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [port, lifetime, deviceInterval, refreshInBody, bare])]
 
-    /// The port on the loopback interface.
-    let portNumber: Int
-    /// How long access tokens live, in seconds.
-    let seconds: Int
-    /// Device flow: seconds between polls.
-    let pollingInterval: Int
-    /// Header style: the refresh token in the body.
-    let refreshTokenInBody: Bool
-    /// Header style: no `Bearer ` prefix.
-    let bareAuthorization: Bool
-
-    init(from values: ParsedValues) throws(UsageError) {
-        portNumber = try values.value(Self.port) ?? 8080
-        seconds = try values.value(Self.lifetime) ?? 300
-        pollingInterval = try values.value(Self.deviceInterval) ?? 5
-        refreshTokenInBody = values.isSet(Self.refreshInBody)
-        bareAuthorization = values.isSet(Self.bare)
-    }
+    /// `--port N`: the port on the loopback interface, if given.
+    @Option(
+        "--port", value: "N", help: "The port on 127.0.0.1 (default: 8080; 0 picks a free one).", range: 0...65535,
+        invalidValue: "--port takes a whole number from 0 to 65535")
+    var port: Int?
+    /// `--access-token-lifetime SECONDS`: how long access tokens live, if given.
+    @Option(
+        "--access-token-lifetime", value: "SECONDS", help: "How long access tokens live (default: 300).",
+        range: 1...86_400, invalidValue: "--access-token-lifetime takes a whole number from 1 to 86400")
+    var lifetime: Int?
+    /// `--device-interval SECONDS`: device flow, seconds between polls, if given.
+    @Option(
+        "--device-interval", value: "SECONDS", help: "Device flow: seconds between polls the server asks for (default: 5).",
+        range: 1...60, invalidValue: "--device-interval takes a whole number from 1 to 60")
+    var pollingInterval: Int?
+    /// `--refresh-token-in-body`: header style, the refresh token in the body.
+    @Flag("--refresh-token-in-body", help: "Header style: send the refresh token as `refreshToken` in the JSON body.")
+    var refreshTokenInBody: Bool
+    /// `--bare-authorization`: header style, no `Bearer ` prefix.
+    @Flag("--bare-authorization", help: "Header style: send the access token without the `Bearer ` prefix.")
+    var bareAuthorization: Bool
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let server: DevelopmentServer
         do throws(DevelopmentServerError) {
             server = try DevelopmentServer(
-                port: UInt16(portNumber), accessTokenLifetime: TimeInterval(seconds),
+                port: UInt16(port ?? 8080), accessTokenLifetime: TimeInterval(lifetime ?? 300),
                 refreshTokenInBody: refreshTokenInBody, bareAuthorization: bareAuthorization)
         } catch {
             throw .finding(.failure, "\(error). Choose another --port.")
         }
-        await server.setDevicePollingInterval(TimeInterval(pollingInterval))
+        await server.setDevicePollingInterval(TimeInterval(pollingInterval ?? 5))
         Console.print("listening on \(server.baseURL.absoluteString)")
         await Self.waitForTermination()
         await server.stop()
