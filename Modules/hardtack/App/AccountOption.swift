@@ -4,26 +4,18 @@ import Domain
 
 /// `--account NAME`: whose session a command works on. Without it, the default account, which holds
 /// sessions stored before accounts existed.
-struct AccountOption: StaticOptionGroup {
-    /// `--account NAME`.
-    static let account = Option<String>(
+struct AccountOption: ParsableArguments {
+    /// `--account NAME`, as given.
+    @Option(
         "--account", value: "NAME",
         help: "Whose session: a user id, an email, \"work\" (default: the default account). Stored exactly as given.",
         allowsEmpty: false)
-
-    static let declarations: [any ArgumentDeclaring] = [account]
+    var given: String?
 
     /// The account named, or the default one.
-    let name: AccountName
+    var name: AccountName { given.flatMap(AccountName.init) ?? .default }
 
-    init(from values: ParsedValues) throws(UsageError) {
-        guard let text = try values.value(Self.account) else {
-            name = .default
-            return
-        }
-        guard let name = AccountName(text) else {
-            throw UsageError(AccountName.problem(with: text) ?? "the account name cannot be used", commandPath: values.commandPath)
-        }
-        self.name = name
+    func validate() throws(UsageError) {
+        if let given, let problem = AccountName.problem(with: given) { throw UsageError(problem) }
     }
 }

@@ -3,30 +3,16 @@ import Composition
 import Data
 import Domain
 
-/// The options of the commands that talk to the server: the server's and the store's, and a way to build
-/// the app from them once the command's own options are checked (so a usage error never creates a store).
-struct AppOptions: StaticOptionGroup {
-    static let declarations: [any ArgumentDeclaring] =
-        AccountOption.declarations + ServerOptions.declarations + StoreArguments.declarations
-
-    /// The help sections: the account, server options, then store options.
-    static let sections = [
-        ArgumentSection("Account", AccountOption.declarations),
-        ArgumentSection("Server options", ServerOptions.declarations), StoreArguments.section("Store options"),
-    ]
-
+/// The options of the commands that talk to the server: the account, the server's and the store's, each in
+/// a help section of its own (a command embeds this group untitled), and a way to build the app from them
+/// once the command's own options are checked (so a usage error never creates a store).
+struct AppOptions: ParsableArguments {
     /// Whose session.
-    let account: AccountOption
+    @OptionGroup(title: "Account") var account: AccountOption
     /// The server options.
-    let server: ServerOptions
+    @OptionGroup(title: "Server options") var server: ServerOptions
     /// The store options.
-    let store: StoreArguments
-
-    init(from values: ParsedValues) throws(UsageError) {
-        account = try AccountOption(from: values)
-        server = try ServerOptions(from: values)
-        store = try StoreArguments(from: values)
-    }
+    @OptionGroup(title: "Store options") var store: StoreArguments
 
     /// Builds the app: opens the store, points at the server (the session's own unless told otherwise).
     /// - Parameter creatingStore: whether a missing store may be created (sign-in); otherwise a

@@ -3,12 +3,7 @@ import Composition
 import Domain
 
 /// `hardtack me`: an authorized call to `/api/me`, refreshing on the way when needed.
-struct MeCommand: HardtackCommand {
-    static let concurrent = Option<Int>(
-        "--concurrent", value: "N", help: "Send N calls at once (1–1000) and report how many refreshes this process made.",
-        range: 1...1000, invalidValue: "--concurrent takes a number from 1 to 1000")
-    static let json = Flag("--json", help: "Print one JSON object instead of text.")
-
+struct MeCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "me", abstract: "Call GET /api/me with the access token; refresh first if it expired, once on a 401.",
         discussion: [
@@ -17,23 +12,19 @@ struct MeCommand: HardtackCommand {
             "JSON: {\"user\": {\"id\": TEXT, \"name\": TEXT}, \"calls\": N, \"refreshes\": N}; never a token.",
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [concurrent, json])] + AppOptions.sections
 
-    /// How many calls to send at once.
-    let count: Int
+    /// `--concurrent N`: how many calls to send at once, if given.
+    @Option(
+        "--concurrent", value: "N", help: "Send N calls at once (1–1000) and report how many refreshes this process made.",
+        range: 1...1000, invalidValue: "--concurrent takes a number from 1 to 1000")
+    var concurrent: Int?
     /// `--json`.
-    let json: Bool
-    /// The server and store.
-    let options: AppOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        count = try values.value(Self.concurrent) ?? 1
-        json = values.isSet(Self.json)
-        options = try AppOptions(from: values)
-    }
+    @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
+    /// The account, server and store.
+    @OptionGroup var options: AppOptions
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let count = count
+        let count = concurrent ?? 1
         let app = try await options.app(context)
         let users = try await authStep { () async throws(AuthenticationError) in
             try await withThrowingTaskGroup(of: User.self) { group in

@@ -3,19 +3,14 @@ import Composition
 import Domain
 
 /// `hardtack refresh`: refresh the tokens now.
-struct RefreshCommand: HardtackCommand {
+struct RefreshCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "refresh", abstract: "Refresh the tokens now (the new refresh token is stored before anything else).",
         discussion: ["A rejected refresh token ends the session (exit 3); a network failure keeps it (exit 69)."],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [ArgumentSection("Options", [])] + AppOptions.sections
 
-    /// The server and store.
-    let options: AppOptions
-
-    init(from values: ParsedValues) throws(UsageError) {
-        options = try AppOptions(from: values)
-    }
+    /// The account, server and store.
+    @OptionGroup var options: AppOptions
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let app = try await options.app(context)

@@ -7,41 +7,29 @@ import Foundation
 /// The options every command that talks to the auth server shares: which server, which contract, which
 /// client. A session remembers the three it was signed in with; later commands use those, and refuse
 /// (touching nothing) when an option or `HARDTACK_SERVER` says otherwise.
-struct ServerOptions: StaticOptionGroup {
+struct ServerOptions: ParsableArguments {
     /// The variable that names the server when `--server` is not given.
     static let serverVariable = "HARDTACK_SERVER"
 
-    /// `--server URL`.
-    static let server = Option<String>(
+    /// `--server URL`, if given (else the session or the environment names it).
+    @Option(
         "--server", value: "URL",
         help: "The auth server's base URL, such as http://127.0.0.1:8080 (default: the session's, else "
             + "$HARDTACK_SERVER).")
-    /// `--style oauth|header`.
-    static let style = Option<ServerContract>(
+    var server: String?
+    /// `--style oauth|header`, if given.
+    @Option(
         "--style", value: "oauth|header",
         help: "The server's contract: OAuth 2.0 token endpoint, or tokens in Authorization headers (default: the "
             + "session's, else oauth).",
         invalidValue: "--style must be oauth or header", convert: { ServerContract(rawValue: $0) })
-    /// `--client-id ID`.
-    static let clientID = Option<String>(
+    var contract: ServerContract?
+    /// `--client-id ID`, if given.
+    @Option(
         "--client-id", value: "ID",
         help: "The OAuth client id (default: the session's, else \(AppConfiguration.defaultClientID)).",
         allowsEmpty: false)
-
-    static let declarations: [any ArgumentDeclaring] = [server, style, clientID]
-
-    /// `--server`, if given (else the session or the environment names it).
-    let server: String?
-    /// `--style`, if given.
-    let contract: ServerContract?
-    /// `--client-id`, if given.
-    let clientID: String?
-
-    init(from values: ParsedValues) throws(UsageError) {
-        server = try values.value(Self.server)
-        contract = try values.value(Self.style)
-        clientID = try values.value(Self.clientID)
-    }
+    var clientID: String?
 
     /// The app configuration for `store` and the server: these options, else the stored session's
     /// `origin`, else the environment and the defaults.

@@ -5,25 +5,10 @@ import Foundation
 
 /// `hardtack signin --flow code` (PKCE through the browser) and `--flow device` (RFC 8628).
 extension SignInCommand {
-    static let flow = Option<String>(
-        "--flow", value: "code|device|password",
-        help: "How to sign in: code (the browser and a loopback redirect; the default without --username), device, "
-            + "or password (implied by --username).")
-    static let issuer = Option<String>(
-        "--issuer", value: "URL", help: "The OpenID Connect / OAuth issuer to discover (code and device flows).")
-    static let scope = Option<String>(
-        "--scope", value: "SCOPES", help: "The scope to ask for (default: \"openid profile\").", allowsEmpty: false)
-    static let clientSecretStdin = Flag(
-        "--client-secret-stdin",
-        help: "Code and device flows: read a client secret from standard input, for servers that require one.")
-    static let timeout = Option<Int>(
-        "--timeout", value: "SECONDS", help: "How long to wait for the browser (default: 300).", range: 1...3600,
-        invalidValue: "--timeout takes a whole number of seconds from 1 to 3600")
-
     /// The flow asked for, or implied: password when a username, `--password-stdin` or a provider is
     /// given, else code.
     var chosenFlow: String {
-        flowOption ?? (username != nil || readsPassword || provider != nil ? "password" : "code")
+        flowOptions.flow ?? (username != nil || readsPassword || provider != nil ? "password" : "code")
     }
 
     /// Runs the code or device flow; URLs, codes and progress go to standard error, the result to
@@ -32,18 +17,18 @@ extension SignInCommand {
         guard username == nil, provider == nil, !readsPassword, !readsIdentityToken else {
             throw context.usage("--flow \(chosenFlow) takes no --username, --password-stdin or --provider")
         }
-        guard let text = issuerOption, let url = URL(string: text), url.scheme != nil, url.host != nil else {
+        guard let text = flowOptions.issuer, let url = URL(string: text), url.scheme != nil, url.host != nil else {
             throw context.usage("the \(chosenFlow) flow needs --issuer URL (or use --username NAME --password-stdin)")
         }
         var secret: SecretBytes?
-        if readsClientSecret {
+        if flowOptions.readsClientSecret {
             guard let read = Console.readSecret(prompt: "Client secret: "), !read.isEmpty else {
                 throw context.usage("no client secret on standard input")
             }
             secret = read
         }
         let store = try options.store.configuration(context)
-        let scope = scopeOption ?? "openid profile"
+        let scope = flowOptions.scope ?? "openid profile"
         let clientID = options.server.clientID ?? AppConfiguration.defaultClientID
         let account = options.account.name
         let announce: @Sendable (String) -> Void = { line in Console.error(line) }
@@ -54,7 +39,7 @@ extension SignInCommand {
             outcome = await Interruptible.run { () async throws(SignInFailure) in try await flow.run(announce: announce) }
         } else {
             let flow = CodeFlowSignIn(
-                issuer: url, clientID: clientID, scope: scope, timeout: timeoutOption ?? 300,
+                issuer: url, clientID: clientID, scope: scope, timeout: flowOptions.timeout ?? 300,
                 environment: context.environment, store: store, account: account, clientSecret: secret)
             outcome = await Interruptible.run { () async throws(SignInFailure) in try await flow.run(announce: announce) }
         }

@@ -3,17 +3,7 @@ import Composition
 import Domain
 
 /// `hardtack signin`: exchanges a password (or an identity token) for a session and stores it.
-struct SignInCommand: HardtackCommand {
-    static let username = Option<String>("--username", value: "NAME", help: "The account to sign in as.")
-    static let passwordStdin = Flag(
-        "--password-stdin",
-        help: "Read the password from standard input (the only way to give it: never on the command line); from a "
-            + "terminal it prompts with echo off.")
-    static let provider = Option<String>(
-        "--provider", value: "NAME",
-        help: "Sign in with an identity provider's token instead (apple, google); header style only.")
-    static let tokenStdin = Flag("--identity-token-stdin", help: "Read the identity provider's token from standard input.")
-
+struct SignInCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "signin", abstract: "Sign in and keep both tokens in the encrypted store, replacing any earlier session.",
         discussion: [
@@ -21,39 +11,27 @@ struct SignInCommand: HardtackCommand {
                 + "standard input so that they never show in `ps` or shell history."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections =
-        [ArgumentSection("Options", [flow, issuer, scope, timeout, clientSecretStdin, username, passwordStdin, provider, tokenStdin])]
-        + AppOptions.sections
 
-    /// `--username`, if given.
-    let username: String?
-    /// Whether the password comes from standard input.
-    let readsPassword: Bool
-    /// `--provider`, if given.
-    let provider: String?
-    /// Whether the identity token comes from standard input.
-    let readsIdentityToken: Bool
-    /// The server and store.
-    let options: AppOptions
-    /// `--flow`, `--issuer`, `--scope` and `--timeout`, if given.
-    let flowOption: String?
-    let issuerOption: String?
-    let scopeOption: String?
-    let timeoutOption: Int?
-    let readsClientSecret: Bool
-
-    init(from values: ParsedValues) throws(UsageError) {
-        username = try values.value(Self.username)
-        readsPassword = values.isSet(Self.passwordStdin)
-        provider = try values.value(Self.provider)
-        readsIdentityToken = values.isSet(Self.tokenStdin)
-        options = try AppOptions(from: values)
-        flowOption = try values.value(Self.flow)
-        issuerOption = try values.value(Self.issuer)
-        scopeOption = try values.value(Self.scope)
-        timeoutOption = try values.value(Self.timeout)
-        readsClientSecret = values.isSet(Self.clientSecretStdin)
-    }
+    /// `--flow` and the code and device flows' options, listed first.
+    @OptionGroup var flowOptions: SignInFlowOptions
+    /// `--username NAME`, if given.
+    @Option("--username", value: "NAME", help: "The account to sign in as.") var username: String?
+    /// `--password-stdin`: whether the password comes from standard input.
+    @Flag(
+        "--password-stdin",
+        help: "Read the password from standard input (the only way to give it: never on the command line); from a "
+            + "terminal it prompts with echo off.")
+    var readsPassword: Bool
+    /// `--provider NAME`, if given.
+    @Option(
+        "--provider", value: "NAME",
+        help: "Sign in with an identity provider's token instead (apple, google); header style only.")
+    var provider: String?
+    /// `--identity-token-stdin`: whether the identity token comes from standard input.
+    @Flag("--identity-token-stdin", help: "Read the identity provider's token from standard input.")
+    var readsIdentityToken: Bool
+    /// The account, server and store.
+    @OptionGroup var options: AppOptions
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         switch chosenFlow {

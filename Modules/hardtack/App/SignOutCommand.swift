@@ -4,7 +4,7 @@ import Data
 import Domain
 
 /// `hardtack signout`: revoke at the server (best effort), then delete locally whatever happened.
-struct SignOutCommand: HardtackCommand {
+struct SignOutCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "signout", abstract: "Revoke the refresh token at the server, then delete the local session.",
         discussion: [
@@ -12,20 +12,14 @@ struct SignOutCommand: HardtackCommand {
                 + "every account's session the store options can see, each at its own server."
         ],
         exitStatuses: ExitStatus.appTable)
-    static let all = Flag("--all", help: "Sign out every account with a session in the store.")
-    static let sections = [ArgumentSection("Options", [all])] + AppOptions.sections
 
-    /// The server and store.
-    let options: AppOptions
     /// `--all`.
-    let everyAccount: Bool
+    @Flag("--all", help: "Sign out every account with a session in the store.") var everyAccount: Bool
+    /// The account, server and store.
+    @OptionGroup var options: AppOptions
 
-    init(from values: ParsedValues) throws(UsageError) {
-        options = try AppOptions(from: values)
-        everyAccount = values.isSet(Self.all)
-        if everyAccount, try values.value(AccountOption.account) != nil {
-            throw UsageError("give --all or --account, not both", commandPath: values.commandPath)
-        }
+    func validate() throws(UsageError) {
+        if everyAccount && options.account.given != nil { throw UsageError("give --all or --account, not both") }
     }
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {

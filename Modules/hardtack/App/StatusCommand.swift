@@ -4,9 +4,7 @@ import Data
 import Domain
 
 /// `hardtack status`: the launch-time decision, as an app makes it before showing anything.
-struct StatusCommand: HardtackCommand {
-    static let json = Flag("--json", help: "Print one JSON object instead of text.")
-
+struct StatusCommand: HardtackCommand, ParsableArguments {
     static let configuration = CommandConfiguration(
         name: "status", abstract: "Decide, as an app does at launch, whether the user is signed in.",
         discussion: [
@@ -19,22 +17,13 @@ struct StatusCommand: HardtackCommand {
                 + "or null, \"reason\": TEXT or null, \"store\": PATH}; never a token.",
         ],
         exitStatuses: ExitStatus.appTable)
-    static let sections = [
-        ArgumentSection("Options", AccountOption.declarations + [json]), StoreArguments.section("Store options"),
-    ]
 
-    /// Whose session.
-    let account: AccountOption
+    /// Whose session, listed among the command's own options.
+    @OptionGroup var account: AccountOption
     /// `--json`.
-    let json: Bool
+    @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
     /// The store.
-    let store: StoreArguments
-
-    init(from values: ParsedValues) throws(UsageError) {
-        account = try AccountOption(from: values)
-        json = values.isSet(Self.json)
-        store = try StoreArguments(from: values)
-    }
+    @OptionGroup(title: "Store options") var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context, onlyReads: true)
