@@ -1,10 +1,9 @@
 /// An argument taken by its position (`FILE`): `@Argument("SOURCE", help: "…") var source: String` is
-/// required, `String?` optional, and `[String]` takes every argument left (declare it last). Declared as
-/// a static value (``Positional``), it is read with ``ParsedValues/value(_:)``.
+/// required, `String?` optional, and `[String]` takes every argument left (declare it last).
 @propertyWrapper
-public struct Argument<Value: Sendable>: ArgumentDeclaring, Decodable {
+public struct Argument<Value: Sendable>: Decodable, Sendable {
     /// The positional as the parser and help see it.
-    public let declaration: ArgumentDeclaration
+    let declaration: ArgumentDeclaration
     /// The problem reported for a value that does not convert; it never quotes the value.
     let invalidValue: String
     /// Turns the texts given into the property's value.

@@ -2,9 +2,9 @@
 /// valid UTF-8 is refused, never repaired with U+FFFD (which would silently change a secret or a path).
 public enum ArgumentBytes {
     /// An argument that is not valid UTF-8.
-    public struct InvalidArgument: Error, Sendable, Equatable {
+    struct InvalidArgument: Error, Sendable, Equatable {
         /// Its position, 1 for the first argument after the program name.
-        public let position: Int
+        let position: Int
     }
 
     /// The arguments after the program name, as the kernel passed them.
@@ -23,7 +23,7 @@ public enum ArgumentBytes {
     }
 
     /// Every argument as a string, or the first that is not valid UTF-8.
-    public static func strings(_ arguments: [[UInt8]]) -> Result<[String], InvalidArgument> {
+    static func strings(_ arguments: [[UInt8]]) -> Result<[String], InvalidArgument> {
         var strings: [String] = []
         for (index, bytes) in arguments.enumerated() {
             guard let string = String(validating: bytes, as: UTF8.self) else {

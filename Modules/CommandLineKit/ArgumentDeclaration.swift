@@ -25,11 +25,11 @@ public struct ArgumentDeclaration: Sendable {
     /// Whether an empty value (`--store ""`) is accepted.
     public let allowsEmpty: Bool
     /// Whether the option may end the command line with no value after it (macOS `security`'s `-w`,
-    /// which then prompts); ``ParsedValues/isGivenWithoutValue(_:)`` tells that case apart.
+    /// which then prompts); an ``OmittableValue`` property tells that case apart.
     public let mayOmitValueAtEnd: Bool
 
     /// Creates a declaration.
-    public init(
+    init(
         kind: Kind, names: [String], valueName: String?, help: String, isRequired: Bool = false,
         isRepeatable: Bool = false, allowsEmpty: Bool = true, mayOmitValueAtEnd: Bool = false
     ) {
@@ -64,7 +64,7 @@ public struct ArgumentDeclaration: Sendable {
     }
 
     /// A copy that must be given (for `add`, which needs the whole unique key that `find` may leave out).
-    public func required() -> ArgumentDeclaration {
+    func required() -> ArgumentDeclaration {
         ArgumentDeclaration(
             kind: kind, names: names, valueName: valueName, help: help, isRequired: true, isRepeatable: isRepeatable,
             allowsEmpty: allowsEmpty, mayOmitValueAtEnd: mayOmitValueAtEnd)

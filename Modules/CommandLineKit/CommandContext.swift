@@ -10,7 +10,7 @@ public struct CommandContext: Sendable {
     public let values: ParsedValues
 
     /// Creates a context.
-    public init(commandPath: String, environment: [String: String], values: ParsedValues? = nil) {
+    init(commandPath: String, environment: [String: String], values: ParsedValues? = nil) {
         self.commandPath = commandPath
         self.environment = environment
         self.values = values ?? ParsedValues(commandPath: commandPath)

@@ -2,9 +2,9 @@
 /// runs the chosen command, and turns every outcome into an exit status.
 public struct CommandLineProgram: Sendable {
     /// The root command.
-    public let root: any Command.Type
+    let root: any Command.Type
     /// The exit status of a usage error.
-    public let usageStatus: Int32
+    let usageStatus: Int32
 
     /// Creates the program.
     public init(_ root: any Command.Type, usageStatus: Int32 = 2) {
@@ -14,7 +14,7 @@ public struct CommandLineProgram: Sendable {
 
     /// What `arguments` (without the program name) ask for.
     /// - Throws: ``UsageError`` for any mistake in the command line.
-    public func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Invocation {
+    func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Invocation {
         try CommandParser(root: root).parse(arguments, environment: environment)
     }
 
@@ -32,7 +32,7 @@ public struct CommandLineProgram: Sendable {
     }
 
     /// Runs the command line (without the program name) and returns the exit status.
-    public func run(_ arguments: [String], environment: [String: String], output: ProgramOutput) async -> Int32 {
+    func run(_ arguments: [String], environment: [String: String], output: ProgramOutput) async -> Int32 {
         let invocation: Invocation
         do throws(UsageError) {
             invocation = try parse(arguments, environment: environment)

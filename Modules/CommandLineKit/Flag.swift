@@ -1,10 +1,9 @@
 /// A named argument with no value (`--json`, `-U`): `@Flag("--json", help: "…") var json: Bool` is
-/// `true` when given. Declared as a static value (the API before property wrappers), it is read with
-/// ``ParsedValues/isSet(_:)``.
+/// `true` when given.
 @propertyWrapper
-public struct Flag: ArgumentDeclaring, Decodable {
+public struct Flag: Decodable, Sendable {
     /// The flag as the parser and help see it.
-    public let declaration: ArgumentDeclaration
+    let declaration: ArgumentDeclaration
     /// Whether the command line gave it.
     public var wrappedValue: Bool
 
@@ -25,10 +24,10 @@ public struct Flag: ArgumentDeclaring, Decodable {
     }
 
     /// `--help` (also `-h`), which every command accepts.
-    public static let help = Flag("--help", "-h", help: "Show this help and exit (also -h).")
+    static let help = Flag("--help", "-h", help: "Show this help and exit (also -h).")
 
     /// `--version`, which the root command accepts when it has a version.
-    public static let version = Flag("--version", help: "Print the version and exit.")
+    static let version = Flag("--version", help: "Print the version and exit.")
 }
 
 extension Flag: DeclaringProperty {

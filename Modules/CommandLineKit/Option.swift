@@ -3,10 +3,10 @@
 /// Declared on the property it fills, the type of the property says how many values it takes:
 /// `@Option("--to", value: "FILE", help: "…") var path: String` is required, `String?` is optional,
 /// `[String]` takes every value given, and ``OmittableValue`` may end the command line without one.
-/// Declared as a static value (the API before property wrappers), `Value` is the type of its one value,
-/// read with ``ParsedValues/value(_:)``; it is optional unless made ``required()``.
+/// As an entry of an ``OptionTable``, `Value` is the type of its one value; it is optional unless made
+/// ``required()``.
 @propertyWrapper
-public struct Option<Value: Sendable>: ArgumentDeclaring, Decodable {
+public struct Option<Value: Sendable>: Decodable, Sendable {
     /// The option as declared: the parser and help see it so, except that a property of a non-optional
     /// type makes it required (``projectedValue``).
     public let declaration: ArgumentDeclaration
@@ -18,7 +18,7 @@ public struct Option<Value: Sendable>: ArgumentDeclaring, Decodable {
     private var decoded: Value?
 
     /// Declares an option with one value, converted by `convert`: on a non-optional property, a required
-    /// option; as a static value, an optional one (``required()`` makes it required).
+    /// option; in an ``OptionTable``, an optional one (``required()`` makes it required).
     /// - Parameter invalidValue: the problem for a value that `convert` refuses (default: `NAME takes VALUE`).
     public init(
         _ name: String, value valueName: String, help: String, allowsEmpty: Bool = true, invalidValue: String? = nil,

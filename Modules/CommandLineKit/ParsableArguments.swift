@@ -1,10 +1,10 @@
 /// Arguments declared once, each by the property wrapper on the property it fills (``Flag``, ``Option``,
-/// ``Argument``, ``OptionTable``, ``OptionGroup``): a command's (with ``Command``) or a group's that
-/// commands embed. Parsing, help, completion and decoding all come from those declarations, read by
+/// ``Argument``, ``OptionTable``, ``OptionGroup``): a command's (every ``Command`` is one) or a group's
+/// that commands embed. Parsing, help, completion and decoding all come from those declarations, read by
 /// reflection off the instance `init()` makes.
 ///
 /// ```swift
-/// struct DumpVerb: Command, ParsableArguments {
+/// struct DumpVerb: Command {
 ///     @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
 ///     @OptionGroup(title: "Global options") var store: StoreArguments
 /// }

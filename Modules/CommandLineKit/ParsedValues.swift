@@ -1,40 +1,20 @@
-/// The values found on a command line, kept by declaration, and the typed way to read them: a command
-/// declared with static values decodes itself from this once, passing the same ``Option``, ``Flag`` or
-/// ``Argument`` values it declared, so no command body looks an option up by its name. Property wrappers
-/// read it for a ``ParsableArguments`` command.
+/// The values found on a command line, kept by declaration: the property wrappers of a
+/// ``ParsableArguments`` type decode themselves from it (``ParsableArguments/init(from:)-(ParsedValues)``),
+/// so no command body looks an option up by its name.
 public struct ParsedValues: Sendable {
     /// The command being decoded, for usage hints: `hardtack keychain dump`.
-    public internal(set) var commandPath: String
+    var commandPath: String
     private var texts: [String: [String]] = [:]
     private var flags: Set<String> = []
     private var withoutValue: Set<String> = []
 
     /// Creates an empty set of values for the command at `commandPath`.
-    public init(commandPath: String) {
+    init(commandPath: String) {
         self.commandPath = commandPath
     }
 
-    /// The value of an option declared as a static value, if given.
-    /// - Throws: ``UsageError`` when its text does not convert.
-    public func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
-        guard has(option.declaration) else { return nil }
-        return try read(option.reader, for: option.declaration, invalidValue: option.invalidValue)
-    }
-
-    /// Whether a flag declared as a static value was given.
-    public func isSet(_ flag: Flag) -> Bool {
-        isSet(flag.declaration)
-    }
-
-    /// The value of a positional declared as a static value, if given.
-    /// - Throws: ``UsageError`` when its text does not convert.
-    public func value<Value>(_ positional: Argument<Value>) throws(UsageError) -> Value? {
-        guard has(positional.declaration) else { return nil }
-        return try read(positional.reader, for: positional.declaration, invalidValue: positional.invalidValue)
-    }
-
-    /// A usage error pointing at this command's help, for a decoding rule of the command's own.
-    public func usageError(_ problem: String) -> UsageError {
+    /// A usage error pointing at this command's help.
+    func usageError(_ problem: String) -> UsageError {
         UsageError(problem, commandPath: commandPath)
     }
 

@@ -1,10 +1,10 @@
 /// Lays out help: paragraphs wrapped to 100 columns, and titled lists with an aligned second column.
-public enum TextLayout {
+enum TextLayout {
     /// The widest a help line gets.
-    public static let width = 100
+    static let width = 100
 
     /// `title:` followed by one indented line per entry, its description aligned and wrapped.
-    public static func section(_ title: String, _ entries: [(String, String)]) -> String {
+    static func section(_ title: String, _ entries: [(String, String)]) -> String {
         let column = min(max(entries.map(\.0.count).max() ?? 0, 8), 26) + 4
         var lines = ["\(title):"]
         for (left, right) in entries {
@@ -22,12 +22,12 @@ public enum TextLayout {
     }
 
     /// `text` wrapped at spaces to ``width`` columns.
-    public static func paragraph(_ text: String) -> String {
+    static func paragraph(_ text: String) -> String {
         wrap(text, width: width).joined(separator: "\n")
     }
 
     /// Splits `text` at spaces into lines of at most `width` characters (a longer word stays whole).
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ", omittingEmptySubsequences: true) {

@@ -4,10 +4,10 @@ public struct UsageError: Error, Sendable, Equatable {
     /// What is wrong, without the help hint: `-s needs a value (-s SERVICE)`.
     public let problem: String
     /// The command whose help the message points at: `hardtack keychain dump`.
-    public let commandPath: String
+    let commandPath: String
 
     /// Creates an error.
-    public init(_ problem: String, commandPath: String) {
+    init(_ problem: String, commandPath: String) {
         self.problem = problem
         self.commandPath = commandPath
     }

@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 /// Arguments that are not valid UTF-8 are refused, never repaired.

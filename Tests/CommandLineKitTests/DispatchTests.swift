@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 /// Subcommands, help everywhere, the version, default subcommands, and running through the program.

@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 /// One layout for every command's help.
@@ -55,12 +55,5 @@ import Testing
         #expect(lines[1] == "  --an-option-name-longer-than-the-column")
         #expect(lines.dropFirst(2).allSatisfy { $0.count <= TextLayout.width })
         #expect(lines.contains { $0.hasPrefix("  -s") && $0.hasSuffix("short") })
-    }
-
-    @Test func usageSynopsisPutsRequiredArgumentsFirst() {
-        let section = ArgumentSection(
-            "", [Flag("-U", help: "u"), Option<String>("-s", value: "S", help: "s").required(),
-                 Option<String>("-l", value: "L", help: "l")])
-        #expect(section.synopsis == "-s S [-U] [-l L]")
     }
 }

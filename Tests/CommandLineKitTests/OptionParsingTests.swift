@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 /// Each kind of argument decodes into its typed value, wherever it stands on the line.

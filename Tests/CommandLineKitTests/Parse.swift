@@ -1,4 +1,4 @@
-import CommandLineKit
+@testable import CommandLineKit
 import Testing
 
 /// Shorthands for parsing with a test program (by default `tool`).

@@ -1,7 +1,6 @@
 import CommandLineKit
 
-/// A group with a footer: embedded untitled by ``Probe``, titled by ``Grouped``, and through the bridges
-/// the app's unconverted commands use by ``StaticRemoteAdd``.
+/// A group with a footer: embedded untitled by ``Probe`` and titled by ``Grouped``.
 struct HomeArguments: ParsableArguments {
     static let sectionFooter: String? = "Home footer."
 
