@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// The `hardtack` executable's root command: the list of commands, the top-level help and the version.
 /// With no command it runs the demo.
-struct Hardtack: Command, ParsableArguments {
+struct Hardtack: Command {
     /// The version `hardtack --version` prints.
     static let version = "0.1.0"
 

@@ -5,7 +5,7 @@ import Domain
 import Foundation
 
 /// `hardtack accounts`: every account with a session in the store, never a token.
-struct AccountsCommand: HardtackCommand, ParsableArguments {
+struct AccountsCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "accounts", abstract: "List every account with a session in the store: user, method, launch decision.",
         discussion: [

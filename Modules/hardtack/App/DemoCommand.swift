@@ -6,7 +6,7 @@ import Domain
 import Foundation
 
 /// `hardtack demo`: the whole story on the embedded auth server, narrated for a person.
-struct DemoCommand: HardtackCommand, ParsableArguments {
+struct DemoCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "demo",
         abstract: "Sign in, auto-login, authorized calls, refresh, a stolen-token replay and sign-out, narrated.",

@@ -3,7 +3,7 @@ import Composition
 import Domain
 
 /// `hardtack me`: an authorized call to `/api/me`, refreshing on the way when needed.
-struct MeCommand: HardtackCommand, ParsableArguments {
+struct MeCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "me", abstract: "Call GET /api/me with the access token; refresh first if it expired, once on a 401.",
         discussion: [

@@ -5,7 +5,7 @@ import Domain
 import Foundation
 
 /// `hardtack migrate-legacy FILE`: move tokens from an old plaintext preferences file into the store.
-struct MigrateLegacyCommand: HardtackCommand, ParsableArguments {
+struct MigrateLegacyCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "migrate-legacy",
         abstract: "Import tokens an older version kept in a plaintext JSON file, then wipe and delete the file.",

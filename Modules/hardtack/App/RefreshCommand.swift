@@ -3,7 +3,7 @@ import Composition
 import Domain
 
 /// `hardtack refresh`: refresh the tokens now.
-struct RefreshCommand: HardtackCommand, ParsableArguments {
+struct RefreshCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "refresh", abstract: "Refresh the tokens now (the new refresh token is stored before anything else).",
         discussion: ["A rejected refresh token ends the session (exit 3); a network failure keeps it (exit 69)."],

@@ -10,7 +10,7 @@ import Dispatch
 import Foundation
 
 /// `hardtack serve`: the embedded auth server on a loopback port, until interrupted.
-struct ServeCommand: HardtackCommand, ParsableArguments {
+struct ServeCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Run the embedded auth server on 127.0.0.1 over HTTP/1.1 (a development server).",

@@ -3,7 +3,7 @@ import Composition
 import Domain
 
 /// `hardtack signin`: exchanges a password (or an identity token) for a session and stores it.
-struct SignInCommand: HardtackCommand, ParsableArguments {
+struct SignInCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "signin", abstract: "Sign in and keep both tokens in the encrypted store, replacing any earlier session.",
         discussion: [

@@ -4,7 +4,7 @@ import Data
 import Domain
 
 /// `hardtack signout`: revoke at the server (best effort), then delete locally whatever happened.
-struct SignOutCommand: HardtackCommand, ParsableArguments {
+struct SignOutCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "signout", abstract: "Revoke the refresh token at the server, then delete the local session.",
         discussion: [

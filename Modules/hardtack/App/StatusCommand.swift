@@ -4,7 +4,7 @@ import Data
 import Domain
 
 /// `hardtack status`: the launch-time decision, as an app makes it before showing anything.
-struct StatusCommand: HardtackCommand, ParsableArguments {
+struct StatusCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "status", abstract: "Decide, as an app does at launch, whether the user is signed in.",
         discussion: [

@@ -4,7 +4,7 @@ import Data
 import Domain
 
 /// `add-generic-password` and `add-internet-password`: add an item, or with `-U` add or update it.
-struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArguments {
+struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
     static var configuration: CommandConfiguration {
         let kind = Class.kind
         return KeychainVerbs.configuration(

@@ -5,7 +5,7 @@ import Domain
 import StoreCore
 
 /// `change-passphrase`: protect the store with a new passphrase, or switch it to a key file.
-struct ChangePassphraseVerb: HardtackCommand, ParsableArguments {
+struct ChangePassphraseVerb: HardtackCommand {
     /// The variable that holds the new passphrase when no file is given.
     static let newPassphraseVariable = "HARDTACK_NEW_PASSPHRASE"
 

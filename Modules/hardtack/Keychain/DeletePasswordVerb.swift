@@ -3,7 +3,7 @@ import Composition
 import Data
 
 /// `delete-generic-password` and `delete-internet-password`: delete every match.
-struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArguments {
+struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand {
     static var configuration: CommandConfiguration {
         let kind = Class.kind
         return KeychainVerbs.configuration(

@@ -3,7 +3,7 @@ import Composition
 import Data
 
 /// `dump`: the attributes of every item the access groups can see, of all five classes; never a secret.
-struct DumpVerb: HardtackCommand, ParsableArguments {
+struct DumpVerb: HardtackCommand {
     static let configuration = KeychainVerbs.configuration(
         DumpVerb.self, name: "dump", abstract: "Show the attributes of every visible item (never the secrets).",
         discussion: [

@@ -3,7 +3,7 @@ import Composition
 import Data
 
 /// `export`: every item the handle can see into one encrypted file, under a key of the file's own.
-struct ExportVerb: HardtackCommand, ParsableArguments {
+struct ExportVerb: HardtackCommand {
     static let configuration = KeychainVerbs.configuration(
         ExportVerb.self, name: "export", abstract: "Write every visible item into one encrypted export file.",
         usage: ExportVerb.usageLine,

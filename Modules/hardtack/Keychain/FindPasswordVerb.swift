@@ -4,7 +4,7 @@ import Data
 
 /// `find-generic-password` and `find-internet-password`: show the first match's attributes, or with
 /// `-w` only its secret.
-struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand, ParsableArguments {
+struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
     static var configuration: CommandConfiguration {
         let kind = Class.kind
         return KeychainVerbs.configuration(

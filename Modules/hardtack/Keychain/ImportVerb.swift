@@ -3,7 +3,7 @@ import Composition
 import Data
 
 /// `import`: the items of an export file into this store, all or none.
-struct ImportVerb: HardtackCommand, ParsableArguments {
+struct ImportVerb: HardtackCommand {
     static let configuration = KeychainVerbs.configuration(
         ImportVerb.self, name: "import", abstract: "Add the items of an export file, all or none.",
         usage: ImportVerb.usageLine,

@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// `hardtack keychain`: the `security`-shaped verbs over the encrypted store. Its global options are
 /// accepted before or after the verb.
-struct KeychainCommand: Command, ParsableArguments {
+struct KeychainCommand: Command {
     static let configuration = CommandConfiguration(
         name: "keychain", abstract: "Add, find and delete passwords in the encrypted store; dump, verify, salvage, change its key.",
         usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",

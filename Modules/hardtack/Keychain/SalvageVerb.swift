@@ -5,7 +5,7 @@ import StoreCore
 
 /// `salvage`: the items of a damaged store that still authenticate, read without changing it and
 /// written into a new store.
-struct SalvageVerb: HardtackCommand, ParsableArguments {
+struct SalvageVerb: HardtackCommand {
     static let configuration = KeychainVerbs.configuration(
         SalvageVerb.self, name: "salvage",
         abstract: "Copy every item of a damaged store that still authenticates into a new store.",

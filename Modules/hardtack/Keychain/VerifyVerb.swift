@@ -5,7 +5,7 @@ import Foundation
 
 /// `verify`: decrypt and check every item and run the database's structural check; the counts are
 /// printed whatever is found.
-struct VerifyVerb: HardtackCommand, ParsableArguments {
+struct VerifyVerb: HardtackCommand {
     static let configuration = KeychainVerbs.configuration(
         VerifyVerb.self, name: "verify",
         abstract: "Check every item and the database file; exit 65 if anything is damaged.",

@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// `hardtack completion bash|zsh`: prints a shell completion script generated from the command tree.
-struct CompletionCommand: HardtackCommand, ParsableArguments {
+struct CompletionCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "completion", abstract: "Print a shell completion script for bash or zsh.",
         discussion: [

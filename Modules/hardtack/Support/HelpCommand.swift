@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// `hardtack help [COMMAND…]`: the help of a command (the top-level help for anything else), and
 /// `hardtack help exit-codes`: the exit-status table in Markdown, as the README shows it. Not listed.
-struct HelpCommand: HardtackCommand, ParsableArguments {
+struct HelpCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "help", abstract: "Show the help of a command, or the exit-status table (help exit-codes).",
         isHidden: true)

@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// A leaf with every kind of argument: flags with aliases, a typed option, a repeatable option, a
 /// non-empty option, a required and an optional positional.
-struct Copy: Command, ParsableArguments {
+struct Copy: Command {
     static let configuration = CommandConfiguration(
         name: "copy", abstract: "Copy a thing.", discussion: ["Copies are cheap."],
         exitStatuses: Tool.statuses.only([0, 2, 1]))

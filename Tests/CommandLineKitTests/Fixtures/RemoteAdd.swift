@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// A verb with a required `-w VALUE` short option, a short flag, and the group's options.
-struct RemoteAdd: Command, ParsableArguments {
+struct RemoteAdd: Command {
     static let configuration = CommandConfiguration(
         name: "add", abstract: "Add a remote.", usage: usageSynopsis + " [GLOBAL OPTIONS]",
         strayArgumentHint: "a value must follow its option")

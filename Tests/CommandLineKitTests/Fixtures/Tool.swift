@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// The root of the test program: `tool`, with a leaf, a group and a hidden command.
-struct Tool: Command, ParsableArguments {
+struct Tool: Command {
     static let statuses = ExitStatusTable([
         .init(status: 0, meaning: "success"), .init(status: 1, meaning: "anything else"),
         .init(status: 2, meaning: "usage error"), .init(status: 44, meaning: "not found"),

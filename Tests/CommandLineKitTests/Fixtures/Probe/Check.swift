@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// A leaf with an option table, a required option, one that may omit its value at the end, a repeated
 /// positional, and a rule across two flags.
-struct Check: Command, ParsableArguments {
+struct Check: Command {
     /// The table's options: a required one and a converted one.
     static let tableOptions: [(key: String, option: Option<String>)] = [
         ("host", Option("-H", value: "HOST", help: "The host.").required()),

@@ -1,7 +1,7 @@
 import CommandLineKit
 
 /// A leaf whose only options stand in a titled group, after a positional.
-struct Grouped: Command, ParsableArguments {
+struct Grouped: Command {
     static let configuration = CommandConfiguration(name: "grouped", abstract: "Options in a group.")
 
     @Argument("NAME", help: "A name.") var name: String?

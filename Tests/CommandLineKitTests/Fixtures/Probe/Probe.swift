@@ -2,7 +2,7 @@ import CommandLineKit
 
 /// The root of the property wrappers' test program: an untitled group among its own options, a leaf
 /// with the wrappers ``Copy`` lacks, and a leaf whose options all stand in a titled group.
-struct Probe: Command, ParsableArguments {
+struct Probe: Command {
     static let configuration = CommandConfiguration(
         name: "probe", abstract: "Probes the property wrappers.", subcommands: [Check.self, Grouped.self])
 
