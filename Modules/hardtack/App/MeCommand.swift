@@ -15,8 +15,9 @@ struct MeCommand: HardtackCommand {
 
     /// `--concurrent N`: how many calls to send at once, if given.
     @Option(
-        "--concurrent", value: "N", help: "Send N calls at once (1–1000) and report how many refreshes this process made.",
-        range: 1...1000, invalidValue: "--concurrent takes a number from 1 to 1000")
+        "--concurrent", value: "N",
+        help: "Send N calls at once (1–1000) and report how many refreshes this process made.", range: 1...1000,
+        invalidValue: "--concurrent takes a number from 1 to 1000")
     var concurrent: Int?
     /// `--json`.
     @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool

@@ -35,8 +35,9 @@ struct ServeCommand: HardtackCommand {
     var lifetime: Int?
     /// `--device-interval SECONDS`: device flow, seconds between polls, if given.
     @Option(
-        "--device-interval", value: "SECONDS", help: "Device flow: seconds between polls the server asks for (default: 5).",
-        range: 1...60, invalidValue: "--device-interval takes a whole number from 1 to 60")
+        "--device-interval", value: "SECONDS",
+        help: "Device flow: seconds between polls the server asks for (default: 5).", range: 1...60,
+        invalidValue: "--device-interval takes a whole number from 1 to 60")
     var pollingInterval: Int?
     /// `--refresh-token-in-body`: header style, the refresh token in the body.
     @Flag("--refresh-token-in-body", help: "Header style: send the refresh token as `refreshToken` in the JSON body.")
