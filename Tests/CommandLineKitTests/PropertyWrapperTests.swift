@@ -109,6 +109,39 @@ import Testing
         #expect(command.home.home == "h" && command.home.quiet && command.name == "n")
     }
 
+    @Test func titledGroupsInAnUntitledGroupKeepTheirSectionsWhereItStands() throws {
+        let help = try #require(try Parse.output(["nest", "--help"], program: Self.probe))
+        #expect(
+            help == """
+                usage: probe nest [OPTIONS]
+
+                Groups in a group.
+
+                Options:
+                  --all     Every one.
+                  --help    Show this help and exit (also -h).
+
+                Home options:
+                  --home DIR  Where the tool lives.
+                  --quiet     Say less.
+
+                Home footer.
+
+                Global options:
+                  --store PATH  The store.
+                  --group G     A group; repeat for more.
+
+                Shared footer.
+                """)
+        let nest = try Parse.command(
+            Nest.self, ["nest", "--group", "a", "--home", "h", "--group", "b"], program: Self.probe)
+        #expect(!nest.all && nest.places.home.home == "h" && nest.places.shared.groups == ["a", "b"])
+        #expect(
+            Parse.error(["nest", "--all", "--home", "h"], program: Self.probe)?.message
+                == "give --all or --home, not both. See `probe nest --help`.")
+        #expect(try Parse.command(Nest.self, ["nest", "--all", "--quiet"], program: Self.probe).all)
+    }
+
     @Test func projectedValuesAreTheDeclarations() {
         let copy = Copy()
         #expect(copy.$count.synopsis == "--count N")
@@ -128,7 +161,7 @@ import Testing
         let script = CompletionScript.bash(Probe.self)
         #expect(script.contains("words='-H -P --to -w --json --text --help'"))
         #expect(script.contains("values='-H -P --to -w' ;;"))
-        #expect(script.contains("words='check grouped --home --quiet --help'"))
+        #expect(script.contains("words='check grouped nest --home --quiet --help'"))
     }
 
     @Test func wrappersDecodeOnlyFromACommandLine() {
