@@ -39,6 +39,10 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // GNU libmicrohttpd, the HTTP server under the gateway and the development servers.
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Modules/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
         // OpenSSL's libcrypto, for the RSA and P-256 signatures of ID tokens (libsodium has neither).
         .systemLibrary(
             name: "COpenSSL", path: "Modules/COpenSSL", pkgConfig: "libcrypto",
@@ -70,6 +74,11 @@ let package = Package(
         .target(name: "Locking", path: "Modules/Locking", swiftSettings: swiftSettings),
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
+            swiftSettings: swiftSettings),
+        // An HTTP/1.1 server over libmicrohttpd: its event loop and limits, a request handed to Swift while its
+        // connection is suspended.
+        .target(
+            name: "MicroHTTPD", dependencies: ["Data", "CMicroHTTPD"], path: "Modules/MicroHTTPD",
             swiftSettings: swiftSettings),
         // HTTP over libcurl's easy interface: on Linux, where URLSession spins while it waits.
         .target(
@@ -158,6 +167,9 @@ let package = Package(
                 "MemoryStore", "SQLiteStore", "PostgreSQLStore", "StoreCore", "Data", "Domain", "TestSupport", "CSodium",
             ],
             path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "CurlHTTP", "Data", "TestSupport"],
+            path: "Tests/MicroHTTPDTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkTests",
             dependencies: [

@@ -12,7 +12,7 @@ import Testing
 /// could not tell, so this one checks where the store calls run.
 @Suite struct StoreThreadsTests {
     @Test func theUseCasesStoreCallsRunOnTheStoreThreads() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("keychain.db")
         let configuration = AppConfiguration(
             store: StoreConfiguration(storePath: path, key: .keyFile(path: path + ".key")),
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func theStoresAwaitedOperationsRunOnTheStoreThreads() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = TemporaryDirectory()
         let path = directory.file("keychain.db")
         let configuration = StoreConfiguration(storePath: path, key: .keyFile(path: path + ".key"))
         let store = ThreadRecordingStore(try configuration.open().items)

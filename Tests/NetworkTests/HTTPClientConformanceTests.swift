@@ -1,6 +1,7 @@
 import Data
 import DevelopmentServers
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Data
 import Foundation
 import URLSessionHTTP
 import DevelopmentServers
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -10,10 +10,10 @@ import Foundation
 ///
 /// The blocking reads run on their own thread: Swift Testing runs tests on the concurrency runtime's
 /// few cooperative threads, and blocking those would starve the server's handler tasks.
-enum RawSocket {
+public enum RawSocket {
     /// Connects to 127.0.0.1:`port`, sends `bytes`, and returns everything read until the server
     /// closes (or 5 seconds of silence).
-    static func exchange(port: UInt16, sending bytes: [UInt8]) async -> String {
+    public static func exchange(port: UInt16, sending bytes: [UInt8]) async -> String {
         await offThread {
             let fd = connect(port: port)
             defer { close(fd) }
@@ -23,7 +23,7 @@ enum RawSocket {
     }
 
     /// Reads `fd` until end of stream, error or timeout, on a thread of its own.
-    static func readAll(_ fd: Int32) async -> String {
+    public static func readAll(_ fd: Int32) async -> String {
         await offThread { readAllBlocking(fd) }
     }
 
@@ -35,7 +35,7 @@ enum RawSocket {
     }
 
     /// A connected socket to 127.0.0.1:`port`, with a 5-second receive timeout.
-    static func connect(port: UInt16) -> Int32 {
+    public static func connect(port: UInt16) -> Int32 {
         #if canImport(Darwin)
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -59,7 +59,7 @@ enum RawSocket {
     }
 
     /// Sends all of `bytes`.
-    static func send(_ fd: Int32, _ bytes: [UInt8]) {
+    public static func send(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
@@ -83,7 +83,7 @@ enum RawSocket {
 
     /// A socket listening on a free loopback port that never accepts: connections complete in the
     /// backlog and then hear nothing. Returns the descriptor and port.
-    static func silentListener() -> (Int32, UInt16) {
+    public static func silentListener() -> (Int32, UInt16) {
         #if canImport(Darwin)
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else

@@ -1,0 +1,54 @@
+internal import CMicroHTTPD
+import Data
+import Foundation
+
+/// The C callbacks libmicrohttpd calls, on its own threads: one request's life from its request line
+/// (`uriLog`) through its body and answer (`access`) to its end (`completed`). Each gets the server's
+/// state as its closure argument and the request's context through `con_cls`.
+enum MicroHTTPCallbacks {
+    /// The request line is read: a context for the request, with its target exactly as sent.
+    static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+        -> UnsafeMutableRawPointer? = { cls, uri, _ in
+            guard let cls else { return nil }
+            let state = Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue()
+            state.opened()
+            let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/")
+            return Unmanaged.passRetained(context).toOpaque()
+        }
+
+    /// The request's end, answered or not: the context is let go of.
+    static let completed: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+        guard let cls, let conCls, let raw = conCls.pointee else { return }
+        conCls.pointee = nil
+        Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).release()
+        Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue().closed()
+    }
+
+    /// Called after the head, for each chunk of the body, once more when the body is complete, and once
+    /// after the connection resumes with the handler's answer.
+    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
+        guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadSize else { return MHD_Result.NO }
+        let state = Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue()
+        let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
+        if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection) }
+        // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
+        if context.isFirstCall() { return MHD_Result.YES }
+        if uploadSize.pointee > 0 {
+            let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+            uploadSize.pointee = 0
+            let limit = state.limits.requestBodyBytes
+            if context.append(chunk, limit: limit, discardLimit: max(16 << 20, 16 * limit)) { return MHD_Result.YES }
+            return MicroHTTPResponder.queue(MicroHTTPResponder.tooLarge(limit), on: connection)
+        }
+        if context.isRejected {
+            return MicroHTTPResponder.queue(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes), on: connection)
+        }
+        if state.isDraining { return MicroHTTPResponder.queue(MicroHTTPServerState.unavailable, on: connection) }
+        guard let body = context.suspend(connection) else { return MHD_Result.YES }
+        let request = HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "GET", path: context.target,
+            headers: MicroHTTPResponder.headers(of: connection), body: body)
+        state.dispatch(context, request)
+        return MHD_Result.YES
+    }
+}

@@ -1,0 +1,96 @@
+internal import CMicroHTTPD
+import Data
+import Foundation
+
+/// One request on its way through the server: made when libmicrohttpd has read the request line (with
+/// the target as sent), filled with the body as it arrives, handed to the handler once complete while
+/// the connection is suspended, and given the answer to write once it resumes.
+///
+/// Safety (`@unchecked Sendable`): every mutable field is read and written under `lock` only. The
+/// connection pointer is used only by libmicrohttpd's threads inside its callbacks, and by
+/// ``resume(with:)`` to resume the connection while it is suspended, which libmicrohttpd allows from any
+/// thread (the daemon is started with `MHD_ALLOW_SUSPEND_RESUME`, which brings its inter-thread channel);
+/// `resumed` makes that happen once, and never after the server gave the connection up.
+final class MicroHTTPRequestContext: @unchecked Sendable {
+    /// The request target as sent: path and query, percent-encoded.
+    let target: String
+    private let lock = NSLock()
+    private var body = Data()
+    private var received = 0
+    private var rejected = false
+    private var headSeen = false
+    private var started = false
+    private var answer: HTTPResponse?
+    private var suspended: OpaquePointer?
+    private var resumed = false
+
+    init(target: String) {
+        self.target = target
+    }
+
+    /// Whether this is the first call for the request (its head is read; the body, if any, follows), and
+    /// notes that it happened.
+    func isFirstCall() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { headSeen = true }
+        return !headSeen
+    }
+
+    /// Appends a chunk of the body. Once the body is over `limit` the request is refused and later chunks
+    /// are read and dropped, so that the client, still sending, reads the refusal rather than a reset
+    /// connection; `false` once even the dropped bytes are over `discardLimit` (the connection is then
+    /// closed with the refusal).
+    func append(_ chunk: UnsafeRawBufferPointer, limit: Int, discardLimit: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        received += chunk.count
+        if !rejected, received > limit {
+            rejected = true
+            body = Data()
+        }
+        if rejected { return received <= discardLimit }
+        body.append(contentsOf: chunk)
+        return true
+    }
+
+    /// Whether the body went over its limit.
+    var isRejected: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return rejected
+    }
+
+    /// Suspends `connection` and hands the request over, once: its body, or `nil` when it was handed
+    /// over already. Called by libmicrohttpd's thread inside the access callback.
+    func suspend(_ connection: OpaquePointer) -> Data? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started else { return nil }
+        started = true
+        suspended = connection
+        MHD_suspend_connection(connection)
+        return body
+    }
+
+    /// Sets the answer and resumes the connection so it is written; `false` (nothing done) when the
+    /// connection was resumed already, by the server giving up on it.
+    @discardableResult
+    func resume(with response: HTTPResponse) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !resumed, let connection = suspended else { return false }
+        resumed = true
+        answer = response
+        MHD_resume_connection(connection)
+        return true
+    }
+
+    /// The answer, once the handler gave it (taken once).
+    func takeAnswer() -> HTTPResponse? {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { answer = nil }
+        return answer
+    }
+}

@@ -1,0 +1,66 @@
+internal import CMicroHTTPD
+import Data
+import Foundation
+
+/// Reads a request's header fields from libmicrohttpd and writes an ``HTTPResponse`` to it.
+enum MicroHTTPResponder {
+    /// Fields libmicrohttpd writes itself from the response it is given, or that only it may decide.
+    private static let framing: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"]
+
+    /// Queues `response` on `connection`. A field whose name or value could split the response (a CR, LF
+    /// or NUL, or a name that is not a token) is left out; `Connection: close` is kept, so that a handler
+    /// can ask for the connection to close after the answer.
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let made = response.body.withUnsafeBytes { body in
+            MHD_create_response_from_buffer(
+                body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let made else { return MHD_Result.NO }
+        defer { MHD_destroy_response(made) }
+        for field in response.headers {
+            let name = field.name.lowercased()
+            guard isToken(field.name), isSafeValue(field.value) else { continue }
+            if framing.contains(name), !(name == "connection" && field.value.lowercased() == "close") { continue }
+            _ = MHD_add_response_header(made, field.name, field.value)
+        }
+        let status = (100...599).contains(response.status) ? response.status : 500
+        return MHD_queue_response(connection, UInt32(status), made)
+    }
+
+    /// The request's header fields, in the order received.
+    static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        final class Collector {
+            var headers = HTTPHeaders()
+        }
+        let collector = Collector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let collector = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
+                collector.headers.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+                return MHD_Result.YES
+            }, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.headers
+    }
+
+    /// The answer to a body over `limit` bytes.
+    static func tooLarge(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(
+            status: 413, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
+            body: Data(#"{"error":"request_too_large","message":"the request body is over \#(limit) bytes"}"#.utf8))
+    }
+
+    /// Whether `name` is an HTTP token (RFC 9110 §5.6.2).
+    private static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// Whether `value` holds no CR, LF or NUL, which would end the field and start another.
+    private static func isSafeValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+}

@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import CurlHTTP
+import Data
+import Foundation
+import MicroHTTPD
+import TestSupport
+import Testing
+
+/// The libmicrohttpd adapter over real sockets: what the handler sees, what the client gets, and the
+/// limits that keep a client from exhausting the server.
+@Suite struct MicroHTTPServerTests {
+    static func client(_ server: MicroHTTPServer) -> CurlHTTPClient {
+        CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeout: 10)
+    }
+
+    @Test func theHandlerSeesTheRequestAsSentAndItsAnswerIsWritten() async throws {
+        let server = try MicroHTTPServer(port: 0) { request in
+            let echo = "\(request.method) \(request.path) \(request.headers["X-Test"] ?? "-") \(request.body.count)"
+            return HTTPResponse(
+                status: 201, headers: HTTPHeaders([("Content-Type", "text/plain"), ("X-Answer", "yes")]),
+                body: Data(echo.utf8))
+        }
+        let response = try await Self.client(server).send(
+            HTTPRequest(
+                method: "POST", path: "/a%2Fb/c?x=1&y=%20z", headers: HTTPHeaders([("X-Test", "hello")]),
+                body: Data(repeating: 7, count: 3000)))
+        #expect(response.status == 201)
+        #expect(String(decoding: response.body, as: UTF8.self) == "POST /a%2Fb/c?x=1&y=%20z hello 3000")
+        #expect(response.headers["X-Answer"] == "yes")
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func aBodyOverTheLimitIsRefusedWith413AndNeverHandled() async throws {
+        let handled = Locked(0)
+        let server = try MicroHTTPServer(port: 0, limits: MicroHTTPServerLimits(requestBodyBytes: 1024)) { _ in
+            handled.withLock { $0 += 1 }
+            return HTTPResponse(status: 200)
+        }
+        let response = try await Self.client(server).send(
+            HTTPRequest(method: "POST", path: "/", body: Data(repeating: 1, count: 64 * 1024)))
+        #expect(response.status == 413)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("request_too_large"))
+        #expect(handled.withLock { $0 } == 0)
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func aHeadOverTheLimitIsRefusedWith431() async throws {
+        let server = try MicroHTTPServer(port: 0, limits: MicroHTTPServerLimits(requestHeadBytes: 8 * 1024)) { _ in
+            HTTPResponse(status: 200)
+        }
+        let head = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 32 * 1024) + "\r\n\r\n"
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 431"), "\(reply.prefix(80))")
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func requestsWaitingForTheirHandlersHoldNoThread() async throws {
+        // Fifty handlers wait at once on a server of two threads: a suspended connection holds none.
+        let gate = Gate()
+        let server = try MicroHTTPServer(port: 0, limits: MicroHTTPServerLimits(threads: 2)) { request in
+            await gate.arriveAndWait(until: 50)
+            return HTTPResponse(status: 200, body: Data(request.path.utf8))
+        }
+        let client = Self.client(server)
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let response = try await client.send(HTTPRequest(method: "GET", path: "/\(index)"))
+                    return (response.status, String(decoding: response.body, as: UTF8.self))
+                }
+            }
+            var answered = Set<String>()
+            for try await (status, body) in group {
+                #expect(status == 200)
+                answered.insert(body)
+            }
+            #expect(answered.count == 50)
+        }
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func stoppingFinishesWhatIsInFlightThenRefusesConnections() async throws {
+        let server = try MicroHTTPServer(port: 0) { _ in
+            try? await Task.sleep(for: .milliseconds(300))
+            return HTTPResponse(status: 200, body: Data("done".utf8))
+        }
+        let client = Self.client(server)
+        let inFlight = Task { try await client.send(HTTPRequest(method: "GET", path: "/slow")) }
+        while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await server.stop(grace: .seconds(5))
+        let answer = try await inFlight.value
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == "done")
+        await #expect(throws: HTTPClientError.self) { try await client.send(HTTPRequest(method: "GET", path: "/")) }
+    }
+
+    @Test func aHandlerStillWaitingWhenTheGraceEndsIsAnswered503() async throws {
+        let server = try MicroHTTPServer(port: 0) { _ in
+            try? await Task.sleep(for: .seconds(30))
+            return HTTPResponse(status: 200)
+        }
+        let client = Self.client(server)
+        let inFlight = Task { try await client.send(HTTPRequest(method: "GET", path: "/forever")) }
+        while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await server.stop(grace: .milliseconds(200))
+        #expect(try await inFlight.value.status == 503)
+    }
+
+    @Test func anIdleClientIsDropped() async throws {
+        let server = try MicroHTTPServer(port: 0, limits: MicroHTTPServerLimits(idleSeconds: 1)) { _ in
+            HTTPResponse(status: 200)
+        }
+        // Half a request head, then silence: the server closes the connection (a read sees its end).
+        let socket = RawSocket.connect(port: server.port)
+        defer { close(socket) }
+        RawSocket.send(socket, Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8))
+        let reply = await RawSocket.readAll(socket)
+        #expect(!reply.contains("200"))
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func fieldsThatWouldSplitTheResponseAreNotWritten() async throws {
+        let server = try MicroHTTPServer(port: 0) { _ in
+            HTTPResponse(
+                status: 200, headers: HTTPHeaders([("X-Evil", "a\r\nSet-Cookie: stolen=1"), ("Bad Name", "b"), ("X-Good", "c")]))
+        }
+        let reply = await RawSocket.exchange(
+            port: server.port, sending: Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 200"))
+        #expect(!reply.contains("stolen") && !reply.contains("X-Evil") && !reply.contains("Bad Name"))
+        #expect(reply.contains("X-Good: c"))
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func anAddressThatIsNotAnIPAddressIsRefused() {
+        #expect(throws: MicroHTTPServerError.self) {
+            _ = try MicroHTTPServer(host: "localhost", port: 0) { _ in HTTPResponse(status: 200) }
+        }
+    }
+}
+
+/// Holds every caller until `count` have arrived.
+actor Gate {
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func arriveAndWait(until count: Int) async {
+        arrived += 1
+        if arrived >= count {
+            for waiter in waiting { waiter.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
