@@ -8,7 +8,7 @@ import Testing
 /// Every call the app offers can be awaited from any task without holding Swift's cooperative pool:
 /// the session repository's store calls, whichever use case makes them, run on the store's own threads
 /// (``StoreThreads``). Whether the pool would otherwise starve depends on the platform and on everything
-/// else the process runs (docs/postgresql.md has the measurement); a test inside the shared test process
+/// else the process runs (docs/measurements.md has the measurement); a test inside the shared test process
 /// could not tell, so this one checks where the store calls run.
 @Suite struct StoreThreadsTests {
     @Test func theUseCasesStoreCallsRunOnTheStoreThreads() async throws {

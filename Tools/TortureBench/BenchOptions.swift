@@ -19,7 +19,7 @@ struct BenchOptions {
     static let usage = """
         usage: hardtack-torture [--quick | --long] [--seed N] [--only SCENARIO[,SCENARIO…]] [--keep] [--list]
           --quick        the CI mode (the default): every scenario, a few minutes in all
-          --long         the release mode: the counts docs/testing.md quotes
+          --long         the release mode: the counts docs/performance.md quotes
           --seed N       replay a run: every random choice derives from N (printed at the start)
           --only S       run only these scenarios, by number or name (see --list)
           --keep         keep the scratch directory even when every scenario passes
