@@ -18,7 +18,7 @@ let package = Package(
             name: "HardtackStore",
             targets: ["Domain", "Data", "StoreCore", "SQLiteStore", "PostgreSQLStore", "MemoryStore"]),
         // The app core: the use cases, wired over the store and the HTTP adapters by the composition root.
-        .library(name: "HardtackApp", targets: ["Domain", "Data", "Composition"]),
+        .library(name: "HardtackApp", targets: ["Domain", "Data", "Composition", "Gateway", "MicroHTTPD"]),
         // For development and tests only: the embedded OAuth 2.0 / OpenID Connect server and its loopback
         // HTTP server; and a raw SQLite connection to a store file, to edit it behind the store's back.
         // Neither product above links either.
@@ -78,7 +78,7 @@ let package = Package(
         // An HTTP/1.1 server over libmicrohttpd: its event loop and limits, a request handed to Swift while its
         // connection is suspended.
         .target(
-            name: "MicroHTTPD", dependencies: ["Data", "CMicroHTTPD"], path: "Modules/MicroHTTPD",
+            name: "MicroHTTPD", dependencies: ["Data", "Locking", "CMicroHTTPD"], path: "Modules/MicroHTTPD",
             swiftSettings: swiftSettings),
         // HTTP over libcurl's easy interface: on Linux, where URLSession spins while it waits.
         .target(
@@ -101,11 +101,16 @@ let package = Package(
         .target(
             name: "DevelopmentServers", dependencies: ["Data", "Domain", "Locking", "CSodium", "OpenSSLCrypto"],
             path: "Modules/DevelopmentServers", swiftSettings: swiftSettings),
+        // The backend-for-frontend: a browser's sign-in, its session behind a cookie, its API calls forwarded
+        // with the session's token, over the use cases (libsodium seals what cookies and sessions carry).
+        .target(
+            name: "Gateway", dependencies: ["Domain", "Data", "Locking", "CSodium"], path: "Modules/Gateway",
+            swiftSettings: swiftSettings),
         // The production composition root: builds the store and the app, and nothing else.
         .target(
             name: "Composition",
             dependencies: ["Domain", "Data", "LegacyPreferences", "ProcessIdentity", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "CurlHTTP", "BrowserRedirect", "OpenSSLCrypto"],
+                "URLSessionHTTP", "CurlHTTP", "BrowserRedirect", "OpenSSLCrypto", "Gateway", "MicroHTTPD"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The development wiring: the demo's world and `hardtack serve`, over the development servers. Only
         // the executable links it.
@@ -122,7 +127,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "hardtack",
-            dependencies: ["Composition", "DevelopmentComposition", "StoreCore", "Data", "Domain", "CommandLineKit"],
+            dependencies: ["Composition", "DevelopmentComposition", "Gateway", "StoreCore", "Data", "Domain", "CommandLineKit"],
             path: "Modules/hardtack",
             swiftSettings: swiftSettings),
 
@@ -168,6 +173,9 @@ let package = Package(
             ],
             path: "Tests/StoreConformanceTests", swiftSettings: swiftSettings),
         .testTarget(
+            name: "GatewayTests", dependencies: ["Gateway", "SQLiteStore", "Data", "Domain", "TestSupport"],
+            path: "Tests/GatewayTests", swiftSettings: swiftSettings),
+        .testTarget(
             name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "CurlHTTP", "Data", "TestSupport"],
             path: "Tests/MicroHTTPDTests", swiftSettings: swiftSettings),
         .testTarget(
@@ -197,7 +205,8 @@ let package = Package(
         // layers, the executable building nothing the root should (read from the sources).
         .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(
-            name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport"], path: "Tests/HardtackCLITests",
+            name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport", "CurlHTTP", "Data"],
+            path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),
     ]
 )

@@ -116,34 +116,35 @@ public final class MicroHTTPServer: Sendable {
 /// The daemon pointer, shared by the server's methods, stopped once.
 ///
 /// Safety (`@unchecked Sendable`): libmicrohttpd's daemon is made for use from several threads; the
-/// server calls only `MHD_quiesce_daemon` and `MHD_stop_daemon` on it, and its two flags are read and
+/// server calls only `MHD_quiesce_daemon` and `MHD_stop_daemon` on it, and its two fields are read and
 /// written under `lock` only, so each is called at most once, and never after the daemon stopped.
 private final class DaemonHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     private let lock = NSLock()
     private var stopped = false
-    private var quiesced = false
+    private var listener: Int32?
 
     init(_ pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
-    /// Stops accepting connections (the listening socket is closed), the first time only.
+    /// Stops accepting connections, the first time only. The listening socket is closed only once the
+    /// daemon has stopped: its threads may still be using it until then.
     func quiesce() {
         lock.lock()
         defer { lock.unlock() }
-        guard !stopped, !quiesced else { return }
-        quiesced = true
-        let listener = MHD_quiesce_daemon(pointer)
-        if listener >= 0 { close(listener) }
+        guard !stopped, listener == nil else { return }
+        listener = MHD_quiesce_daemon(pointer)
     }
 
-    /// Stops the daemon and waits for its threads, the first time only.
+    /// Stops the daemon and waits for its threads, the first time only; then closes the listening socket
+    /// a quiesce handed over.
     func stop() {
         lock.lock()
         defer { lock.unlock() }
         guard !stopped else { return }
         stopped = true
         MHD_stop_daemon(pointer)
+        if let listener, listener >= 0 { close(listener) }
     }
 }

@@ -22,7 +22,7 @@ struct Hardtack: Command {
         subcommands: [
             KeychainCommand.self, DemoCommand.self, SignInCommand.self, StatusCommand.self, MeCommand.self,
             RefreshCommand.self, SignOutCommand.self, AccountsCommand.self, MigrateLegacyCommand.self, ServeCommand.self,
-            CompletionCommand.self,
+            GatewayCommand.self, CompletionCommand.self,
             HelpCommand.self,
         ],
         defaultSubcommand: DemoCommand.self, version: version)

@@ -17,9 +17,12 @@ import Testing
             ".replace(with:", ".completeRefresh(", ".deleteIfCurrent(", ".markRefreshSent(", ".claimRefresh(",
             ".releaseRefresh(", "repository.delete()", "addSessions(",
         ]
+        // The port's implementations: the store's repository, and the gateway's, which seals the tokens
+        // on their way to it and passes each call on.
+        let implementations = ["Modules/Data/Session/", "Modules/Gateway/Session/SealedSessionRepository.swift"]
         var found: [String] = []
         for file in SourceTree.swiftFiles(in: "Modules")
-        where !file.path.hasPrefix("Modules/Domain/UseCases/") && !file.path.hasPrefix("Modules/Data/Session/") {
+        where !file.path.hasPrefix("Modules/Domain/UseCases/") && !implementations.contains(where: { file.path.hasPrefix($0) }) {
             for (number, line) in file.lines.enumerated() {
                 let code = SourceTree.code(of: line)
                 for write in writes where code.contains(write) { found.append("\(file.path):\(number + 1): \(write)") }

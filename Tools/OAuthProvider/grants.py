@@ -2,13 +2,19 @@
 
 The rules are Authlib's; what is ours is where things are kept and a few choices a real provider
 makes: PKCE is required and S256 only, codes are single use, refresh tokens rotate and a replayed
-one revokes its whole family, and the device grant answers `slow_down` to a client that polls faster
-than the interval it was given.
+one revokes its whole family (two refreshes racing with one token count as a replay too), ID tokens
+name the provider session (`sid`) of their sign-in, and the device grant answers `slow_down` to a client
+that polls faster than the interval it was given.
+
+Client authentication: a request that carries a secret (HTTP Basic, or `client_secret` in the form) is
+checked with `client_secret_basic` / `client_secret_post`; one without is `none`, which only the public
+client may use. So the public client's requests are handled exactly as they were before the
+confidential client came.
 """
 
 import time
 
-from authlib.oauth2.rfc6749 import InvalidRequestError, grants
+from authlib.oauth2.rfc6749 import InvalidGrantError, InvalidRequestError, grants
 from authlib.oauth2.rfc6750 import BearerTokenValidator
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7636 import CodeChallenge
@@ -18,6 +24,8 @@ from authlib.common.security import generate_token
 
 from store import AuthorizationCode
 
+SECRET_METHODS = ["client_secret_basic", "client_secret_post"]
+
 CODE_LIFETIME = 60
 # A poll this much earlier than the interval is still on time (timers and scheduling jitter).
 POLL_TOLERANCE = 0.25
@@ -25,6 +33,24 @@ POLL_TOLERANCE = 0.25
 
 def store_of(server):
     return server.store
+
+
+def auth_methods(request):
+    """The client authentication methods to try for this request: the secret-based ones when it
+    carries a secret, else `none`."""
+    scheme = (request.headers.get("Authorization") or "").split(None, 1)[:1]
+    if [s.lower() for s in scheme] == ["basic"] or request.form.get("client_secret"):
+        return SECRET_METHODS
+    return ["none"]
+
+
+class ClientAuthByRequest:
+    """For a grant: authenticate the client with the methods `auth_methods` picks."""
+
+    def authenticate_token_endpoint_client(self):
+        client = self.server.authenticate_client(self.request, auth_methods(self.request))
+        self.server.send_signal("after_authenticate_client", client=client, grant=self)
+        return client
 
 
 class StrictCodeChallenge(CodeChallenge):
@@ -42,8 +68,11 @@ class StrictCodeChallenge(CodeChallenge):
         super().validate_code_challenge(grant, redirect_uri)
 
 
-class CodeGrant(grants.AuthorizationCodeGrant):
-    TOKEN_ENDPOINT_AUTH_METHODS = ["none"]
+class CodeGrant(ClientAuthByRequest, grants.AuthorizationCodeGrant):
+    TOKEN_ENDPOINT_AUTH_METHODS = ["none"] + SECRET_METHODS
+
+    #: the provider session of the sign-in being answered (set by /authorize before the response)
+    session_id = None
 
     def save_authorization_code(self, code, request):
         payload = request.payload.data
@@ -57,6 +86,7 @@ class CodeGrant(grants.AuthorizationCodeGrant):
             method=payload.get("code_challenge_method"),
             nonce=payload.get("nonce"),
             lifetime=CODE_LIFETIME,
+            sid=self.session_id,
         )
         store = store_of(self.server)
         with store.lock:
@@ -107,7 +137,13 @@ class SignedIDTokens:
 
 
 class IDTokens(SignedIDTokens, OpenIDCode):
-    """For the code grant, with the nonce of the authorization request."""
+    """For the code grant, with the nonce of the authorization request and the `sid` of the sign-in."""
+
+    def get_authorization_code_claims(self, authorization_code):
+        claims = super().get_authorization_code_claims(authorization_code)
+        if getattr(authorization_code, "sid", None):
+            claims["sid"] = authorization_code.sid
+        return claims
 
     def exists_nonce(self, nonce, request):
         # A nonce already tied to a live code is a replayed authorization request.
@@ -119,15 +155,37 @@ class DeviceIDTokens(SignedIDTokens, OpenIDToken):
     """For the device grant (no nonce there)."""
 
 
+class RefreshIDTokens(SignedIDTokens, OpenIDToken):
+    """For the refresh grant, to the clients that get one then (the confidential client only; OpenID
+    Connect Core §12.2): the same `sid` and `auth_time` as the sign-in's, no nonce."""
+
+    def process_token(self, grant, response):
+        if not getattr(grant.request.client, "id_token_on_refresh", False):
+            return response[1]
+        return super().process_token(grant, response)
+
+    def get_compatible_claims(self, request):
+        claims = super().get_compatible_claims(request)
+        previous = request.refresh_token
+        if previous is not None:
+            if previous.auth_time:
+                claims["auth_time"] = previous.auth_time
+            if previous.sid:
+                claims["sid"] = previous.sid
+        return claims
+
+
 def user_info(user, scope):
     return UserInfo(sub=user.sub, name=user.name).filter(scope)
 
 
-class RotatingRefreshGrant(grants.RefreshTokenGrant):
+class RotatingRefreshGrant(ClientAuthByRequest, grants.RefreshTokenGrant):
     """Each refresh returns a new refresh token and retires the old one; presenting a retired one
-    again is a replay (RFC 9700 §4.14.2) and revokes every token of that sign-in."""
+    again is a replay (RFC 9700 §4.14.2) and revokes every token of that sign-in. The old one is
+    retired the moment a request is found valid, under the store's lock: of two refreshes racing with
+    one token, the second is a replay."""
 
-    TOKEN_ENDPOINT_AUTH_METHODS = ["none"]
+    TOKEN_ENDPOINT_AUTH_METHODS = ["none"] + SECRET_METHODS
     INCLUDE_NEW_REFRESH_TOKEN = True
 
     def authenticate_refresh_token(self, refresh_token):
@@ -136,10 +194,29 @@ class RotatingRefreshGrant(grants.RefreshTokenGrant):
         if token is None:
             return None
         if token.refresh_state == "rotated":
-            store.revoke_family(token.family)
-            store.count("refresh_reuse_detected")
+            self._replayed(token)
             return None
         return token if token.refresh_state == "active" else None
+
+    def _replayed(self, token):
+        store = store_of(self.server)
+        store.revoke_family(token.family)
+        store.count("refresh_reuse_detected")
+        store.count_for("reuse_detections", token.client.get_client_id())
+
+    def validate_token_request(self):
+        super().validate_token_request()
+        token = self.request.refresh_token
+        store = store_of(self.server)
+        with store.lock:
+            claimed = token.refresh_state == "active"
+            if claimed:
+                token.refresh_state = "rotated"
+            replayed = token.refresh_state == "rotated" and not claimed
+        if replayed:
+            self._replayed(token)
+        if not claimed:
+            raise InvalidGrantError()
 
     def authenticate_user(self, refresh_token):
         return refresh_token.user
@@ -149,7 +226,8 @@ class RotatingRefreshGrant(grants.RefreshTokenGrant):
         with store.lock:
             refresh_token.refresh_state = "rotated"
             refresh_token.access_revoked = True
-        store.count("refresh_rotations")
+            store.counters["refresh_rotations"] += 1
+            store.count_for("refreshes", refresh_token.client.get_client_id())
 
 
 class DeviceGrant(DeviceCodeGrant):
@@ -215,9 +293,15 @@ class DeviceEndpoint(DeviceAuthorizationEndpoint):
 
 
 class Revocation(RevocationEndpoint):
-    """RFC 7009 for the public client: revoking a refresh token revokes its access token too."""
+    """RFC 7009: the public client with `none`, the confidential one with its secret; revoking a
+    refresh token revokes its access token too."""
 
-    CLIENT_AUTH_METHODS = ["none"]
+    CLIENT_AUTH_METHODS = ["none"] + SECRET_METHODS
+
+    def authenticate_endpoint_client(self, request):
+        client = self.server.authenticate_client(request, auth_methods(request), self.ENDPOINT_NAME)
+        request.client = client
+        return client
 
     def query_token(self, token_string, token_type_hint):
         store = store_of(self.server)
@@ -229,7 +313,8 @@ class Revocation(RevocationEndpoint):
             token.access_revoked = True
             if request.form.get("token_type_hint") != "access_token" and token.refresh_state == "active":
                 token.refresh_state = "revoked"
-        store.count("revocations")
+            store.counters["revocations"] += 1
+            store.count_for("revocations", token.client.get_client_id())
 
 
 class AccessTokens(BearerTokenValidator):

@@ -63,3 +63,8 @@ def device_done(approved):
 
 def error(message, status=400):
     return _page("Error", "<p>{}</p>".format(escape(message)), status)
+
+
+def signed_out():
+    """RP-initiated logout without a post_logout_redirect_uri."""
+    return _page("Signed out", "<p>You are signed out.</p>")

@@ -1,5 +1,6 @@
-"""In-memory state of the test provider: its one public client, its one user, and the codes, tokens
-and device grants it has issued, with the counters the tests read back through /test/state.
+"""In-memory state of the test provider: its clients (a public one and a confidential one), its users,
+the codes, tokens, device grants and sign-in sessions it has issued, the knobs the tests turn, and the
+counters the tests read back through /test/state.
 
 Nothing here is persisted: every run of the provider starts empty. One lock guards everything,
 because the Flask development server answers each request on a thread of its own.
@@ -14,6 +15,8 @@ from authlib.oauth2.rfc6749 import ClientMixin, TokenMixin
 from authlib.oidc.core import AuthorizationCodeMixin
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1")
+# Where the gateway (a web app on a free port) may be: `localhost` or IPv4 loopback, any port.
+GATEWAY_HOSTS = ("localhost", "127.0.0.1")
 
 
 class User:
@@ -41,9 +44,14 @@ class PublicClient(ClientMixin):
         self.grant_types = grant_types
         self.scope = scope
         self.client_metadata = {"token_endpoint_auth_method": "none"}
+        # No ID token on refresh, no post-logout redirect: as before the gateway client came.
+        self.id_token_on_refresh = False
 
     def get_client_id(self):
         return self.client_id
+
+    def check_post_logout_redirect_uri(self, uri):
+        return False
 
     def get_default_redirect_uri(self):
         # Each sign-in has its own port: the client must always say which URI it listens on.
@@ -67,6 +75,54 @@ class PublicClient(ClientMixin):
 
     def check_grant_type(self, grant_type):
         return grant_type in self.grant_types
+
+
+class ConfidentialClient(PublicClient):
+    """A web app's client (the backend-for-frontend gateway): a secret, sent with HTTP Basic
+    (`client_secret_basic`) or in the form (`client_secret_post`) at the token and revocation endpoints;
+    it redirects to `PATH` at `localhost` or `127.0.0.1` on whatever port it listens on, and after
+    sign-out to `/` there."""
+
+    AUTH_METHODS = ("client_secret_basic", "client_secret_post")
+
+    def __init__(self, client_id, secret, callback_path, grant_types, scope):
+        super().__init__(client_id, [], grant_types, scope)
+        self.secret = secret
+        self.callback_path = callback_path
+        self.client_metadata = {"token_endpoint_auth_method": "client_secret_basic"}
+        self.id_token_on_refresh = True
+
+    def check_redirect_uri(self, redirect_uri):
+        return _any_port_uri(redirect_uri, GATEWAY_HOSTS, self.callback_path)
+
+    def check_post_logout_redirect_uri(self, uri):
+        return _any_port_uri(uri, GATEWAY_HOSTS, "/")
+
+    def check_client_secret(self, client_secret):
+        return secrets.compare_digest(self.secret.encode(), (client_secret or "").encode())
+
+    def check_endpoint_auth_method(self, method, endpoint):
+        return method in self.AUTH_METHODS
+
+
+def _any_port_uri(asked, hosts, path):
+    """`http://HOST:PORT` + `path` exactly, HOST one of `hosts`, PORT any (given)."""
+    got = urlsplit(asked or "")
+    try:
+        port = got.port
+    except ValueError:
+        return False
+    return (
+        got.scheme == "http"
+        and got.hostname in hosts
+        and port is not None
+        and got.username is None
+        and got.password is None
+        and not got.query
+        and not got.fragment
+        and got.path == path
+        and got.netloc.lower() == "{}:{}".format(got.hostname, port)
+    )
 
 
 def _redirect_matches(registered, asked):
@@ -93,10 +149,12 @@ def _redirect_matches(registered, asked):
 
 
 class AuthorizationCode(AuthorizationCodeMixin):
-    """One authorization code, single use, with the PKCE challenge and nonce it was issued for."""
+    """One authorization code, single use, with the PKCE challenge and nonce it was issued for, and the
+    provider session (`sid`) of the sign-in that made it."""
 
-    def __init__(self, code, client_id, user, redirect_uri, scope, challenge, method, nonce, lifetime):
+    def __init__(self, code, client_id, user, redirect_uri, scope, challenge, method, nonce, lifetime, sid=None):
         self.code = code
+        self.sid = sid
         self.client_id = client_id
         self.user = user
         self.redirect_uri = redirect_uri
@@ -128,11 +186,16 @@ class AuthorizationCode(AuthorizationCodeMixin):
 
 class Token(TokenMixin):
     """An access token and its refresh token, issued together; `family` ties the rotations of one
-    sign-in together so that a replayed refresh token can revoke all of them."""
+    sign-in together so that a replayed refresh token can revoke all of them, and `sid` ties them to the
+    provider session that ending it revokes."""
 
-    def __init__(self, client, user, fields, family):
+    def __init__(self, client, user, fields, family, sid=None, auth_time=None):
         self.client = client
+        self.sid = sid  # the provider session of the sign-in, None for the device grant
+        self.auth_time = auth_time
         self.user = user
+        # The token response itself: OpenID's hook adds the `id_token` to it after it is saved.
+        self.fields = fields
         self.access_token = fields["access_token"]
         self.refresh_token = fields.get("refresh_token")
         self.scope = fields.get("scope", "")
@@ -164,18 +227,40 @@ class Token(TokenMixin):
         return self.client
 
 
+class ProviderSession:
+    """One sign-in on the /authorize form: its `sid` goes into the ID tokens of that sign-in."""
+
+    def __init__(self, sid, user, client_id):
+        self.sid = sid
+        self.user = user
+        self.client_id = client_id
+        self.auth_time = int(time.time())
+        self.ended_at = None
+        self.ended_by = None  # "logout" (RP-initiated) or "administrator" (/test/end-session)
+
+    @property
+    def active(self):
+        return self.ended_at is None
+
+
 class Store:
     """Everything the provider remembers, behind one lock."""
 
-    def __init__(self, client, user):
+    def __init__(self, clients, users):
         self.lock = threading.RLock()
-        self.client = client
-        self.users = {user.sub: user}
+        self.clients = {client.client_id: client for client in clients}
+        self.client = clients[0]
+        self.users = {user.sub: user for user in users}
         self.codes = {}
         self.tokens = []
+        self.revoked_families = set()  # a token saved later into one of them is born revoked
         self.devices = {}  # device_code -> authlib DeviceCredentialDict
         self.device_decisions = {}  # user_code -> (user, approved)
         self.device_tricks = {}  # user_code -> "slow_down" for the next poll (tests only)
+        self.sessions = {}  # sid -> ProviderSession
+        self.backchannel_uris = {}  # client_id -> backchannel_logout_uri (tests register it)
+        self.lifetimes = {}  # client_id -> access token lifetime in seconds (tests set it)
+        self.token_endpoint = {"delay_ms": 0, "fail": "none"}  # faults of the token endpoint (tests)
         self.counters = {
             "authorization_codes_issued": 0,
             "codes_exchanged": 0,
@@ -186,12 +271,27 @@ class Store:
             "userinfo_served": 0,
             "device_polls": 0,
             "device_slow_downs": 0,
+            "logins": 0,
+            "end_sessions": 0,
+            "logout_requests": 0,
+            "backchannel_sent": 0,
+            "backchannel_failed": 0,
+            "api_calls": 0,
+            "api_refused": 0,
+            "token_requests_failed": 0,
         }
+        self.by_client = {"refreshes": {}, "reuse_detections": {}, "revocations": {}, "tokens_issued": {}}
         self.poll_times = {}  # user_code -> [time of each poll]
 
     def count(self, name, by=1):
         with self.lock:
             self.counters[name] = self.counters.get(name, 0) + by
+
+    def count_for(self, name, client_id, by=1):
+        """A counter kept per client (`NAME_by_client` in /test/state)."""
+        with self.lock:
+            counts = self.by_client[name]
+            counts[client_id] = counts.get(client_id, 0) + by
 
     def find_token(self, value, kind):
         with self.lock:
@@ -204,16 +304,49 @@ class Store:
                     return token
             return None
 
+    def add_token(self, token):
+        with self.lock:
+            if token.family in self.revoked_families:
+                _revoke(token)
+            self.tokens.append(token)
+
     def revoke_family(self, family):
         with self.lock:
+            self.revoked_families.add(family)
             for token in self.tokens:
                 if token.family == family:
-                    token.access_revoked = True
-                    if token.refresh_state == "active":
-                        token.refresh_state = "revoked"
+                    _revoke(token)
+
+    def new_session(self, user, client_id):
+        session = ProviderSession(secrets.token_urlsafe(16), user, client_id)
+        with self.lock:
+            self.sessions[session.sid] = session
+            self.counters["logins"] += 1
+        return session
+
+    def end_sessions(self, sessions, by, revoke_tokens=True):
+        """Ends the sessions still active among `sessions` (counting each in `end_sessions`) and, with
+        `revoke_tokens`, revokes every token of each of them (their families too, so that a refresh in
+        flight cannot outlive them). Returns the sids it ended."""
+        ended = []
+        with self.lock:
+            for session in sessions:
+                if session.active:
+                    session.ended_at = time.time()
+                    session.ended_by = by
+                    self.counters["end_sessions"] += 1
+                    ended.append(session.sid)
+                if revoke_tokens:
+                    for token in self.tokens:
+                        if token.sid == session.sid:
+                            self.revoked_families.add(token.family)
+                    for token in self.tokens:
+                        if token.family in self.revoked_families:
+                            _revoke(token)
+        return ended
 
     def state(self):
-        """What the tests may see: counters and token states, never a token or code."""
+        """What the tests may see: counters, token states and sessions, never a token or code."""
         with self.lock:
             return {
                 "counters": dict(self.counters),
@@ -223,4 +356,34 @@ class Store:
                 },
                 "access_tokens_revoked": sum(1 for t in self.tokens if t.access_revoked),
                 "device_polls": {code: times[:] for code, times in self.poll_times.items()},
+                "refreshes": self.counters["refresh_rotations"],
+                "reuse_detections": self.counters["refresh_reuse_detected"],
+                "revocations": self.counters["revocations"],
+                "end_sessions": self.counters["end_sessions"],
+                "backchannel_sent": self.counters["backchannel_sent"],
+                "api_calls": self.counters["api_calls"],
+                "logins": self.counters["logins"],
+                "refreshes_by_client": dict(self.by_client["refreshes"]),
+                "reuse_detections_by_client": dict(self.by_client["reuse_detections"]),
+                "revocations_by_client": dict(self.by_client["revocations"]),
+                "tokens_issued_by_client": dict(self.by_client["tokens_issued"]),
+                "sessions": [
+                    {
+                        "sid": s.sid,
+                        "sub": s.user.sub,
+                        "client_id": s.client_id,
+                        "active": s.active,
+                        "ended_by": s.ended_by,
+                    }
+                    for s in self.sessions.values()
+                ],
+                "backchannel_uris": dict(self.backchannel_uris),
+                "access_token_lifetimes": dict(self.lifetimes),
+                "token_endpoint": dict(self.token_endpoint),
             }
+
+
+def _revoke(token):
+    token.access_revoked = True
+    if token.refresh_state == "active":
+        token.refresh_state = "revoked"

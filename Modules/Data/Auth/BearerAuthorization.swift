@@ -1,11 +1,11 @@
 import Foundation
-import Domain
+package import Domain
 
 /// Builds and reads `Authorization` header values.
-enum BearerAuthorization {
+package enum BearerAuthorization {
     /// `Bearer <token>`. The token type guarantees a non-empty, header-safe value, so this can never
     /// produce `Bearer ` or `Bearer Optional(…)`.
-    static func headerValue(_ token: AccessToken) -> String {
+    package static func headerValue(_ token: AccessToken) -> String {
         "Bearer " + (token.value.revealedString() ?? "")
     }
 

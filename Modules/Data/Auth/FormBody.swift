@@ -1,10 +1,10 @@
-import Foundation
+package import Foundation
 
 /// `application/x-www-form-urlencoded` bodies the client sends (RFC 6749 appendix B). The embedded
 /// server reads them with its own strict parser (`FormURLEncoded`), which refuses a repeated parameter.
-enum FormBody {
+package enum FormBody {
     /// The encoded body of `fields`, in order.
-    static func encode(_ fields: [(String, String)]) -> Data {
+    package static func encode(_ fields: [(String, String)]) -> Data {
         Data(fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&").utf8)
     }
 

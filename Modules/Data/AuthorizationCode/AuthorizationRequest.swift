@@ -53,6 +53,17 @@ public struct AuthorizationRequest: Sendable {
         nonce = nonceText.map { SecretBytes(utf8: $0) }
     }
 
+    /// A request made earlier and kept by the caller (a server that signs browsers in keeps it in a
+    /// sealed cookie between the redirect out and the redirect back), restored to check the redirect and
+    /// exchange the code.
+    public init(restoring url: URL, redirectURI: String, verifier: SecretBytes, state: SecretBytes, nonce: SecretBytes?) {
+        self.url = url
+        self.redirectURI = redirectURI
+        self.verifier = verifier
+        self.state = state
+        self.nonce = nonce
+    }
+
     /// The grant to exchange once the redirect brought `code`.
     public func grant(code: SecretBytes) -> AuthorizationGrant {
         .authorizationCode(code: code, verifier: verifier, redirectURI: redirectURI, nonce: nonce)

@@ -74,15 +74,16 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
             .tokens(receivedAt: receivedAt, requireRefreshToken: true)
         guard let refreshToken = tokens.refreshToken else { throw .invalidResponse("no refresh_token in the reply") }
         let idToken = try ResponseBody.decode(IDTokenFieldDTO.self, from: response).idToken
-        let user = try await user(idToken: idToken, nonce: nonce, accessToken: tokens.accessToken, at: receivedAt)
+        let (user, identity) = try await user(idToken: idToken, nonce: nonce, accessToken: tokens.accessToken, at: receivedAt)
         return Session(
             accessToken: tokens.accessToken, refreshToken: refreshToken, user: user, method: method,
-            issuer: metadata.sessionIssuer(client: client))
+            issuer: metadata.sessionIssuer(client: client), identity: identity)
     }
 
-    /// The user: from the validated ID token, else from userinfo, else unknown.
+    /// The user: from the validated ID token (which is kept, with the issuer's session id), else from
+    /// userinfo, else unknown.
     private func user(idToken: String?, nonce: SecretBytes?, accessToken: AccessToken, at time: Date)
-        async throws(AuthenticationError) -> User?
+        async throws(AuthenticationError) -> (User?, SignInIdentity?)
     {
         if let idToken {
             guard let idTokens else { throw .invalidResponse("an ID token came, but the issuer publishes no jwks_uri") }
@@ -90,7 +91,10 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
                 issuer: metadata.issuer, clientID: clientID, nonce: nonce?.revealedString(), clockSkew: clockSkew)
             do {
                 let claims = try await idTokens.validate(idToken, expecting: expected, now: time)
-                return User(id: claims.subject, name: claims.name)
+                return (
+                    User(id: claims.subject, name: claims.name),
+                    SignInIdentity(idToken: SecretBytes(utf8: idToken), sessionID: claims.sessionID)
+                )
             } catch .keySetUnavailable(let why) {
                 throw .temporarilyUnavailable("the issuer's key set: \(why)")
             } catch {
@@ -98,10 +102,10 @@ public struct OpenIDAuthenticationGateway: AuthenticationGateway {
             }
         }
         if nonce != nil { throw .invalidResponse("no id_token in the reply, though `openid` was asked for") }
-        guard let userinfo = metadata.userinfoEndpoint else { return nil }
+        guard let userinfo = metadata.userinfoEndpoint else { return (nil, nil) }
         guard case .success(let user) = try await ProfileAPI(http: clients(userinfo.origin), path: userinfo.path).me(accessToken)
         else { throw .invalidResponse("the new access token was refused by the userinfo endpoint") }
-        return user
+        return (user, nil)
     }
 
     /// Presents the refresh token at the issuer's token endpoint.

@@ -10,4 +10,6 @@ public struct IDTokenClaims: Sendable, Equatable {
     public let expiresAt: Date
     /// When the issuer made it.
     public let issuedAt: Date
+    /// The issuer's session id (`sid`, OpenID Connect Front- and Back-Channel Logout), when it sent one.
+    public var sessionID: String? = nil
 }

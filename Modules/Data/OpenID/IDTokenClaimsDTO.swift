@@ -9,9 +9,10 @@ struct IDTokenClaimsDTO: Decodable {
     let azp: String?
     let name: String?
     let preferredUsername: String?
+    let sid: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, azp, name
+        case iss, sub, aud, exp, iat, nonce, azp, name, sid
         case preferredUsername = "preferred_username"
     }
 }

@@ -25,6 +25,13 @@ public struct IDTokenValidator: Sendable {
     public func validate(_ token: String, keys: [JSONWebKey], expecting expected: IDTokenExpectations, now: Date)
         throws(IDTokenError) -> IDTokenClaims
     {
+        try checkClaims(try verifiedPayload(of: token, keys: keys), expected, now)
+    }
+
+    /// The payload of `token` once its header is allowed and its signature verifies under a key of
+    /// `keys` that fits the header; its claims are not looked at.
+    /// - Throws: ``IDTokenError`` (`malformed`, `algorithmNotAllowed`, `unknownKey`, `badSignature`).
+    public func verifiedPayload(of token: String, keys: [JSONWebKey]) throws(IDTokenError) -> Data {
         let jws = try CompactJWS(token)
         let candidates = jws.candidates(in: keys)
         guard !candidates.isEmpty else { throw .unknownKey }
@@ -39,7 +46,7 @@ public struct IDTokenValidator: Sendable {
             }
         }
         guard verified else { throw .badSignature }
-        return try checkClaims(jws.payload, expected, now)
+        return jws.payload
     }
 
     private func checkClaims(_ payload: Data, _ expected: IDTokenExpectations, _ now: Date) throws(IDTokenError)
@@ -78,8 +85,13 @@ public struct IDTokenValidator: Sendable {
         }
         let subject = claims.sub.text
         guard !subject.isEmpty else { throw .claimRejected("`sub` is empty") }
+        // A session id is an opaque string the issuer names its session by: kept only when it is plain
+        // printable ASCII of a sane length, so that it can be compared with a logout token's and shown.
+        let sessionID = claims.sid.flatMap { sid in
+            sid.utf8.count <= 255 && !sid.isEmpty && sid.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) ? sid : nil
+        }
         return IDTokenClaims(
             subject: subject, name: claims.name ?? claims.preferredUsername ?? "", expiresAt: expiresAt,
-            issuedAt: issuedAt)
+            issuedAt: issuedAt, sessionID: sessionID)
     }
 }

@@ -22,13 +22,26 @@ public actor IDTokenVerifier {
     public func validate(_ token: String, expecting expected: IDTokenExpectations, now: Date) async throws(IDTokenError)
         -> IDTokenClaims
     {
+        try validator.validate(token, keys: try await keys(for: token), expecting: expected, now: now)
+    }
+
+    /// The payload of a JWS the issuer signed (a back-channel logout token), once its signature verifies
+    /// against the key set; its claims are for the caller to check.
+    /// - Throws: ``IDTokenError`` (`malformed`, `algorithmNotAllowed`, `unknownKey`, `badSignature`,
+    ///   `keySetUnavailable`).
+    public func verifiedPayload(of token: String) async throws(IDTokenError) -> Data {
+        try validator.verifiedPayload(of: token, keys: try await keys(for: token))
+    }
+
+    /// The key set to check `token` against: the cached one, or fetched again once when the token names
+    /// a key it lacks (a set fetched for this very token is not fetched again).
+    private func keys(for token: String) async throws(IDTokenError) -> [JSONWebKey] {
         let cached = keys
-        var current = try await keySet(refetch: false)
-        // A set fetched for this very token is not fetched again.
+        let current = try await keySet(refetch: false)
         if cached != nil, try !validator.hasKey(for: token, in: current) {
-            current = try await keySet(refetch: true)
+            return try await keySet(refetch: true)
         }
-        return try validator.validate(token, keys: current, expecting: expected, now: now)
+        return current
     }
 
     private func keySet(refetch: Bool) async throws(IDTokenError) -> [JSONWebKey] {

@@ -22,4 +22,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// How clients may authenticate at the token endpoint (`token_endpoint_auth_methods_supported`),
     /// when the server says.
     public var tokenEndpointAuthMethods: [String]? = nil
+    /// Where a browser is sent to sign out at the issuer (OpenID Connect RP-Initiated Logout), if it has one.
+    public var endSessionEndpoint: EndpointURL? = nil
+    /// Whether the issuer sends back-channel logout tokens (OpenID Connect Back-Channel Logout 1.0).
+    public var backchannelLogoutSupported = false
+    /// Whether its back-channel logout tokens carry the issuer's session id (`sid`).
+    public var backchannelLogoutSessionSupported = false
 }

@@ -10,7 +10,7 @@ extension ProviderMetadataDTO {
             throw .invalidResponse("the discovery document names another issuer than the one asked for")
         }
         guard let tokenEndpoint else { throw .invalidResponse("the discovery document has no token_endpoint") }
-        return ProviderMetadata(
+        var metadata = ProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: try Self.endpoint(authorizationEndpoint, "authorization_endpoint"),
             tokenEndpoint: try Self.endpoint(tokenEndpoint, "token_endpoint")!,
@@ -21,6 +21,10 @@ extension ProviderMetadataDTO {
             codeChallengeMethods: codeChallengeMethodsSupported ?? [],
             sendsIssuerInAuthorizationResponse: authorizationResponseIssParameterSupported ?? false,
             tokenEndpointAuthMethods: tokenEndpointAuthMethodsSupported)
+        metadata.endSessionEndpoint = try Self.endpoint(endSessionEndpoint, "end_session_endpoint")
+        metadata.backchannelLogoutSupported = backchannelLogoutSupported ?? false
+        metadata.backchannelLogoutSessionSupported = backchannelLogoutSessionSupported ?? false
+        return metadata
     }
 
     private static func endpoint(_ text: String?, _ field: String) throws(AuthenticationError) -> EndpointURL? {

@@ -12,6 +12,9 @@ struct ProviderMetadataDTO: Decodable {
     let idTokenSigningAlgValuesSupported: [String]?
     let authorizationResponseIssParameterSupported: Bool?
     let tokenEndpointAuthMethodsSupported: [String]?
+    let endSessionEndpoint: String?
+    let backchannelLogoutSupported: Bool?
+    let backchannelLogoutSessionSupported: Bool?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -25,5 +28,8 @@ struct ProviderMetadataDTO: Decodable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case endSessionEndpoint = "end_session_endpoint"
+        case backchannelLogoutSupported = "backchannel_logout_supported"
+        case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
     }
 }

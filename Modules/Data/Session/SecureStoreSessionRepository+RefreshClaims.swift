@@ -89,7 +89,7 @@ extension SecureStoreSessionRepository {
                 // owner's generation to finish.
                 if let claim = current.claim, claim.owner != owner { return false }
                 try write(
-                    refreshed, to: transaction, replacedMayHaveSecret: current.session.issuer?.clientSecret != nil)
+                    refreshed, to: transaction, replacedMayHaveSecret: current.session.issuer?.clientSecret != nil || current.session.identity != nil)
                 try transaction.delete(item(Account.claim))
                 return true
             }

@@ -15,6 +15,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         static let record = "session"
         static let claim = "refresh-claim"
         static let clientSecret = "client-secret"
+        static let idToken = "id-token"
     }
 
     /// The service of the default account's items, which sessions stored before accounts existed use.
@@ -116,8 +117,13 @@ public struct SecureStoreSessionRepository: SessionRepository {
             guard let secret = data(Account.clientSecret) else { return nil }
             clientSecret = secret
         }
+        var idToken: SecretBytes?
+        if record.idTokenKept == true {
+            guard let token = data(Account.idToken) else { return nil }
+            idToken = token
+        }
         guard let again = data(Account.record), again == recordData else { return nil }
-        return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret)
+        return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret, idToken: idToken)
     }
 
     public func replace(with session: Session) async throws(AuthenticationError) {
@@ -170,6 +176,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         defer { encoded.resetBytes(in: 0..<encoded.count) }
         try transaction.add(item(Account.record), data: SecretBytes(encoded))
         if let secret = session.issuer?.clientSecret { try transaction.add(item(Account.clientSecret), data: secret) }
+        if let identity = session.identity { try transaction.add(item(Account.idToken), data: identity.idToken) }
     }
 
     func item(_ account: String) -> ItemAttributes {
@@ -198,7 +205,10 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
         let record = try decode(SessionRecordDTO.self, recordData)
         let claim = try byAccount[Account.claim].map { data in try decode(RefreshClaimDTO.self, data) }
-        return (try record.session(access: access, refresh: refresh, clientSecret: byAccount[Account.clientSecret]), claim)
+        let session = try record.session(
+            access: access, refresh: refresh, clientSecret: byAccount[Account.clientSecret],
+            idToken: record.idTokenKept == true ? byAccount[Account.idToken] : nil)
+        return (session, claim)
     }
 
     /// The access group the sessions of this handle live in: its first, where it writes. A handle that
@@ -216,7 +226,8 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     /// Writes the session's items; `replacedMayHaveSecret` says whether the session it replaces may have
-    /// left a client secret (unknown at sign-in; known from the stored session during a refresh).
+    /// left a client secret or an ID token (unknown at sign-in; known from the stored session during a
+    /// refresh).
     func write(_ session: Session, to transaction: any SecureItemTransaction, replacedMayHaveSecret: Bool) throws {
         try transaction.addOrUpdate(item(Account.refreshToken), data: session.refreshToken.value)
         try transaction.addOrUpdate(item(Account.accessToken), data: session.accessToken.value)
@@ -229,6 +240,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
             try transaction.addOrUpdate(item(Account.clientSecret), data: secret)
         } else if replacedMayHaveSecret {
             try transaction.delete(item(Account.clientSecret))
+        }
+        // The ID token names the user: an item of its own too, kept for as long as the session.
+        if let identity = session.identity {
+            try transaction.addOrUpdate(item(Account.idToken), data: identity.idToken)
+        } else if replacedMayHaveSecret {
+            try transaction.delete(item(Account.idToken))
         }
     }
 

@@ -27,13 +27,17 @@ extension SessionRecordDTO {
             clientAuthMethod = remembered.clientAuthMethod
             clientSecretKept = remembered.clientSecret != nil ? true : nil
         }
+        if let identity = session.identity {
+            idTokenKept = true
+            providerSessionID = identity.sessionID
+        }
     }
 
     /// The session this record describes, with its two tokens and, for an issuer's session whose client
-    /// has one, the client secret kept beside them.
+    /// has one, the client secret kept beside them, and the ID token when one is kept.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the record does not make sense
     ///   (the store decrypted it, so this means a bug or an incompatible version, not an attacker).
-    func session(access: SecretBytes, refresh: SecretBytes, clientSecret: SecretBytes? = nil)
+    func session(access: SecretBytes, refresh: SecretBytes, clientSecret: SecretBytes? = nil, idToken: SecretBytes? = nil)
         throws(AuthenticationError) -> Session
     {
         let signInMethod: SignInMethod
@@ -70,7 +74,8 @@ extension SessionRecordDTO {
                     expiresAt: accessExpiresAt.map(Date.init(millisecondsSince1970:))),
                 refreshToken: try RefreshToken(
                     value: refresh, expiresAt: refreshExpiresAt.map(Date.init(millisecondsSince1970:))),
-                user: user, method: signInMethod, origin: origin, issuer: issuerRecord)
+                user: user, method: signInMethod, origin: origin, issuer: issuerRecord,
+                identity: idToken.map { SignInIdentity(idToken: $0, sessionID: providerSessionID) })
         } catch {
             throw .storeUnavailable("a stored token is malformed")
         }

@@ -35,4 +35,9 @@ struct SessionRecordDTO: Codable, Equatable {
     var clientAuthMethod: String? = nil
     /// Whether a client secret is kept beside the record; absent (no) in older records.
     var clientSecretKept: Bool? = nil
+    /// Whether the issuer's ID token is kept beside the record (never in it); absent (no) in older
+    /// records and for sessions that came without one.
+    var idTokenKept: Bool? = nil
+    /// The issuer's session id (`sid`) from the ID token, when it sent one.
+    var providerSessionID: String? = nil
 }

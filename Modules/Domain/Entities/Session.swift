@@ -12,11 +12,13 @@ public struct Session: Sendable {
     public var origin: SessionOrigin?
     /// The issuer's endpoints, for a session signed in through discovery; `nil` for the others.
     public var issuer: SessionIssuer?
+    /// What the issuer's ID token said of the sign-in, for a session that came with one.
+    public var identity: SignInIdentity?
 
     /// Creates a session.
     public init(
         accessToken: AccessToken, refreshToken: RefreshToken, user: User?, method: SignInMethod,
-        origin: SessionOrigin? = nil, issuer: SessionIssuer? = nil
+        origin: SessionOrigin? = nil, issuer: SessionIssuer? = nil, identity: SignInIdentity? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -24,6 +26,7 @@ public struct Session: Sendable {
         self.method = method
         self.origin = origin
         self.issuer = issuer
+        self.identity = identity
     }
 
     /// Whether `other` is the same generation of this session: the same refresh token and the same

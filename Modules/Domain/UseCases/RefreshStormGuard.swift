@@ -43,7 +43,8 @@ public final class RefreshStormGuard: Sendable {
             state.all.append(instant)
             // Accounts with nothing left in the window are forgotten, so the table stays as small as the
             // set of accounts refreshing now.
-            if state.perAccount.count > 2 * max(1, policy.maxRefreshesPerWindowAllAccounts) {
+            // (A policy with no real limit for all accounts, a gateway's, still keeps the table bounded.)
+            if state.perAccount.count > 2 * max(1, min(policy.maxRefreshesPerWindowAllAccounts, 100_000)) {
                 state.perAccount = state.perAccount.filter { !$0.value.allSatisfy { instant.timeIntervalSince($0) > window } }
             }
             return nil

@@ -37,6 +37,11 @@ enum Console {
         emit(Array("hardtack: \(message)\n".utf8), to: STDERR_FILENO)
     }
 
+    /// Writes `line` as it is, and a newline, to standard error (a log line a machine reads).
+    static func log(_ line: String) {
+        emit(Array((line + "\n").utf8), to: STDERR_FILENO)
+    }
+
     /// Writes the secret's bytes and a newline to standard output.
     static func printSecret(_ secret: SecretBytes) {
         secret.withUnsafeBytes { bytes in emit(bytes, to: STDOUT_FILENO) }

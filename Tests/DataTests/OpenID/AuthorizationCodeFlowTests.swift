@@ -96,13 +96,16 @@ import Testing
         let signer = try TestIssuer()
         http.reply("/jwks", status: 200, body: signer.jwks)
         let nonce = try #require(request.nonce?.revealedString())
-        let idToken = try signer.token(signer.claims(now: clock.date) { $0["nonce"] = nonce; $0["aud"] = "app" })
+        let idToken = try signer.token(
+            signer.claims(now: clock.date) { $0["nonce"] = nonce; $0["aud"] = "app"; $0["sid"] = "idp-session" })
         http.reply("/token", status: 200, body: #"{"access_token":"at1","token_type":"Bearer","expires_in":300,"refresh_token":"rt1","id_token":"\#(idToken)"}"#)
         let client = http
         let gateway = OpenIDAuthenticationGateway(
             metadata: metadata, clientID: "app", clients: { _ in client }, signatures: OpenSSLSignatureVerifier(), now: clock.now)
         let session = try await gateway.signIn(.grant(request.grant(code: SecretBytes(utf8: "c1"))))
         #expect(session.user == User(id: "u1", name: "Alice") && session.method == .authorizationCode)
+        // The verified ID token is kept, with the issuer's session id, for a later sign-out at the issuer.
+        #expect(session.identity?.idToken == SecretBytes(utf8: idToken) && session.identity?.sessionID == "idp-session")
         let form = FormBodyProbe.fields(try #require(http.requests.first { $0.path == "/token" }).body)
         #expect(form["grant_type"] == "authorization_code" && form["code"] == "c1" && form["client_id"] == "app")
         #expect(form["code_verifier"] == request.verifier.revealedString())

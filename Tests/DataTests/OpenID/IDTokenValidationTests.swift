@@ -31,6 +31,18 @@ import Testing
         #expect(claims.expiresAt == now + 300 && claims.issuedAt == now)
     }
 
+    /// The issuer's session id (`sid`) is kept when it is plain printable text, and left out otherwise
+    /// (the token itself stays valid: `sid` is optional).
+    @Test(arguments: [("s-123", "s-123"), ("", nil), ("a b", nil), (String(repeating: "x", count: 256), nil)])
+    func theSessionIDIsKeptWhenPlain(_ sid: String, _ kept: String?) throws {
+        let issuer = try TestIssuer()
+        let claims = try validator.validate(
+            issuer.token(issuer.claims(now: now) { $0["sid"] = sid }), keys: keys(issuer), expecting: expected, now: now)
+        #expect(claims.sessionID == kept)
+        let without = try validator.validate(issuer.token(issuer.claims(now: now)), keys: keys(issuer), expecting: expected, now: now)
+        #expect(without.sessionID == nil)
+    }
+
     @Test func aNumericSubIsAccepted() throws {
         let issuer = try TestIssuer()
         let claims = try validator.validate(

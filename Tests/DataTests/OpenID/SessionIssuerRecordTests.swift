@@ -69,6 +69,46 @@ import Testing
         }
     }
 
+    /// The ID token and the issuer's session id come back with the session; the token lives in an item of
+    /// its own (never the record), is kept through a refresh, and goes when a session without one replaces it.
+    @Test func theIdentityIsKeptBesideTheRecord() async throws {
+        let store = try SQLiteSecureItemStore.open(
+            at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+        let repository = SecureStoreSessionRepository(store: store)
+        var signedIn = try session(.authorizationCode, issuer: origin)
+        signedIn.identity = SignInIdentity(idToken: SecretBytes(utf8: "eyJ.id-token.sig"), sessionID: "idp-sid-1")
+        try await repository.replace(with: signedIn)
+        let loaded = try #require(try await repository.load())
+        #expect(loaded.identity?.idToken == SecretBytes(utf8: "eyJ.id-token.sig"))
+        #expect(loaded.identity?.sessionID == "idp-sid-1")
+        let record = try await store.find(
+            .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "session"),
+            limit: .one, returning: .data)
+        let recordText = try #require(record.first?.data?.revealedString())
+        #expect(!recordText.contains("id-token.sig") && recordText.contains("\"idTokenKept\":true"))
+
+        let refreshed = loaded.refreshed(
+            with: TokenRefresh(
+                accessToken: try AccessToken(value: SecretBytes(utf8: "at2"), issuedAt: clock.date, expiresAt: nil),
+                refreshToken: try RefreshToken(value: SecretBytes(utf8: "rt2"), expiresAt: nil)))
+        guard case .claimed = try await repository.claimRefresh(replacing: loaded, owner: "o", lease: 30, now: clock.date),
+            try await repository.markRefreshSent(replacing: loaded, owner: "o"),
+            try await repository.completeRefresh(replacing: loaded, with: refreshed, owner: "o")
+        else {
+            Issue.record("the refresh did not go through")
+            return
+        }
+        #expect(try #require(try await repository.load()).identity?.sessionID == "idp-sid-1")
+
+        try await repository.replace(with: try session(.password, issuer: nil))
+        #expect(try #require(try await repository.load()).identity == nil)
+        #expect(throws: SecureStoreError.itemNotFound) {
+            try store.find(
+                .genericPassword(service: SecureStoreSessionRepository.defaultService, account: "id-token"),
+                limit: .one, returning: .data)
+        }
+    }
+
     @Test func aSessionWithoutAnIssuerStillLoads() async throws {
         let repository = try repository()
         try await repository.replace(with: try session(.password, issuer: nil))

@@ -1,0 +1,82 @@
+import Data
+import Domain
+import Foundation
+public import Gateway
+public import MicroHTTPD
+import OpenSSLCrypto
+import CurlHTTP
+
+/// `hardtack gateway`, wired: the store opened, the issuer discovered, the ``Gateway`` over them, and
+/// libmicrohttpd serving it on the given address.
+public final class GatewayServer: Sendable {
+    private let server: MicroHTTPServer
+    private let keychain: KeychainHandle
+    /// The gateway itself.
+    public let gateway: Gateway
+
+    /// The bound port.
+    public var port: UInt16 { server.port }
+    /// `http://HOST:PORT`, where it listens.
+    public var listeningURL: String {
+        server.host.contains(":") ? "http://[\(server.host)]:\(server.port)" : "http://\(server.host):\(server.port)"
+    }
+
+    /// Opens the store, discovers the issuer, and starts serving on `host`:`port` (0 for a free port).
+    /// - Throws: ``GatewayStartFailure``.
+    public init(
+        _ configuration: GatewayConfiguration, store: StoreConfiguration, host: String, port: UInt16,
+        limits: MicroHTTPServerLimits = .init(), log: @escaping @Sendable (String) -> Void
+    ) async throws(GatewayStartFailure) {
+        do throws(SecureStoreError) {
+            keychain = try await StoreThreads.run { () throws(SecureStoreError) in try store.open() }
+        } catch {
+            throw .store(error)
+        }
+        let keychain = keychain
+        let claimants = await StoreThreads.run { keychain.refreshClaimants }
+        let ownerID = await StoreThreads.run { claimants.ownerID() }
+        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
+        let upstreamTimeout = configuration.upstreamTimeout
+        let upstreamLimit = configuration.upstreamResponseBytes
+        let metadata: ProviderMetadata
+        do throws(AuthenticationError) {
+            metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: configuration.issuer)
+        } catch {
+            throw .auth(error)
+        }
+        let items = keychain.items
+        let dependencies = GatewayDependencies(
+            store: items, metadata: metadata, signatures: OpenSSLSignatureVerifier(), signInCrypto: OpenSSLSignInCrypto(),
+            clients: clients,
+            upstreamClients: { CurlHTTPClient(baseURL: $0, timeout: upstreamTimeout, responseSizeLimit: upstreamLimit) },
+            ownerID: ownerID, claimantIsGone: claimants.isGone,
+            storeAnswers: {
+                switch await items.lookup(GatewayServer.probe, returning: .attributes) {
+                case .found, .notFound: true
+                case .locked, .damaged: false
+                }
+            }, log: log)
+        let gateway: Gateway
+        do throws(AuthenticationError) {
+            gateway = try await Gateway(configuration, dependencies: dependencies)
+        } catch {
+            throw .auth(error)
+        }
+        self.gateway = gateway
+        do throws(MicroHTTPServerError) {
+            server = try MicroHTTPServer(host: host, port: port, limits: limits) { request in
+                await gateway.respond(to: request)
+            }
+        } catch {
+            throw .listen(error.description)
+        }
+    }
+
+    /// What `/healthz` reads: any answer from the store, found or not, means it answers.
+    static let probe = ItemAttributes.genericPassword(service: "hardtack.gateway", account: "health")
+
+    /// Stops accepting, lets the requests in flight finish for up to `grace`, and stops.
+    public func stop(grace: Duration = .seconds(10)) async {
+        await server.stop(grace: grace)
+    }
+}

@@ -1,0 +1,67 @@
+import Data
+import Domain
+import Foundation
+
+/// `/bff/backchannel`: OpenID Connect Back-Channel Logout 1.0, the issuer ending sessions server to server.
+extension Gateway {
+    /// How old (or how far ahead) a logout token's `iat` may be, in seconds.
+    static let logoutTokenAge: TimeInterval = 300
+
+    /// `POST /bff/backchannel` with a form field `logout_token`: the token's signature checked against the
+    /// issuer's key set, its claims against the rules, its `jti` refused if seen before (the store keeps
+    /// them, for every instance); then every session it names (by the issuer's `sid`, else by `sub`) ends.
+    /// 200 on success; 400 when the token is invalid or replayed, with nothing ended.
+    func backchannel(_ request: HTTPRequest) async -> HTTPResponse {
+        let noStore = [("Cache-Control", "no-store")]
+        guard let token = Self.formField("logout_token", in: request.body) else {
+            return GatewayReply.error(400, "invalid_request", "no logout_token in the form", headers: noStore)
+        }
+        guard let keys = logoutTokens else {
+            return GatewayReply.error(400, "invalid_request", "the issuer publishes no key set to check logout tokens with")
+        }
+        let logout: LogoutToken
+        do throws(IDTokenError) {
+            let payload = try await keys.verifiedPayload(of: token)
+            logout = try LogoutToken(
+                payload: payload, issuer: dependencies.metadata.issuer, clientID: configuration.clientID,
+                now: dependencies.now(), maximumAge: Self.logoutTokenAge)
+        } catch .keySetUnavailable(let why) {
+            return GatewayReply.error(503, "key_set_unavailable", "the issuer's key set: \(why)", headers: noStore)
+        } catch {
+            return GatewayReply.error(400, "invalid_logout_token", error.description.replacingOccurrences(of: "ID token", with: "logout token"), headers: noStore)
+        }
+        let seen = LogoutTokenLedger(store: dependencies.store)
+        do throws(AuthenticationError) {
+            guard try await seen.remember(logout, until: logout.issuedAt.addingTimeInterval(2 * Self.logoutTokenAge)) else {
+                return GatewayReply.error(400, "replayed_logout_token", "this logout token was received before", headers: noStore)
+            }
+            var ended = 0
+            for (sessionID, session) in try await sessions.all() where Self.names(logout, session) {
+                try await sessions.end(sessionID: sessionID)
+                ended += 1
+            }
+            for _ in 0..<ended { metrics.sessionEnded() }
+        } catch {
+            // Nothing is known to have ended: the issuer may send the token again.
+            await seen.forget(logout)
+            return Self.failure(error, headers: noStore)
+        }
+        return HTTPResponse(status: 200, headers: HTTPHeaders(noStore))
+    }
+
+    /// Whether `logout` names `session`: its `sid` the session's issuer session id (and its `sub`, when it
+    /// gives both, the session's user), else its `sub` the session's user.
+    static func names(_ logout: LogoutToken, _ session: Session) -> Bool {
+        if let sid = logout.sessionID {
+            guard session.identity?.sessionID == sid else { return false }
+            return logout.subject.map { $0 == session.user?.id } ?? true
+        }
+        return logout.subject != nil && logout.subject == session.user?.id
+    }
+
+    /// The value of `name` in an `application/x-www-form-urlencoded` body, when given once.
+    static func formField(_ name: String, in body: Data) -> String? {
+        guard body.count <= 64 * 1024 else { return nil }
+        return queryParameter(name, in: "?" + String(decoding: body, as: UTF8.self))
+    }
+}

@@ -1,0 +1,92 @@
+import Data
+import Domain
+import Foundation
+
+/// The routes: a single-page app's API calls forwarded with the session's access token.
+extension Gateway {
+    /// Fields never forwarded upstream: the browser's cookies and credentials, and the hop-by-hop fields
+    /// (RFC 9110 §7.6.1), which describe this connection only.
+    private static let droppedRequestFields: Set<String> = [
+        "cookie", "authorization", "host", "content-length", "connection", "keep-alive", "proxy-authorization",
+        "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "expect", "x-csrf",
+    ]
+    /// Fields never passed back to the browser: hop-by-hop ones, and cookies, which an upstream must not set
+    /// on the gateway's origin (they would sit beside, or shadow, the session cookie).
+    private static let droppedResponseFields: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
+        "upgrade", "set-cookie", "content-length",
+    ]
+
+    /// What one upstream call gave.
+    enum UpstreamOutcome: Sendable {
+        case answered(HTTPResponse)
+        case failed(HTTPClientError)
+    }
+
+    /// A call on `route`: with `X-CSRF: 1` and a session, forwarded with `Authorization: Bearer`, the token
+    /// refreshed first when it is expired or about to be, and once more after an upstream 401 (then retried
+    /// once). Without the header 403, without a session 401; nothing reaches the upstream then.
+    func forward(_ request: HTTPRequest, through route: GatewayRoute) async -> HTTPResponse {
+        guard Self.hasAntiForgeryHeader(request) else { return Self.missingAntiForgeryHeader }
+        guard let target = route.upstreamTarget(for: request.path) else {
+            return GatewayReply.error(400, "invalid_path", "the path climbs out of the route's upstream")
+        }
+        guard let cookie = sessionCookie(request) else { return Self.notSignedIn(clearing: nil) }
+        let client = dependencies.upstreamClients(route.origin)
+        var headers = HTTPHeaders()
+        let connectionFields = Set(
+            (request.headers["Connection"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        for field in request.headers {
+            let name = field.name.lowercased()
+            if Self.droppedRequestFields.contains(name) || connectionFields.contains(name) { continue }
+            headers.add(field.name, field.value)
+        }
+        let outgoing = HTTPRequest(method: request.method, path: target, headers: headers, body: request.body)
+        let metrics = metrics
+        let outcome: UpstreamOutcome
+        do throws(AuthenticationError) {
+            let call = sessions.authorizedCall(for: cookie)
+            outcome = try await call { token async throws(AuthenticationError) -> AuthorizedOutcome<UpstreamOutcome> in
+                var call = outgoing
+                call.headers["Authorization"] = BearerAuthorization.headerValue(token)
+                let started = ContinuousClock.now
+                do throws(HTTPClientError) {
+                    let response = try await client.send(call)
+                    let elapsed = ContinuousClock.now - started
+                    metrics.upstream(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    return response.status == 401 ? .unauthorized : .success(.answered(response))
+                } catch {
+                    return .success(.failed(error))
+                }
+            }
+        } catch {
+            switch error {
+            case .notSignedIn:
+                return Self.notSignedIn(clearing: configuration.cookieName)
+            case .sessionExpired, .refreshInterrupted:
+                metrics.sessionEnded()
+                return GatewayReply.error(
+                    401, "session_ended", "the session has ended: sign in again",
+                    headers: [GatewayReply.clearCookie(configuration.cookieName)])
+            case .unauthorized:
+                return GatewayReply.error(401, "upstream_refused", "the API refused even a freshly refreshed token")
+            default:
+                return Self.failure(error)
+            }
+        }
+        switch outcome {
+        case .answered(let response):
+            var passed = HTTPHeaders()
+            for field in response.headers where !Self.droppedResponseFields.contains(field.name.lowercased()) {
+                passed.add(field.name, field.value)
+            }
+            return HTTPResponse(status: response.status, headers: passed, body: response.body)
+        case .failed(.timedOut):
+            return GatewayReply.error(504, "upstream_timeout", "the API did not answer in time")
+        case .failed(.responseTooLarge(let limit)):
+            return GatewayReply.error(502, "upstream_too_large", "the API's answer is over \(limit) bytes")
+        case .failed:
+            return GatewayReply.error(502, "upstream_unreachable", "the API could not be reached")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Data
+import Domain
+import Foundation
+
+/// `/bff/user`, `/bff/logout` and `/healthz`.
+extension Gateway {
+    /// `GET /bff/user` with `X-CSRF: 1`: who is signed in (`sub`, `name`, and `sid`, which `/bff/logout`
+    /// asks back); 401 without a session.
+    func user(_ request: HTTPRequest) async -> HTTPResponse {
+        guard Self.hasAntiForgeryHeader(request) else { return Self.missingAntiForgeryHeader }
+        guard let cookie = sessionCookie(request) else { return Self.notSignedIn(clearing: nil) }
+        let session: Session?
+        do throws(AuthenticationError) {
+            session = try await sessions.repository(for: cookie).load()
+        } catch {
+            return Self.failure(error)
+        }
+        guard let session else { return Self.notSignedIn(clearing: configuration.cookieName) }
+        var claims: [String: Any] = ["sid": cookie.sessionID]
+        if let user = session.user {
+            claims["sub"] = user.id
+            if !user.name.isEmpty { claims["name"] = user.name }
+        }
+        return GatewayReply.json(claims)
+    }
+
+    /// `GET /bff/logout?sid=SID`: with the right `sid`, the refresh token revoked (RFC 7009), the session
+    /// deleted, the cookie cleared, and the browser sent to the issuer's end-session endpoint when it has
+    /// one (else to `/`). A wrong or missing `sid` is 400 and the session stays: a link on another site
+    /// cannot sign anyone out.
+    func logout(_ request: HTTPRequest) async -> HTTPResponse {
+        let clear = GatewayReply.clearCookie(configuration.cookieName)
+        guard let cookie = sessionCookie(request) else { return GatewayReply.redirect("/", headers: [clear]) }
+        guard let sid = Self.queryParameter("sid", in: request.path),
+            GatewaySeal.equal(Array(sid.utf8), Array(cookie.sessionID.utf8))
+        else {
+            return GatewayReply.error(400, "invalid_sid", "sign out with /bff/logout?sid= and the sid /bff/user gives")
+        }
+        let repository = sessions.repository(for: cookie)
+        let idToken: SecretBytes?
+        do throws(AuthenticationError) {
+            idToken = try await repository.load()?.identity?.idToken
+            let result = try await sessions.signOut(cookie)
+            if result.deletedLocalSession { metrics.sessionEnded() }
+        } catch {
+            return Self.failure(error)
+        }
+        return GatewayReply.redirect(endSessionLocation(idToken: idToken), headers: [clear])
+    }
+
+    /// Where a signed-out browser goes: the issuer's end-session endpoint with `id_token_hint`, `client_id`
+    /// and `post_logout_redirect_uri` (this site's `/`), or `/` when the issuer has none.
+    private func endSessionLocation(idToken: SecretBytes?) -> String {
+        guard let endpoint = dependencies.metadata.endSessionEndpoint else { return "/" }
+        var fields = [("client_id", configuration.clientID), ("post_logout_redirect_uri", configuration.origin + "/")]
+        if let hint = idToken?.revealedString() { fields.insert(("id_token_hint", hint), at: 0) }
+        let separator = endpoint.absolute.absoluteString.contains("?") ? "&" : "?"
+        return endpoint.absolute.absoluteString + separator + String(decoding: FormBody.encode(fields), as: UTF8.self)
+    }
+
+    /// `GET /healthz`: 200 when the store answers, 503 when not.
+    func health() async -> HTTPResponse {
+        guard await dependencies.storeAnswers() else {
+            return GatewayReply.error(503, "store_unavailable", "the session store does not answer")
+        }
+        return GatewayReply.json(["status": "ok"])
+    }
+
+    /// 401: no session (and the cookie `clearing`, when given, deleted).
+    static func notSignedIn(clearing cookie: String?) -> HTTPResponse {
+        GatewayReply.error(
+            401, "not_signed_in", "no session: sign in at /bff/login", headers: cookie.map { [GatewayReply.clearCookie($0)] } ?? [])
+    }
+}

@@ -1,0 +1,123 @@
+public import Data
+public import Domain
+import Foundation
+
+/// A backend-for-frontend (IETF "OAuth 2.0 for Browser-Based Applications" §6.1): the browser holds only
+/// an opaque `__Host-` session cookie; the gateway signs the user in as a confidential client, keeps the
+/// tokens in the store sealed under the cookie's key, and forwards the single-page app's calls on its
+/// routes with `Authorization: Bearer`, refreshing once per generation however many calls arrive.
+///
+/// `respond(to:)` answers one request: `/bff/login`, `/bff/callback`, `/bff/user`, `/bff/logout`,
+/// `/bff/backchannel`, `/healthz`, `/metrics`, the routes, and the static files. It never throws: every
+/// failure is a status and a JSON error body, and no token, cookie value or code is ever logged.
+public final class Gateway: Sendable {
+    let configuration: GatewayConfiguration
+    let dependencies: GatewayDependencies
+    let openID: OpenIDAuthenticationGateway
+    let logoutTokens: IDTokenVerifier?
+    let sessions: GatewaySessions
+    let metrics = GatewayMetrics()
+    let loginKey: SecretBytes
+    let policy: AuthenticationPolicy
+
+    /// The issuer, as discovery found it.
+    public var issuerMetadata: ProviderMetadata { dependencies.metadata }
+
+    /// The session cookie's `SameSite`.
+    static let sameSite = "Lax"
+    /// The sign-in state cookie's name.
+    var loginCookieName: String { configuration.cookieName + "-login" }
+
+    /// Prepares the gateway over an open store: the key of its sign-in cookies is read from the store (made
+    /// there by the first instance), so every instance sharing the store can finish a sign-in another began.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot keep that key.
+    public init(_ configuration: GatewayConfiguration, dependencies: GatewayDependencies) async throws(AuthenticationError) {
+        self.configuration = configuration
+        self.dependencies = dependencies
+        openID = OpenIDAuthenticationGateway(
+            metadata: dependencies.metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+            clientAuthMethod: .basic, clients: dependencies.clients, signatures: dependencies.signatures,
+            now: dependencies.now)
+        logoutTokens = dependencies.metadata.jwksURI.map {
+            IDTokenVerifier(jwksURI: $0, clients: dependencies.clients, verifier: dependencies.signatures)
+        }
+        var policy = AuthenticationPolicy()
+        // Every user's refreshes count against their own session's limit; all sessions together, a
+        // gateway's users, are not one client looping.
+        policy.maxRefreshesPerWindowAllAccounts = 10_000_000
+        self.policy = policy
+        sessions = GatewaySessions(
+            store: dependencies.store, gateway: openID, policy: policy, ownerID: dependencies.ownerID,
+            claimantIsGone: dependencies.claimantIsGone, now: dependencies.now)
+        loginKey = try await GatewayKeys.loginKey(in: dependencies.store)
+    }
+
+    /// Answers `request`; logs one JSON line for it.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let (route, response) = await dispatch(request)
+        let elapsed = ContinuousClock.now - started
+        metrics.record(route: route, status: response.status, duration: elapsed)
+        dependencies.log(RequestLogLine(request: request, route: route, status: response.status, duration: elapsed).json)
+        return response
+    }
+
+    /// The route a request takes (for logs and metrics) and its answer.
+    private func dispatch(_ request: HTTPRequest) async -> (String, HTTPResponse) {
+        let path = String(request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let method = request.method.uppercased()
+        switch path {
+        case "/bff/login": return ("login", method == "GET" ? await login(request) : Self.methodNotAllowed("GET"))
+        case "/bff/callback": return ("callback", method == "GET" ? await callback(request) : Self.methodNotAllowed("GET"))
+        case "/bff/user": return ("user", method == "GET" ? await user(request) : Self.methodNotAllowed("GET"))
+        case "/bff/logout": return ("logout", method == "GET" ? await logout(request) : Self.methodNotAllowed("GET"))
+        case "/bff/backchannel":
+            return ("backchannel", method == "POST" ? await backchannel(request) : Self.methodNotAllowed("POST"))
+        case "/healthz": return ("healthz", await health())
+        case "/metrics": return ("metrics", metrics.exposition())
+        default: break
+        }
+        if let route = configuration.routes.first(where: { request.path.hasPrefix($0.prefix) }) {
+            return (route.prefix, await forward(request, through: route))
+        }
+        if path.hasPrefix("/bff/") { return ("bff", GatewayReply.error(404, "not_found", "no such gateway endpoint")) }
+        if let directory = configuration.staticDirectory, method == "GET" || method == "HEAD" {
+            return ("static", StaticFiles(directory: directory).response(for: path))
+        }
+        return ("none", GatewayReply.error(404, "not_found", "nothing is served at this path"))
+    }
+
+    static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        GatewayReply.error(405, "method_not_allowed", "use \(allowed)", headers: [("Allow", allowed)])
+    }
+
+    /// The value of query parameter `name` in `target`, decoded, or `nil` (also when it is given twice).
+    static func queryParameter(_ name: String, in target: String) -> String? {
+        guard let query = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first
+        else { return nil }
+        var found: String?
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts[0] == name else { continue }
+            if found != nil { return nil }
+            found = (parts.count > 1 ? String(parts[1]) : "").replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }
+        return found
+    }
+
+    /// The session cookie of `request`, if it carries a well-formed one.
+    func sessionCookie(_ request: HTTPRequest) -> SessionCookie? {
+        SessionCookie(request.headers, name: configuration.cookieName)
+    }
+
+    /// Whether `request` carries the anti-forgery header every API call must (`X-CSRF: 1`): a browser
+    /// sends it only from the app's own pages, never from another site's form or simple request.
+    static func hasAntiForgeryHeader(_ request: HTTPRequest) -> Bool {
+        request.headers["X-CSRF"] == "1"
+    }
+
+    /// 403 for a call without `X-CSRF: 1`.
+    static var missingAntiForgeryHeader: HTTPResponse {
+        GatewayReply.error(403, "csrf_header_required", "API calls through the gateway must carry the header X-CSRF: 1")
+    }
+}

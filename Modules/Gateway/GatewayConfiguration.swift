@@ -1,0 +1,60 @@
+public import Domain
+public import Foundation
+
+/// What a gateway is: the issuer it signs users in at and the confidential client it is there, the
+/// origin the browser sees, the routes it forwards, and its bounds.
+public struct GatewayConfiguration: Sendable {
+    /// The issuer's URL (discovered at start).
+    public var issuer: URL
+    /// This gateway's client id at the issuer.
+    public var clientID: String
+    /// This gateway's client secret (sent with HTTP Basic authentication, `client_secret_basic`).
+    public var clientSecret: SecretBytes
+    /// The origin the browser sees (`https://app.example`): cookies are set for it and the redirect URI is
+    /// its `/bff/callback`.
+    public var publicOrigin: URL
+    /// The routes forwarded with the session's access token.
+    public var routes: [GatewayRoute]
+    /// The scope asked for at sign-in.
+    public var scope: String
+    /// The directory of a single-page app's files served at `/`, if any.
+    public var staticDirectory: String?
+    /// The session cookie's name (it must start with `__Host-`).
+    public var cookieName: String
+    /// How long a session may go unused before it ends, in seconds; `nil` for no idle limit.
+    public var idleTimeout: TimeInterval?
+    /// Seconds an upstream may take to answer before the call fails with 504.
+    public var upstreamTimeout: TimeInterval
+    /// The largest upstream answer forwarded, in bytes (a larger one is 502).
+    public var upstreamResponseBytes: Int
+
+    /// Creates a configuration.
+    public init(
+        issuer: URL, clientID: String, clientSecret: SecretBytes, publicOrigin: URL, routes: [GatewayRoute],
+        scope: String = "openid profile offline_access", staticDirectory: String? = nil,
+        cookieName: String = "__Host-hardtack", idleTimeout: TimeInterval? = 8 * 3600, upstreamTimeout: TimeInterval = 30,
+        upstreamResponseBytes: Int = 10 << 20
+    ) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.publicOrigin = publicOrigin
+        self.routes = routes
+        self.scope = scope
+        self.staticDirectory = staticDirectory
+        self.cookieName = cookieName
+        self.idleTimeout = idleTimeout
+        self.upstreamTimeout = upstreamTimeout
+        self.upstreamResponseBytes = upstreamResponseBytes
+    }
+
+    /// The public origin as text, without a trailing `/`.
+    var origin: String {
+        var text = publicOrigin.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+
+    /// The redirect URI registered at the issuer: the public origin's `/bff/callback`.
+    public var redirectURI: String { origin + "/bff/callback" }
+}

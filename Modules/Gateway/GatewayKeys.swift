@@ -1,0 +1,26 @@
+import Data
+import Domain
+
+/// The gateway's own key, kept in the store so that every instance sharing it has the same: it seals
+/// the cookie that carries a sign-in in progress from `/bff/login` to `/bff/callback`.
+enum GatewayKeys {
+    private static let item = ItemAttributes.genericPassword(service: "hardtack.gateway", account: "login-state-key")
+
+    /// The key, made (32 random bytes) by the first instance to ask.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot keep or give it.
+    static func loginKey(in store: any SecureItemStore) async throws(AuthenticationError) -> SecretBytes {
+        do throws(SecureStoreError) {
+            do {
+                try await store.add(item, data: SecretBytes(GatewaySeal.random(GatewaySeal.keyBytes)))
+            } catch .duplicateItem {
+                // Another instance made it first: use that one.
+            }
+            guard let key = try await store.find(item, limit: .one, returning: .data).first?.data,
+                key.count == GatewaySeal.keyBytes
+            else { throw SecureStoreError.integrityFailure("the gateway's key item is not a 32-byte key") }
+            return key
+        } catch {
+            throw .fromStore(error)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Data
+import Foundation
+import Locking
+
+/// The gateway's counters, in Prometheus's text format at `/metrics`: requests by route and status,
+/// refreshes and the waits behind them, sessions created and ended, and the upstreams' latency.
+final class GatewayMetrics: Sendable {
+    private struct State {
+        var requests: [String: Int] = [:]
+        var sessionsCreated = 0
+        var sessionsEnded = 0
+        var upstreamCalls = 0
+        var upstreamSeconds = 0.0
+        var upstreamBuckets = [Int](repeating: 0, count: GatewayMetrics.bounds.count)
+    }
+
+    /// The upstream latency histogram's bucket bounds, in seconds.
+    static let bounds: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]
+    private let state = Locked(State())
+    /// Refreshes this instance presented to the issuer, and calls that waited on one.
+    let refreshes = Locked(0)
+    let refreshWaits = Locked(0)
+
+    /// Counts a request.
+    func record(route: String, status: Int, duration: Duration) {
+        state.withLock { $0.requests["\(route)\u{0}\(status)", default: 0] += 1 }
+    }
+
+    /// Counts a session signed in, or ended.
+    func sessionCreated() { state.withLock { $0.sessionsCreated += 1 } }
+    func sessionEnded() { state.withLock { $0.sessionsEnded += 1 } }
+
+    /// Counts an upstream call that took `seconds`.
+    func upstream(seconds: Double) {
+        state.withLock { state in
+            state.upstreamCalls += 1
+            state.upstreamSeconds += seconds
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { state.upstreamBuckets[index] += 1 }
+        }
+    }
+
+    /// The exposition: `text/plain; version=0.0.4`.
+    func exposition() -> HTTPResponse {
+        let snapshot = state.withLock { $0 }
+        var lines = [
+            "# HELP hardtack_gateway_requests_total Requests answered, by route and status.",
+            "# TYPE hardtack_gateway_requests_total counter",
+        ]
+        for (key, count) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: "\u{0}")
+            lines.append("hardtack_gateway_requests_total{route=\"\(parts[0])\",status=\"\(parts[1])\"} \(count)")
+        }
+        lines += [
+            "# HELP hardtack_gateway_refreshes_total Refreshes this instance presented to the issuer.",
+            "# TYPE hardtack_gateway_refreshes_total counter",
+            "hardtack_gateway_refreshes_total \(refreshes.withLock { $0 })",
+            "# HELP hardtack_gateway_refresh_waits_total Calls that waited for a refresh in flight.",
+            "# TYPE hardtack_gateway_refresh_waits_total counter",
+            "hardtack_gateway_refresh_waits_total \(refreshWaits.withLock { $0 })",
+            "# HELP hardtack_gateway_sessions_created_total Sessions signed in.",
+            "# TYPE hardtack_gateway_sessions_created_total counter",
+            "hardtack_gateway_sessions_created_total \(snapshot.sessionsCreated)",
+            "# HELP hardtack_gateway_sessions_ended_total Sessions signed out, expired or ended by the issuer.",
+            "# TYPE hardtack_gateway_sessions_ended_total counter",
+            "hardtack_gateway_sessions_ended_total \(snapshot.sessionsEnded)",
+            "# HELP hardtack_gateway_upstream_seconds Time the upstreams took to answer.",
+            "# TYPE hardtack_gateway_upstream_seconds histogram",
+        ]
+        for (index, bound) in Self.bounds.enumerated() {
+            lines.append("hardtack_gateway_upstream_seconds_bucket{le=\"\(bound)\"} \(snapshot.upstreamBuckets[index])")
+        }
+        lines += [
+            "hardtack_gateway_upstream_seconds_bucket{le=\"+Inf\"} \(snapshot.upstreamCalls)",
+            "hardtack_gateway_upstream_seconds_sum \(snapshot.upstreamSeconds)",
+            "hardtack_gateway_upstream_seconds_count \(snapshot.upstreamCalls)",
+        ]
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
+            body: Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

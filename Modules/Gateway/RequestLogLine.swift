@@ -1,0 +1,24 @@
+import Data
+import Foundation
+
+/// One request as the log shows it: the method, the path without its query (a query may carry a code or
+/// a state), the route, the status and the time taken. Never a header, a cookie or a body.
+struct RequestLogLine {
+    let request: HTTPRequest
+    let route: String
+    let status: Int
+    let duration: Duration
+
+    /// The line: one JSON object.
+    var json: String {
+        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let shown = String(path.prefix(256)).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let fields: [String: Any] = [
+            "method": String(request.method.prefix(16)), "path": shown, "route": route, "status": status,
+            "ms": (milliseconds * 1000).rounded() / 1000,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,53 @@
+import Domain
+import Data
+import Foundation
+
+/// What the browser holds of a session: an opaque `__Host-` cookie of a session id (128 random bits,
+/// which names the session in the store) and a secret (256 random bits, from which the key that seals
+/// the session's tokens is derived, and which the server never stores). A copy of the store and of the
+/// server's key file together open no token without the user's cookie.
+public struct SessionCookie: Sendable {
+    /// The session id, 16 bytes.
+    let id: [UInt8]
+    /// The secret, 32 bytes.
+    let secret: SecretBytes
+
+    /// A new session's cookie.
+    static func fresh() -> SessionCookie {
+        SessionCookie(id: GatewaySeal.random(16), secret: SecretBytes(GatewaySeal.random(32)))
+    }
+
+    private init(id: [UInt8], secret: SecretBytes) {
+        self.id = id
+        self.secret = secret
+    }
+
+    /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
+    /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
+    var sessionID: String { id.map { String(format: "%02x", $0) }.joined() }
+
+    /// The cookie's value: base64url of the id and the secret.
+    var value: String {
+        var bytes = id
+        secret.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        defer { bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
+        return Base64URL.encode(bytes)
+    }
+
+    /// The cookie named `name` in a request's `Cookie` fields, or `nil` when there is none or its value is
+    /// not a session cookie's (never an error: a tampered cookie is no session).
+    init?(_ headers: HTTPHeaders, name: String) {
+        guard let found = CookieHeader.value(name, in: headers), found.utf8.count == 64, let bytes = Base64URL.decode(found), bytes.count == 48 else { return nil }
+        self.init(id: Array(bytes.prefix(16)), secret: SecretBytes(bytes.dropFirst(16)))
+    }
+
+    /// The account the session is kept under in the store.
+    var account: AccountName { AccountName("gateway/" + sessionID)! }
+
+    /// Whether `account` is a gateway session's, and its session id.
+    static func sessionID(of account: AccountName) -> String? {
+        guard account.value.hasPrefix("gateway/") else { return nil }
+        let id = String(account.value.dropFirst("gateway/".count))
+        return id.utf8.count == 32 && id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) ? id : nil
+    }
+}

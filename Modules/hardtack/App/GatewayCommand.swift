@@ -1,0 +1,96 @@
+import CommandLineKit
+import Composition
+import Data
+import Domain
+import Foundation
+import Gateway
+
+/// `hardtack gateway`: a backend-for-frontend that keeps browser users' tokens on the server.
+struct GatewayCommand: HardtackCommand {
+    static let configuration = CommandConfiguration(
+        name: "gateway",
+        abstract: "Serve a single-page app's sign-in and API calls, keeping its users' tokens on the server (a BFF).",
+        discussion: [
+            "The browser holds only an opaque __Host- session cookie; the gateway signs users in at the issuer as a "
+                + "confidential client (authorization code, PKCE, client_secret_basic), keeps their tokens in the store "
+                + "sealed under a key only their cookie gives, and forwards the app's calls on each --route with "
+                + "Authorization: Bearer, refreshing once per token generation. Endpoints: GET /bff/login?returnUrl=, "
+                + "/bff/callback, /bff/user, /bff/logout?sid=, POST /bff/backchannel, GET /healthz, /metrics. API calls "
+                + "and /bff/user need the header X-CSRF: 1.",
+            "Register ORIGIN/bff/callback as the client's redirect URI (and ORIGIN/bff/backchannel for back-channel "
+                + "logout). Each option may also come from the environment, as containers expect: "
+                + "HARDTACK_GATEWAY_ISSUER, _CLIENT_ID, _CLIENT_SECRET_FILE, _LISTEN, _PUBLIC_ORIGIN, _ROUTES "
+                + "(PREFIX=UPSTREAM, separated by spaces), _SCOPE, _STATIC; an option given wins.",
+            "It prints `listening on http://HOST:PORT` once it serves, one JSON line per request on standard error "
+                + "(never a token, a cookie or a code), and on SIGTERM or SIGINT stops accepting, lets what is in "
+                + "flight finish (10 s at most) and exits 0.",
+        ],
+        exitStatuses: ExitStatus.appTable)
+
+    /// `--issuer URL`.
+    @Option("--issuer", value: "URL", help: "The OpenID Connect issuer to sign users in at.", allowsEmpty: false)
+    var issuer: String?
+    /// `--client-id ID`.
+    @Option("--client-id", value: "ID", help: "The gateway's client id at the issuer.", allowsEmpty: false)
+    var clientID: String?
+    /// `--client-secret-file FILE`.
+    @Option(
+        "--client-secret-file", value: "FILE",
+        help: "A file (mode 0600) whose first line is the client secret (never on the command line).",
+        allowsEmpty: false)
+    var clientSecretFile: String?
+    /// `--listen HOST:PORT`.
+    @Option(
+        "--listen", value: "HOST:PORT", help: "The address to serve on (default: 127.0.0.1:8443; port 0 picks a free one).",
+        allowsEmpty: false)
+    var listen: String?
+    /// `--public-origin ORIGIN`.
+    @Option(
+        "--public-origin", value: "ORIGIN",
+        help: "The origin the browser sees, such as https://app.example (behind a TLS proxy) or http://localhost:8443.",
+        allowsEmpty: false)
+    var publicOrigin: String?
+    /// `--route PREFIX=UPSTREAM`, repeatable.
+    @Option(
+        "--route", value: "PREFIX=UPSTREAM",
+        help: "Forward calls under PREFIX to UPSTREAM with the session's token, such as /api/=https://api.example/v1/; "
+            + "repeat for more. Only these are forwarded.", allowsEmpty: false)
+    var routes: [String]
+    /// `--scope SCOPES`.
+    @Option("--scope", value: "SCOPES", help: "The scope asked for (default: \"openid profile offline_access\").", allowsEmpty: false)
+    var scope: String?
+    /// `--static DIR`.
+    @Option("--static", value: "DIR", help: "Serve a single-page app's files from DIR at /.", allowsEmpty: false)
+    var staticDirectory: String?
+    /// `--upstream-timeout SECONDS`.
+    @Option(
+        "--upstream-timeout", value: "SECONDS", help: "How long an upstream may take to answer before the call is 504 (default: 30).",
+        range: 1...600, invalidValue: "--upstream-timeout takes a whole number of seconds from 1 to 600")
+    var upstreamTimeout: Int?
+    /// The store.
+    @OptionGroup(title: "Store options") var store: StoreArguments
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let settings = try GatewaySettings(self, context)
+        let storeConfiguration = try store.configuration(context)
+        let server: GatewayServer
+        do throws(GatewayStartFailure) {
+            server = try await GatewayServer(
+                settings.configuration, store: storeConfiguration, host: settings.host, port: settings.port,
+                log: { line in Console.log(line) })
+        } catch {
+            switch error {
+            case .store(let failure): throw .store(failure)
+            case .auth(let failure): throw .auth(failure)
+            case .listen(let reason): throw .finding(.failure, "\(reason). Choose another --listen address.")
+            }
+        }
+        let metadata = server.gateway.issuerMetadata
+        Console.error(
+            "issuer \(metadata.issuer): sign-out at the issuer \(metadata.endSessionEndpoint == nil ? "not offered" : "offered"), "
+                + "back-channel logout \(metadata.backchannelLogoutSupported ? "offered" : "not offered")")
+        Console.print("listening on \(server.listeningURL)")
+        await Signals.waitForTermination()
+        await server.stop(grace: .seconds(10))
+    }
+}

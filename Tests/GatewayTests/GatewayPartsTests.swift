@@ -1,0 +1,84 @@
+import Data
+import Domain
+import Foundation
+import Testing
+
+@testable import Gateway
+
+/// The gateway's small parts: routes, return URLs, cookies and the seal.
+@Suite struct GatewayPartsTests {
+    @Test func routesJoinTheRestOfThePathAndTheQueryToTheUpstream() throws {
+        let route = try #require(GatewayRoute("/api/=https://api.example/v1/"))
+        #expect(route.origin.absoluteString == "https://api.example")
+        #expect(route.upstreamTarget(for: "/api/items?a=1&b=%2F") == "/v1/items?a=1&b=%2F")
+        #expect(route.upstreamTarget(for: "/api/") == "/v1/")
+        #expect(route.upstreamTarget(for: "/other/items") == nil)
+        let bare = try #require(GatewayRoute("/data/=http://127.0.0.1:9000"))
+        #expect(bare.upstreamTarget(for: "/data/x") == "/x")
+    }
+
+    @Test(arguments: [
+        "/api/../admin", "/api/%2e%2e/admin", "/api/a/../../b", "/api/./x", "/api/a%5c..%5cb",
+    ])
+    func aPathThatClimbsOutOfTheUpstreamGoesNowhere(_ target: String) throws {
+        let route = try #require(GatewayRoute("/api/=https://api.example/v1/"))
+        #expect(route.upstreamTarget(for: target) == nil)
+    }
+
+    @Test(arguments: [
+        "api/=https://a.example/", "/api=https://a.example/", "/bff/=https://a.example/", "/api/=ftp://a.example/",
+        "/api/=https://a.example/?q=1", "/api/=https://user:pw@a.example/", "/api/", "/a b/=https://a.example/",
+        "/api/=not a url",
+    ])
+    func unusableRoutesAreRefused(_ text: String) {
+        #expect(GatewayRoute(text) == nil)
+    }
+
+    @Test func returnURLsMustStayOnThisSite() {
+        #expect(ReturnURL.validated(nil) == "/")
+        #expect(ReturnURL.validated("/account?tab=1") == "/account?tab=1")
+        for bad in [
+            "https://evil.example/", "//evil.example", "/\\evil.example", "evil", "/a\r\nSet-Cookie: x=1", "/a b",
+            "/\\\\evil",
+        ] {
+            #expect(ReturnURL.validated(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func aSessionCookieReadsBackAndNothingElseDoes() throws {
+        let cookie = SessionCookie.fresh()
+        #expect(cookie.value.utf8.count == 64 && cookie.sessionID.utf8.count == 32)
+        let read = try #require(
+            SessionCookie(HTTPHeaders([("Cookie", "other=1; __Host-hardtack=\(cookie.value); x=y")]), name: "__Host-hardtack"))
+        #expect(read.sessionID == cookie.sessionID && read.secret == cookie.secret)
+        #expect(SessionCookie.sessionID(of: cookie.account) == cookie.sessionID)
+        // Tampered, cut short, doubled, or of another name: no session.
+        var tampered = Array(cookie.value)
+        tampered[40] = tampered[40] == "A" ? "B" : "A"
+        let names = "__Host-hardtack"
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(String(tampered))")]), name: names)?.secret != cookie.secret)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(cookie.value.dropLast())")]), name: names) == nil)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(cookie.value); \(names)=\(cookie.value)")]), name: names) == nil)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=!!!")]), name: names) == nil)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "hardtack=\(cookie.value)")]), name: names) == nil)
+        #expect(SessionCookie.sessionID(of: AccountName("alice")!) == nil)
+    }
+
+    @Test func theSealOpensOnlyWithItsKeyAndContext() throws {
+        let key = SecretBytes(GatewaySeal.random(32))
+        let plaintext = SecretBytes(utf8: "token-value")
+        let sealed = GatewaySeal.seal(plaintext, key: key, context: "c", deterministic: false)
+        #expect(GatewaySeal.open(sealed, key: key, context: "c") == plaintext)
+        #expect(GatewaySeal.open(sealed, key: key, context: "d") == nil)
+        #expect(GatewaySeal.open(sealed, key: SecretBytes(GatewaySeal.random(32)), context: "c") == nil)
+        var flipped = sealed
+        flipped[flipped.count - 1] ^= 1
+        #expect(GatewaySeal.open(flipped, key: key, context: "c") == nil)
+        // Random nonces: two seals differ; deterministic ones are equal, and still open.
+        #expect(sealed != GatewaySeal.seal(plaintext, key: key, context: "c", deterministic: false))
+        let first = GatewaySeal.seal(plaintext, key: key, context: "c", deterministic: true)
+        #expect(first == GatewaySeal.seal(plaintext, key: key, context: "c", deterministic: true))
+        #expect(first != GatewaySeal.seal(SecretBytes(utf8: "token-valuf"), key: key, context: "c", deterministic: true))
+        #expect(GatewaySeal.open(first, key: key, context: "c") == plaintext)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The issuer `Tools/oauth-server run` names for the project's own Authlib provider, if any.
+let authlibIssuer = ProcessInfo.processInfo.environment["HARDTACK_TEST_AUTHLIB"].flatMap { $0.isEmpty ? nil : $0 }
+
+/// `hardtack gateway` for the suites that drive one.
+extension CLISandbox {
+    /// The gateway's client at the test provider.
+    static let gatewayClient = (id: "hardtack-gateway", secret: "gateway-secret")
+
+    /// A port no one listens on now (for a gateway whose public origin must name its port up front).
+    static func freePort() -> UInt16 {
+        let (socket, port) = RawSocket.silentListener()
+        close(socket)
+        return port
+    }
+
+    /// Starts `hardtack gateway` against `issuer` on a free port of 127.0.0.1 (or `fixed`), its public
+    /// origin `http://127.0.0.1:PORT`, with `routes` and `extra` arguments; returns it and its origin once it
+    /// listens.
+    func startGateway(
+        issuer: String, routes: [String], store: String? = nil, port fixed: UInt16? = nil, extra: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> (RunningProcess, String) {
+        let executable = try #require(HardtackExecutable.path)
+        let secret = directory.file("client-secret")
+        if !FileManager.default.fileExists(atPath: secret) {
+            _ = FileManager.default.createFile(
+                atPath: secret, contents: Data((Self.gatewayClient.secret + "\n").utf8),
+                attributes: [.posixPermissions: 0o600])
+        }
+        for _ in 0..<5 {
+            let port = fixed ?? Self.freePort()
+            let origin = "http://127.0.0.1:\(port)"
+            var arguments = [
+                "gateway", "--issuer", issuer, "--client-id", Self.gatewayClient.id, "--client-secret-file", secret,
+                "--listen", "127.0.0.1:\(port)", "--public-origin", origin, "--store", store ?? self.store,
+            ]
+            for route in routes { arguments += ["--route", route] }
+            let gateway = try launch(executable, arguments + extra, environment: environment)
+            for _ in 0..<500 {
+                let out = String(decoding: FileBytes.read(gateway.outPath), as: UTF8.self)
+                if out.contains("listening on ") { return (gateway, origin) }
+                if !gateway.process.isRunning { break }
+                usleep(20_000)
+            }
+            gateway.process.terminate()
+            let errors = String(decoding: FileBytes.read(gateway.errPath), as: UTF8.self)
+            // Another process took the port between the probe and the bind: try another.
+            guard errors.contains("Choose another --listen") else {
+                Issue.record("hardtack gateway did not start: \(errors)")
+                throw CancellationError()
+            }
+        }
+        Issue.record("hardtack gateway found no free port")
+        throw CancellationError()
+    }
+
+    /// Ends the gateway with SIGTERM and returns how it ended.
+    func stopGateway(_ gateway: RunningProcess) -> CLIResult {
+        kill(gateway.process.processIdentifier, SIGTERM)
+        return gateway.wait()
+    }
+}

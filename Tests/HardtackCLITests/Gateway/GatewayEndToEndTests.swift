@@ -1,0 +1,175 @@
+import Data
+import Foundation
+import TestSupport
+import Testing
+
+/// `hardtack gateway` end to end against the project's Authlib provider (Tools/OAuthProvider) as a
+/// confidential client, its test API as the upstream, and a scripted browser that keeps cookies and fills
+/// in the provider's sign-in form.
+extension GatewayScenarios {
+    @Suite struct GatewayEndToEndTests {
+        let sandbox = CLISandbox()
+        let browser = TestBrowser()
+
+        func provider() throws -> TestProvider { try TestProvider() }
+
+        /// A gateway whose route `/api/` goes to the provider's test API.
+        func gateway(_ provider: TestProvider, extra: [String] = []) throws -> (RunningProcess, String) {
+            try sandbox.startGateway(issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
+        }
+
+        @Test func signingInSetsAnOpaqueHostCookieAndTheUserIsKnown() async throws {
+            let provider = try provider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            let back = try await browser.signIn(
+                gateway: origin, user: "alice", password: "wonderland", returnUrl: "/after?x=1")
+            #expect(back.status == 302 && back.headers["Location"] == "/after?x=1")
+            let setCookie = try #require(
+                back.headers.first { $0.name.lowercased() == "set-cookie" && $0.value.hasPrefix("__Host-hardtack=") }?
+                    .value)
+            for attribute in ["; Path=/", "; Secure", "; HttpOnly", "; SameSite=Lax"] {
+                #expect(setCookie.contains(attribute), "\(setCookie)")
+            }
+            #expect(!setCookie.lowercased().contains("domain="))
+            let value = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            #expect(value.utf8.count == 64, "384 bits, base64url")
+            #expect(!value.contains("eyJ"), "an opaque value, no token")
+
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            #expect(user.status == 200)
+            let claims = try #require(try JSONSerialization.jsonObject(with: user.body) as? [String: String])
+            #expect(claims["sub"] == "alice" && claims["name"] == "Alice Liddell" && claims["sid"]?.utf8.count == 32)
+            #expect(try await browser.get(origin + "/bff/user").status == 403, "no X-CSRF header")
+            #expect(
+                try await TestBrowser().get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401, "no cookie"
+            )
+        }
+
+        @Test func aCallThroughARouteCarriesTheTokenNeverTheCookie() async throws {
+            let provider = try provider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let answer = try await browser.send(
+                "POST", origin + "/api/echo/items?q=a%20b",
+                headers: [
+                    ("X-CSRF", "1"), ("Authorization", "Bearer the-browsers-own"), ("X-Trace", "t1"),
+                    ("Content-Type", "text/plain"),
+                ],
+                body: Data("hello".utf8))
+            #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+            let echo = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+            let headers = try #require(echo["headers"] as? [String: String])
+            #expect(echo["sub"] as? String == "alice" && echo["token_client"] as? String == "hardtack-gateway")
+            #expect(echo["path"] as? String == "/api/echo/items" && echo["body_length"] as? Int == 5)
+            #expect(headers["authorization"] == "present" && headers["cookie"] == nil && headers["x-csrf"] == nil)
+            #expect(headers["x-trace"] == "t1")
+
+            let before = try await provider.count("api_calls")
+            #expect(try await browser.get(origin + "/api/echo").status == 403, "no X-CSRF header")
+            #expect(
+                try await TestBrowser().get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 401,
+                "no session")
+            #expect(try await provider.count("api_calls") == before, "nothing reached the upstream")
+        }
+
+        @Test func twentyCallsAfterExpiryShareOneRefresh() async throws {
+            let provider = try provider()
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "2")])
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let refreshesBefore = try await provider.refreshes(CLISandbox.gatewayClient.id)
+            let reuseBefore = try await provider.count("reuse_detections")
+            try await Task.sleep(for: .seconds(3))
+            let browser = browser
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        try await browser.get(origin + "/api/echo/\(index)", headers: [("X-CSRF", "1")]).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 20))
+            #expect(try await provider.refreshes(CLISandbox.gatewayClient.id) == refreshesBefore + 1)
+            #expect(try await provider.count("reuse_detections") == reuseBefore)
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "3600")])
+        }
+
+        @Test func logoutNeedsTheRightSidThenRevokesAndGoesToTheIssuer() async throws {
+            let provider = try provider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            let sid = try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])
+            // A link on another site, or a guessed sid, signs no one out.
+            #expect(try await browser.get(origin + "/bff/logout").status == 400)
+            #expect(
+                try await browser.get(origin + "/bff/logout?sid=" + String(repeating: "0", count: 32)).status == 400)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+
+            let revocationsBefore = try await provider.count("revocations")
+            let out = try await browser.get(origin + "/bff/logout?sid=" + sid)
+            #expect(out.status == 302)
+            let location = try #require(out.headers["Location"])
+            #expect(location.hasPrefix(provider.issuer + "/logout?id_token_hint="), "\(location)")
+            #expect(
+                location.contains(
+                    "post_logout_redirect_uri="
+                        + origin.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")))
+            #expect(browser.cookies(for: origin)["__Host-hardtack"] == nil, "the cookie is cleared")
+            #expect(try await provider.count("revocations") == revocationsBefore + 1)
+            let atIssuer = try await browser.get(location)
+            #expect(atIssuer.status == 302 && atIssuer.headers["Location"] == origin + "/")
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+        }
+
+        @Test func aRestartKeepsTheSessionAndACopyOfTheStoreHoldsNoToken() async throws {
+            let provider = try provider()
+            var (gateway, origin) = try gateway(provider)
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
+            let stopped = sandbox.stopGateway(gateway)
+            #expect(stopped.status == 0, "SIGTERM ends it cleanly: \(stopped.stderr.suffix(300))")
+            // Every request was logged as one JSON object, without a cookie value or a code.
+            let cookie = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            for line in stopped.stderr.split(separator: "\n") where line.hasPrefix("{") {
+                #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+                #expect(!line.contains(cookie) && !line.contains("code=") && !line.contains("state="))
+            }
+            #expect(stopped.stderr.contains("\"route\":\"callback\""))
+
+            // The same store, another process, the same port: the browser's session goes on.
+            let port = try #require(URL(string: origin)?.port)
+            (gateway, origin) = try sandbox.startGateway(
+                issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], port: UInt16(port))
+            defer { _ = sandbox.stopGateway(gateway) }
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            #expect(user.status == 200)
+            let sid = try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])
+
+            // The provider's tokens for the gateway appear nowhere in the store's files, nor in what the store's
+            // key alone opens.
+            let issued = try await provider.issuedTokens(CLISandbox.gatewayClient.id)
+            #expect(!issued.isEmpty)
+            let directory = URL(fileURLWithPath: sandbox.store).deletingLastPathComponent().path
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let bytes = Data(FileBytes.read(directory + "/" + file))
+                for token in issued { #expect(bytes.range(of: Data(token.utf8)) == nil, "\(file) holds a token") }
+            }
+            for account in ["access-token", "refresh-token", "id-token"] {
+                let opened = try sandbox.keychain([
+                    "find-generic-password", "-s", "hardtack.session/gateway/" + sid, "-a", account, "-w",
+                ])
+                #expect(
+                    opened.status == 0 && opened.stdout.hasPrefix("s1."), "\(account): sealed under the cookie's key")
+                for token in issued { #expect(!opened.stdout.contains(token)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Data
+import Foundation
+import TestSupport
+import Testing
+
+/// `hardtack gateway` under bad input and faults: a clear status and a JSON error body every time, never a
+/// crash, a hang or a lost session; and the issuer ending sessions over the back channel.
+extension GatewayScenarios {
+    @Suite struct GatewayFaultTests {
+        let sandbox = CLISandbox()
+        let browser = TestBrowser()
+
+        func gateway(
+            _ provider: TestProvider, routes: [String]? = nil, extra: [String] = []
+        ) throws -> (RunningProcess, String) {
+            try sandbox.startGateway(
+                issuer: provider.issuer, routes: routes ?? ["/api/=\(provider.issuer)/api/"], extra: extra)
+        }
+
+        func errorCode(_ response: HTTPResponse) -> String? {
+            (try? JSONSerialization.jsonObject(with: response.body) as? [String: String])?["error"]
+        }
+
+        @Test func badInputGetsAClearStatusAndNeverA500() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            for bad in ["https://evil.example/", "//evil.example", "/%5Cevil.example", "/a%0d%0aSet-Cookie:%20x=1"] {
+                let response = try await browser.get(origin + "/bff/login?returnUrl=" + bad)
+                #expect(response.status == 400 && errorCode(response) == "invalid_return_url", "\(bad)")
+            }
+            // A callback nobody asked for, and one whose state was changed.
+            #expect(try await browser.get(origin + "/bff/callback?code=x&state=y").status == 400)
+            let login = try await browser.get(origin + "/bff/login?returnUrl=/")
+            let state = try #require(
+                URLComponents(string: login.headers["Location"] ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+            let forged = try await browser.get(
+                origin + "/bff/callback?code=x&state=" + String(state.reversed()) + "&iss=" + provider.issuer)
+            #expect(forged.status == 400, "\(String(decoding: forged.body, as: UTF8.self))")
+            // Tampered and malformed cookies are no session: 401, never 500.
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let real = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            var flipped = Array(real)
+            flipped[50] = flipped[50] == "A" ? "B" : "A"
+            for value in [String(flipped), String(real.dropLast(3)), "x", String(repeating: "A", count: 64)] {
+                let other = TestBrowser()
+                other.setCookie("__Host-hardtack", value, for: origin)
+                let answer = try await other.get(origin + "/api/echo", headers: [("X-CSRF", "1")])
+                #expect(answer.status == 401 && errorCode(answer) == "not_signed_in", "\(value.prefix(8))")
+            }
+            #expect(try await browser.get(origin + "/nothing-here").status == 404)
+            #expect(try await browser.get(origin + "/bff/nothing").status == 404)
+            #expect(try await browser.send("POST", origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 405)
+            // Oversized head and body.
+            let head =
+                "GET /bff/user HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 64 * 1024) + "\r\n\r\n"
+            let port = try #require(URL(string: origin)?.port)
+            #expect(await RawSocket.exchange(port: UInt16(port), sending: Array(head.utf8)).hasPrefix("HTTP/1.1 431"))
+            let big = try await browser.send(
+                "POST", origin + "/api/echo", headers: [("X-CSRF", "1")], body: Data(count: 2 << 20))
+            #expect(big.status == 413)
+            // The session survived all of it.
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+        }
+
+        @Test func upstreamsThatAreDownOrSlowAre502And504AndTheSessionStays() async throws {
+            let provider = try TestProvider()
+            let (silent, silentPort) = RawSocket.silentListener()
+            defer { close(silent) }
+            let closedPort = CLISandbox.freePort()
+            let (gateway, origin) = try gateway(
+                provider,
+                routes: [
+                    "/api/=\(provider.issuer)/api/", "/down/=http://127.0.0.1:\(closedPort)/",
+                    "/silent/=http://127.0.0.1:\(silentPort)/",
+                ], extra: ["--upstream-timeout", "1"])
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let down = try await browser.get(origin + "/down/x", headers: [("X-CSRF", "1")])
+            #expect(down.status == 502 && errorCode(down) == "upstream_unreachable")
+            let slow = try await browser.get(origin + "/api/slow?ms=3000", headers: [("X-CSRF", "1")])
+            #expect(slow.status == 504 && errorCode(slow) == "upstream_timeout")
+            #expect(try await browser.get(origin + "/silent/x", headers: [("X-CSRF", "1")]).status == 504)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+        }
+
+        @Test func theIssuerDownDuringARefreshIs503AndKeepsTheSessionARejectedRefreshEndsIt() async throws {
+            let provider = try TestProvider()
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "1")])
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "default")])
+            try await Task.sleep(for: .milliseconds(1500))
+            try await provider.control("/test/token-endpoint", [("fail", "503")])
+            let unavailable = try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")])
+            #expect(unavailable.status == 503 && errorCode(unavailable) == "issuer_unavailable")
+            try await provider.control("/test/token-endpoint", [("fail", "none")])
+            #expect(
+                try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200,
+                "the session was kept")
+
+            // The issuer ends the session (its tokens revoked): the next refresh is refused, the session ends.
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            #expect(user.status == 200)
+            try await provider.control("/test/end-session", [("sub", "alice")])
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "default")])
+            let ended = try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")])
+            #expect(ended.status == 401, "\(String(decoding: ended.body, as: UTF8.self))")
+            #expect(browser.cookies(for: origin)["__Host-hardtack"] == nil, "the cookie is cleared")
+        }
+
+        @Test func backChannelLogoutEndsTheNamedSessionsOnceAndRefusesForgeries() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            let bob = TestBrowser()
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
+            func post(_ token: String) async throws -> HTTPResponse {
+                try await TestBrowser().send(
+                    "POST", origin + "/bff/backchannel",
+                    headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                    body: FormBody.encode([("logout_token", token)]))
+            }
+            func token(_ fields: [(String, String)]) async throws -> String {
+                try #require(try await provider.control("/test/logout-token", fields)["logout_token"] as? String)
+            }
+            // Forged or broken each way: 400, and nobody is signed out.
+            let forgeries: [[(String, String)]] = [
+                [("sub", "alice"), ("signer", "other")], [("sub", "alice"), ("aud", "someone-else")],
+                [("sub", "alice"), ("iss", "https://evil.example")], [("sub", "alice"), ("events", "none")],
+                [("sub", "alice"), ("nonce", "n")], [("sub", "alice"), ("iat_offset", "-3600")],
+                [("sub", "alice"), ("alg", "none")],
+                [("sub", "alice"), ("alg", "HS256")], [("sub", ""), ("sid", "")],
+            ]
+            for fields in forgeries {
+                #expect(try await post(try await token(fields)).status == 400, "\(fields)")
+            }
+            #expect(try await post("not-a-jwt").status == 400)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+
+            // A real one for alice: her session ends, bob's goes on; the same token again is refused.
+            let real = try await token([("sub", "alice")])
+            #expect(try await post(real).status == 200)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+            #expect(try await bob.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+            #expect(try await post(real).status == 400)
+
+            // The provider itself ends bob's session by its sid and sends the token to the gateway.
+            try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
+            let sessions = try await provider.state()["sessions"] as? [[String: Any]] ?? []
+            let sid = try #require(
+                sessions.last { $0["sub"] as? String == "bob" && $0["active"] as? Bool == true }?["sid"] as? String)
+            let sent = try await provider.control("/test/end-session", [("sid", sid)])
+            #expect(sent["status"] as? Int == 200, "\(sent)")
+            #expect(try await bob.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+            try await provider.control("/test/backchannel-uri", [("uri", "")])
+        }
+
+        @Test func healthAndMetricsAnswer() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
+            #expect(try await browser.get(origin + "/healthz").status == 200)
+            let metrics = String(decoding: try await browser.get(origin + "/metrics").body, as: UTF8.self)
+            #expect(
+                metrics.contains(#"hardtack_gateway_requests_total{route="callback",status="302"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"hardtack_gateway_requests_total{route="/api/",status="200"} 1"#))
+            #expect(metrics.contains("hardtack_gateway_sessions_created_total 1"))
+            #expect(metrics.contains("hardtack_gateway_upstream_seconds_count 1"))
+        }
+    }
+}
