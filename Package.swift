@@ -116,8 +116,11 @@ let package = Package(
         // the executable links it.
         .target(
             name: "DevelopmentComposition",
-            dependencies: ["Composition", "DevelopmentServers", "Domain", "Data", "BrowserRedirect", "OpenSSLCrypto"],
-            path: "Modules/DevelopmentComposition", swiftSettings: swiftSettings),
+            dependencies: [
+                "Composition", "Gateway", "MicroHTTPD", "DevelopmentServers", "Domain", "Data", "StoreCore",
+                "BrowserRedirect", "OpenSSLCrypto",
+            ],
+            path: "Modules/DevelopmentComposition", resources: [.copy("GatewayApp")], swiftSettings: swiftSettings),
         // The command-line framework (commands, typed options, help, exit statuses); knows nothing of the app.
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
         // The store on PostgreSQL (libpq). Its connection layer has its own errors, translated by the adapter.

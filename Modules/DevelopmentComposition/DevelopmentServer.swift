@@ -19,15 +19,18 @@ public final class DevelopmentServer: Sendable {
     ///   - accessTokenLifetime: seconds an access token lives.
     ///   - refreshTokenInBody: header-style replies put the refresh token in the JSON body, not a header.
     ///   - bareAuthorization: header-style replies write the bare access token, without `Bearer `.
+    ///   - confidentialClients: client ids and secrets of confidential clients (a gateway) it also knows.
     /// - Throws: a message saying why the port cannot be used.
-    public init(port: UInt16, accessTokenLifetime: TimeInterval, refreshTokenInBody: Bool, bareAuthorization: Bool)
-        throws(DevelopmentServerError)
-    {
-        let auth = EmbeddedAuthServer(
-            options: AuthServerOptions(
-                accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
-                authorizationStyle: bareAuthorization ? .bare : .bearer),
-            clock: .live())
+    public init(
+        port: UInt16, accessTokenLifetime: TimeInterval, refreshTokenInBody: Bool, bareAuthorization: Bool,
+        confidentialClients: [String: String] = [:]
+    ) throws(DevelopmentServerError) {
+        var options = AuthServerOptions(
+            accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
+            authorizationStyle: bareAuthorization ? .bare : .bearer)
+        options.clientIDs.formUnion(confidentialClients.keys)
+        options.clientSecrets = confidentialClients
+        let auth = EmbeddedAuthServer(options: options, clock: .live())
         self.auth = auth
         do {
             server = try LoopbackHTTPServer(port: port) { request in await auth.handle(request) }

@@ -32,6 +32,8 @@ extension Gateway {
             return GatewayReply.error(400, "invalid_path", "the path climbs out of the route's upstream")
         }
         guard let cookie = sessionCookie(request) else { return Self.notSignedIn(clearing: nil) }
+        let (use, ended) = await admit(cookie)
+        if let ended { return ended }
         let client = dependencies.upstreamClients(route.origin)
         var headers = HTTPHeaders()
         let connectionFields = Set(
@@ -74,6 +76,7 @@ extension Gateway {
                 return Self.failure(error)
             }
         }
+        if let use { await activity.record(cookie, after: use) }
         switch outcome {
         case .answered(let response):
             var passed = HTTPHeaders()

@@ -9,6 +9,8 @@ extension Gateway {
     func user(_ request: HTTPRequest) async -> HTTPResponse {
         guard Self.hasAntiForgeryHeader(request) else { return Self.missingAntiForgeryHeader }
         guard let cookie = sessionCookie(request) else { return Self.notSignedIn(clearing: nil) }
+        let (use, ended) = await admit(cookie)
+        if let ended { return ended }
         let session: Session?
         do throws(AuthenticationError) {
             session = try await sessions.repository(for: cookie).load()
@@ -16,6 +18,7 @@ extension Gateway {
             return Self.failure(error)
         }
         guard let session else { return Self.notSignedIn(clearing: configuration.cookieName) }
+        if let use { await activity.record(cookie, after: use) }
         var claims: [String: Any] = ["sid": cookie.sessionID]
         if let user = session.user {
             claims["sub"] = user.id

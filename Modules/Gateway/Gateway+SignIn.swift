@@ -55,6 +55,7 @@ extension Gateway {
             return Self.failure(error, headers: [clear])
         }
         metrics.sessionCreated()
+        if configuration.idleTimeout != nil { await activity.record(cookie, after: SessionActivity.Use(at: nil)) }
         return GatewayReply.redirect(
             state.returnURL,
             headers: [clear, GatewayReply.setCookie(configuration.cookieName, cookie.value, sameSite: Self.sameSite)])

@@ -19,6 +19,7 @@ public final class Gateway: Sendable {
     let metrics = GatewayMetrics()
     let loginKey: SecretBytes
     let policy: AuthenticationPolicy
+    let activity: SessionActivity
 
     /// The issuer, as discovery found it.
     public var issuerMetadata: ProviderMetadata { dependencies.metadata }
@@ -46,9 +47,14 @@ public final class Gateway: Sendable {
         // gateway's users, are not one client looping.
         policy.maxRefreshesPerWindowAllAccounts = 10_000_000
         self.policy = policy
+        let metrics = metrics
         sessions = GatewaySessions(
-            store: dependencies.store, gateway: openID, policy: policy, ownerID: dependencies.ownerID,
-            claimantIsGone: dependencies.claimantIsGone, now: dependencies.now)
+            store: dependencies.store,
+            gateway: RefreshCounting(base: openID, counted: { metrics.refreshes.withLock { $0 += 1 } }), policy: policy,
+            ownerID: dependencies.ownerID, claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
+            onShared: { metrics.refreshWaits.withLock { $0 += 1 } })
+        activity = SessionActivity(
+            store: dependencies.store, now: dependencies.now, interval: min(60, (configuration.idleTimeout ?? 600) / 10))
         loginKey = try await GatewayKeys.loginKey(in: dependencies.store)
     }
 
@@ -114,6 +120,21 @@ public final class Gateway: Sendable {
     /// sends it only from the app's own pages, never from another site's form or simple request.
     static func hasAntiForgeryHeader(_ request: HTTPRequest) -> Bool {
         request.headers["X-CSRF"] == "1"
+    }
+
+    /// The use of `cookie`'s session now: `nil` when it may go on (its last use is then recorded once
+    /// `use` succeeded), or the answer when it went unused past the idle timeout (it is signed out then).
+    func admit(_ cookie: SessionCookie) async -> (SessionActivity.Use?, HTTPResponse?) {
+        guard let timeout = configuration.idleTimeout else { return (nil, nil) }
+        let use = await activity.lastUse(cookie)
+        guard activity.isIdle(use, timeout: timeout) else { return (use, nil) }
+        if (try? await sessions.signOut(cookie))?.deletedLocalSession == true { metrics.sessionEnded() }
+        return (
+            use,
+            GatewayReply.error(
+                401, "session_ended", "the session went unused too long: sign in again",
+                headers: [GatewayReply.clearCookie(configuration.cookieName)])
+        )
     }
 
     /// 403 for a call without `X-CSRF: 1`.

@@ -54,7 +54,7 @@ final class GatewayMetrics: Sendable {
             "# HELP hardtack_gateway_refreshes_total Refreshes this instance presented to the issuer.",
             "# TYPE hardtack_gateway_refreshes_total counter",
             "hardtack_gateway_refreshes_total \(refreshes.withLock { $0 })",
-            "# HELP hardtack_gateway_refresh_waits_total Calls that waited for a refresh in flight.",
+            "# HELP hardtack_gateway_refresh_waits_total Calls that took a refresh another call or instance made.",
             "# TYPE hardtack_gateway_refresh_waits_total counter",
             "hardtack_gateway_refresh_waits_total \(refreshWaits.withLock { $0 })",
             "# HELP hardtack_gateway_sessions_created_total Sessions signed in.",

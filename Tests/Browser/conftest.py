@@ -1,6 +1,6 @@
 """Fixtures of the real-browser tests of `hardtack gateway` (Tools/browser-tests runs them): the project's
 Authlib provider (HARDTACK_TEST_AUTHLIB, started by Tools/oauth-server), the built `hardtack` executable,
-gateways on free ports serving the demo app (Tools/GatewayApp), headless Chromium through Debian's
+gateways on free ports serving the demo app (Modules/DevelopmentComposition/GatewayApp), headless Chromium through Debian's
 chromedriver, and another site's page for the cross-site attempts."""
 
 import json
@@ -71,7 +71,7 @@ class Gateway:
         arguments = [
             self.executable, "gateway", "--issuer", self.provider.issuer, "--client-id", CLIENT_ID,
             "--client-secret-file", secret, "--listen", "127.0.0.1:%d" % self.port, "--public-origin", self.origin,
-            "--route", "/api/=%s/api/" % self.provider.issuer, "--static", os.path.join(ROOT, "Tools", "GatewayApp"),
+            "--route", "/api/=%s/api/" % self.provider.issuer, "--static", os.path.join(ROOT, "Modules", "DevelopmentComposition", "GatewayApp"),
             "--store", os.path.join(self.directory, "store", "keychain.db"),
         ]
         self.errors = open(self.log, "w")
@@ -101,7 +101,7 @@ class Gateway:
 @pytest.fixture(scope="session")
 def provider():
     issuer = os.environ.get("HARDTACK_TEST_AUTHLIB")
-    assert issuer, "HARDTACK_TEST_AUTHLIB is not set: run these through Tools/browser-tests (Tools/test does)"
+    assert issuer, "HARDTACK_TEST_AUTHLIB is not set: run these with Tools/browser-tests, which starts the provider"
     return Provider(issuer)
 
 

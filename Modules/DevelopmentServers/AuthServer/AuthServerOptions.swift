@@ -7,6 +7,9 @@ public struct AuthServerOptions: Sendable {
     public var users: [AuthServerUser]
     /// The OAuth `client_id`s the server knows; any other gets `invalid_client`.
     public var clientIDs: Set<String>
+    /// The secrets of the confidential clients among ``clientIDs`` (a gateway's), which must authenticate
+    /// with them at the token and revocation endpoints; the others are public clients.
+    public var clientSecrets: [String: String] = [:]
     /// The identity providers accepted at `POST /auth/signin/{provider}`.
     public var identityProviders: Set<String>
     /// How long an access token is valid, in seconds.

@@ -14,11 +14,13 @@ extension EmbeddedAuthServer {
         guard let grantType = form["grant_type"] else {
             return AuthReply.error(400, "invalid_request", "grant_type is required")
         }
-        guard let clientID = form["client_id"] else {
+        guard form["client_id"] != nil || request.headers["Authorization"] != nil else {
             return AuthReply.error(400, "invalid_request", "client_id is required")
         }
-        guard options.clientIDs.contains(clientID) else {
-            return AuthReply.error(401, "invalid_client", "the client is not known")
+        let clientID: String
+        switch authenticatedClient(request, form) {
+        case .success(let client): clientID = client
+        case .failure(let refusal): return AuthReply.error(401, "invalid_client", refusal.reason)
         }
         switch grantType {
         case "password":
@@ -56,8 +58,10 @@ extension EmbeddedAuthServer {
         case .failure(let refusal): return AuthReply.error(400, "invalid_request", refusal.reason)
         }
         guard let token = form["token"] else { return AuthReply.error(400, "invalid_request", "token is required") }
-        if let clientID = form["client_id"], !options.clientIDs.contains(clientID) {
-            return AuthReply.error(401, "invalid_client", "the client is not known")
+        if form["client_id"] != nil || request.headers["Authorization"] != nil,
+            case .failure(let refusal) = authenticatedClient(request, form)
+        {
+            return AuthReply.error(401, "invalid_client", refusal.reason)
         }
         // `token_type_hint` only speeds up a lookup (RFC 7009 §2.1); both kinds are searched anyway.
         if revokeFamily(of: token) { counters.revocations += 1 }

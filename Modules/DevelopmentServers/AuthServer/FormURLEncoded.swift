@@ -32,7 +32,7 @@ enum FormURLEncoded {
         return type.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
-    private static func decodeComponent(_ component: Substring) -> String? {
+    static func decodeComponent(_ component: Substring) -> String? {
         component.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -17,6 +17,7 @@ public actor RefreshSession {
     private var inFlight: Task<Result<Session, AuthenticationError>, Never>?
     private let stormGuard: RefreshStormGuard
     private let stormKey: String
+    private let onShared: (@Sendable () -> Void)?
 
     /// How many refreshes this instance performed against the server.
     public private(set) var refreshCount = 0
@@ -28,11 +29,14 @@ public actor RefreshSession {
     ///   - stormGuard: counts refreshes against the policy's limits; share one (the composition root
     ///     shares ``RefreshStormGuard/processWide``) so that all accounts count together.
     ///   - stormKey: the account (and store) this session's refreshes count against in `stormGuard`.
+    ///   - onShared: told each time a caller gets a refresh it did not present itself: one in flight in
+    ///     this process, or one another process stored.
     public init(
         gateway: any AuthenticationGateway, repository: any SessionRepository, policy: AuthenticationPolicy,
         ownerID: String, now: @escaping @Sendable () -> Date, onWait: (@Sendable (WaitReason) -> Void)? = nil,
-        stormGuard: RefreshStormGuard = RefreshStormGuard(), stormKey: String = ""
+        stormGuard: RefreshStormGuard = RefreshStormGuard(), stormKey: String = "", onShared: (@Sendable () -> Void)? = nil
     ) {
+        self.onShared = onShared
         self.stormGuard = stormGuard
         self.stormKey = stormKey
         self.onWait = onWait
@@ -50,7 +54,10 @@ public actor RefreshSession {
     ///   process's refresh ended mid-request; ``AuthenticationError/temporarilyUnavailable(_:)`` when it could
     ///   not answer (the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``.
     public func refresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
-        if let inFlight { return try await inFlight.value.get() }
+        if let inFlight {
+            onShared?()
+            return try await inFlight.value.get()
+        }
         let task = Task { await self.performRefresh(replacing: stale) }
         inFlight = task
         let result = await task.value
@@ -73,6 +80,7 @@ public actor RefreshSession {
             let instant = now()
             switch try await repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
             case .superseded(let current):
+                onShared?()
                 return current
             case .signedOut:
                 throw .notSignedIn

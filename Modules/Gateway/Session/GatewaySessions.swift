@@ -13,13 +13,16 @@ final class GatewaySessions: Sendable {
     private let ownerID: String
     private let claimantIsGone: @Sendable (String) -> Bool
     private let now: @Sendable () -> Date
+    private let onShared: @Sendable () -> Void
     private let stormGuard = RefreshStormGuard()
     private let refreshers = RefresherCache(capacity: 10_000)
 
     init(
         store: any SecureItemStore, gateway: any AuthenticationGateway, policy: AuthenticationPolicy, ownerID: String,
-        claimantIsGone: @escaping @Sendable (String) -> Bool, now: @escaping @Sendable () -> Date
+        claimantIsGone: @escaping @Sendable (String) -> Bool, now: @escaping @Sendable () -> Date,
+        onShared: @escaping @Sendable () -> Void
     ) {
+        self.onShared = onShared
         self.store = store
         self.gateway = gateway
         self.policy = policy
@@ -42,7 +45,7 @@ final class GatewaySessions: Sendable {
         let refresher = refreshers.refresher(for: cookie) {
             RefreshSession(
                 gateway: gateway, repository: repository, policy: policy, ownerID: ownerID, now: now,
-                stormGuard: stormGuard, stormKey: cookie.sessionID)
+                stormGuard: stormGuard, stormKey: cookie.sessionID, onShared: onShared)
         }
         return PerformAuthorizedCall(repository: repository, refresher: refresher, policy: policy, now: now)
     }

@@ -3,6 +3,7 @@ import Composition
 import Data
 import Domain
 import Foundation
+import DevelopmentComposition
 import Gateway
 
 /// `hardtack gateway`: a backend-for-frontend that keeps browser users' tokens on the server.
@@ -67,10 +68,24 @@ struct GatewayCommand: HardtackCommand {
         "--upstream-timeout", value: "SECONDS", help: "How long an upstream may take to answer before the call is 504 (default: 30).",
         range: 1...600, invalidValue: "--upstream-timeout takes a whole number of seconds from 1 to 600")
     var upstreamTimeout: Int?
+    /// `--idle-timeout SECONDS`.
+    @Option(
+        "--idle-timeout", value: "SECONDS",
+        help: "End a session unused for this long (default: 28800, eight hours; 0 for no limit). A session never "
+            + "outlives its refresh token.", range: 0...31_536_000,
+        invalidValue: "--idle-timeout takes a whole number of seconds from 0 to 31536000")
+    var idleTimeout: Int?
+    /// `--demo`.
+    @Flag(
+        "--demo",
+        help: "Try it: the gateway in front of the embedded auth server, serving a small page on loopback, "
+            + "everything in a temporary directory deleted on exit; the other options are not used.")
+    var demo: Bool
     /// The store.
     @OptionGroup(title: "Store options") var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
+        if demo { return try await runDemo() }
         let settings = try GatewaySettings(self, context)
         let storeConfiguration = try store.configuration(context)
         let server: GatewayServer
@@ -92,5 +107,22 @@ struct GatewayCommand: HardtackCommand {
         Console.print("listening on \(server.listeningURL)")
         await Signals.waitForTermination()
         await server.stop(grace: .seconds(10))
+    }
+
+    /// `--demo`: starts ``GatewayDemo`` and says how to use it.
+    private func runDemo() async throws(CommandFailure) {
+        let demo: GatewayDemo
+        do throws(DevelopmentServerError) {
+            demo = try await GatewayDemo(log: { line in Console.log(line) })
+        } catch {
+            throw .finding(.failure, "the gateway demo could not start: \(error.message)")
+        }
+        Console.print("listening on \(demo.gateway.listeningURL)")
+        Console.print(
+            "Open \(demo.address) in a browser and sign in as alice / wonderland; the page holds only a session "
+                + "cookie, and its API calls go to \(demo.authServer.baseURL.absoluteString)/api/me with the token "
+                + "the gateway adds. Stop with Ctrl-C (the temporary store is deleted).")
+        await Signals.waitForTermination()
+        await demo.stop()
     }
 }

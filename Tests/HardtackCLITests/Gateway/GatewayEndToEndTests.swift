@@ -96,6 +96,8 @@ extension GatewayScenarios {
             #expect(statuses == Array(repeating: 200, count: 20))
             #expect(try await provider.refreshes(CLISandbox.gatewayClient.id) == refreshesBefore + 1)
             #expect(try await provider.count("reuse_detections") == reuseBefore)
+            let metrics = String(decoding: try await browser.get(origin + "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("hardtack_gateway_refreshes_total 1\n"), "\(metrics)")
             try await provider.control(
                 "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "3600")])
         }

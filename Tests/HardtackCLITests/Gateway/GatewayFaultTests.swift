@@ -161,6 +161,21 @@ extension GatewayScenarios {
             try await provider.control("/test/backchannel-uri", [("uri", "")])
         }
 
+        @Test func aSessionUnusedPastTheIdleTimeoutEnds() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try gateway(provider, extra: ["--idle-timeout", "2"])
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            for _ in 0..<3 {
+                try await Task.sleep(for: .seconds(1))
+                #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200, "in use: kept")
+            }
+            try await Task.sleep(for: .seconds(3))
+            let ended = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            #expect(ended.status == 401 && errorCode(ended) == "session_ended")
+            #expect(browser.cookies(for: origin)["__Host-hardtack"] == nil)
+        }
+
         @Test func healthAndMetricsAnswer() async throws {
             let provider = try TestProvider()
             let (gateway, origin) = try gateway(provider)

@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `hardtack gateway --demo`: what a newcomer runs first, with no provider of their own.
+@Suite(.timeLimit(.minutes(2))) struct GatewayDemoTests {
+    let sandbox = CLISandbox()
+
+    @Test func theDemoServesItsPageSignsAliceInForwardsACallAndLeavesNothingBehind() async throws {
+        let executable = try #require(HardtackExecutable.path)
+        let temporary = sandbox.directory.file("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        let demo = try sandbox.launch(executable, ["gateway", "--demo"], environment: ["TMPDIR": temporary])
+        var origin: String?
+        for _ in 0..<500 where origin == nil {
+            let out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
+            origin = out.split(separator: "\n").first { $0.hasPrefix("listening on ") }.map {
+                String($0.dropFirst("listening on ".count))
+            }
+            if origin == nil { usleep(20_000) }
+        }
+        let address = try #require(origin, "the demo did not start: \(FileBytes.read(demo.errPath).count) bytes")
+        let out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
+        #expect(out.contains("sign in as alice / wonderland"), "\(out)")
+
+        let made = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(made.count == 1 && made[0].hasPrefix("hardtack-gateway-demo-"), "\(made)")
+        let mode = try FileManager.default.attributesOfItem(atPath: temporary + "/" + made[0])[.posixPermissions]
+        #expect(mode as? Int == 0o700)
+
+        let browser = TestBrowser()
+        let page = try await browser.get(address + "/")
+        #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("Hardtack gateway"))
+        let config = try await browser.get(address + "/config.js")
+        #expect(String(decoding: config.body, as: UTF8.self).contains("\"/api/me\""))
+        let back = try await browser.signIn(gateway: address, user: "alice", password: "wonderland", returnUrl: "/")
+        #expect(back.status == 302 && back.headers["Location"] == "/")
+        let me = try await browser.get(address + "/api/me", headers: [("X-CSRF", "1")])
+        #expect(me.status == 200, "\(String(decoding: me.body, as: UTF8.self))")
+        let claims = try JSONSerialization.jsonObject(with: me.body) as? [String: String]
+        #expect(claims?["sub"] == "alice")
+
+        let ended = sandbox.stopGateway(demo)
+        #expect(ended.status == 0, "\(ended.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "the temporary store is deleted")
+        #expect(!ended.stderr.contains(browser.cookies(for: address)["__Host-hardtack"] ?? "no cookie"))
+    }
+}
