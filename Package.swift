@@ -58,8 +58,9 @@ let package = Package(
             name: "StoreCore", dependencies: ["Data", "Domain", "CSodium"], path: "Modules/StoreCore",
             swiftSettings: swiftSettings),
         // The page checksum of the SQLite adapter's VFS: CRC-32C with the CPU's instruction, in C of our own.
-        // DWARF 4: valgrind 3.19 (Tools/profile) cannot read the DWARF 5 clang writes for C by default.
-        .target(name: "CCRC32C", path: "Modules/CCRC32C", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        // No unsafe flags anywhere: a package that has them cannot be a versioned dependency (Tools/profile
+        // passes -Xcc -gdwarf-4 itself, for valgrind).
+        .target(name: "CCRC32C", path: "Modules/CCRC32C"),
         .target(
             name: "SQLiteStore", dependencies: ["StoreCore", "Data", "Domain", "CSQLite", "CSodium", "CCRC32C"],
             path: "Modules/SQLiteStore", swiftSettings: swiftSettings),

@@ -30,33 +30,22 @@ extension Gateway {
         } catch {
             return GatewayReply.error(400, "invalid_logout_token", error.description.replacingOccurrences(of: "ID token", with: "logout token"), headers: noStore)
         }
+        guard let named = IssuerLogout(sessionID: logout.sessionID, subject: logout.subject) else {
+            return GatewayReply.error(400, "invalid_logout_token", "the logout token names neither sid nor sub", headers: noStore)
+        }
         let seen = LogoutTokenLedger(store: dependencies.store)
         do throws(AuthenticationError) {
             guard try await seen.remember(logout, until: logout.issuedAt.addingTimeInterval(2 * Self.logoutTokenAge)) else {
                 return GatewayReply.error(400, "replayed_logout_token", "this logout token was received before", headers: noStore)
             }
-            var ended = 0
-            for (sessionID, session) in try await sessions.all() where Self.names(logout, session) {
-                try await sessions.end(sessionID: sessionID)
-                ended += 1
-            }
-            for _ in 0..<ended { metrics.sessionEnded() }
+            let ended = try await sessions.end(named)
+            for _ in ended { metrics.sessionEnded() }
         } catch {
             // Nothing is known to have ended: the issuer may send the token again.
             await seen.forget(logout)
             return Self.failure(error, headers: noStore)
         }
         return HTTPResponse(status: 200, headers: HTTPHeaders(noStore))
-    }
-
-    /// Whether `logout` names `session`: its `sid` the session's issuer session id (and its `sub`, when it
-    /// gives both, the session's user), else its `sub` the session's user.
-    static func names(_ logout: LogoutToken, _ session: Session) -> Bool {
-        if let sid = logout.sessionID {
-            guard session.identity?.sessionID == sid else { return false }
-            return logout.subject.map { $0 == session.user?.id } ?? true
-        }
-        return logout.subject != nil && logout.subject == session.user?.id
     }
 
     /// The value of `name` in an `application/x-www-form-urlencoded` body, when given once.

@@ -15,7 +15,7 @@ import Testing
         // The port's writes. Its adapter (Data's repository) implements them; only the use cases call them.
         let writes = [
             ".replace(with:", ".completeRefresh(", ".deleteIfCurrent(", ".markRefreshSent(", ".claimRefresh(",
-            ".releaseRefresh(", "repository.delete()", "addSessions(",
+            ".releaseRefresh(", ".delete()", "addSessions(",
         ]
         // The port's implementations: the store's repository, and the gateway's, which seals the tokens
         // on their way to it and passes each call on.

@@ -61,10 +61,20 @@ final class GatewaySessions: Sendable {
         return try await SignOut(gateway: gateway, repository: repository(for: cookie))()
     }
 
-    /// Every gateway session in the store, as the store reads them without any cookie: who, and the
-    /// issuer's session id (the tokens stay sealed).
-    func all() async throws(AuthenticationError) -> [(sessionID: String, session: Session)] {
-        var found: [(String, Session)] = []
+    /// Ends the sessions `logout` names through ``EndLoggedOutSessions`` (their tokens cannot be revoked
+    /// without their cookies, and the issuer ended them anyway); the ids of those ended.
+    func end(_ logout: IssuerLogout) async throws(AuthenticationError) -> [String] {
+        let ended = try await EndLoggedOutSessions(catalog: self)(logout)
+        for sessionID in ended { refreshers.forget(sessionID: sessionID) }
+        return ended
+    }
+}
+
+/// The gateway's sessions as a catalog, keyed by session id: what the store reads of them without any
+/// cookie (who, and the issuer's session id; the tokens stay sealed).
+extension GatewaySessions: SessionCatalog {
+    func sessions() async throws(AuthenticationError) -> [(key: String, session: Session)] {
+        var found: [(key: String, session: Session)] = []
         for (account, read) in try await SecureStoreSessionRepository.sessions(in: store) {
             guard let sessionID = SessionCookie.sessionID(of: account), case .success(let session?) = read else { continue }
             found.append((sessionID, session))
@@ -72,10 +82,8 @@ final class GatewaySessions: Sendable {
         return found
     }
 
-    /// Deletes the session `sessionID` names, without its cookie (its tokens cannot be revoked then).
-    func end(sessionID: String) async throws(AuthenticationError) {
-        guard let account = AccountName("gateway/" + sessionID) else { return }
-        refreshers.forget(sessionID: sessionID)
-        _ = try await SecureStoreSessionRepository(store: store, account: account).delete()
+    func repository(for key: String) -> any SessionRepository {
+        // A session id comes from the store's own account names, which are valid account names.
+        SecureStoreSessionRepository(store: store, account: AccountName("gateway/" + key)!, claimantIsGone: claimantIsGone)
     }
 }
