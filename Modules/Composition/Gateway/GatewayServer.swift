@@ -27,6 +27,14 @@ public final class GatewayServer: Sendable {
         _ configuration: GatewayConfiguration, store: StoreConfiguration, host: String, port: UInt16,
         limits: MicroHTTPServerLimits = .init(), log: @escaping @Sendable (String) -> Void
     ) async throws(GatewayStartFailure) {
+        // The issuer first: a gateway that cannot start makes no store.
+        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
+        let metadata: ProviderMetadata
+        do throws(AuthenticationError) {
+            metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: configuration.issuer)
+        } catch {
+            throw .discovery(error)
+        }
         do throws(SecureStoreError) {
             keychain = try await StoreThreads.run { () throws(SecureStoreError) in try store.open() }
         } catch {
@@ -35,15 +43,8 @@ public final class GatewayServer: Sendable {
         let keychain = keychain
         let claimants = await StoreThreads.run { keychain.refreshClaimants }
         let ownerID = await StoreThreads.run { claimants.ownerID() }
-        let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let upstreamTimeout = configuration.upstreamTimeout
         let upstreamLimit = configuration.upstreamResponseBytes
-        let metadata: ProviderMetadata
-        do throws(AuthenticationError) {
-            metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: configuration.issuer)
-        } catch {
-            throw .auth(error)
-        }
         let items = keychain.items
         let dependencies = GatewayDependencies(
             store: items, metadata: metadata, signatures: OpenSSLSignatureVerifier(), signInCrypto: OpenSSLSignInCrypto(),

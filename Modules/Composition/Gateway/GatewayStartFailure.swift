@@ -5,7 +5,9 @@ public import Domain
 public enum GatewayStartFailure: Error, Sendable {
     /// The store could not be opened.
     case store(SecureStoreError)
-    /// The issuer could not be discovered, or the store could not keep the gateway's key.
+    /// The issuer's discovery document could not be fetched or read.
+    case discovery(AuthenticationError)
+    /// The store could not keep the gateway's key.
     case auth(AuthenticationError)
     /// The address could not be listened on.
     case listen(String)

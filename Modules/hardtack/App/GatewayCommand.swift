@@ -96,6 +96,18 @@ struct GatewayCommand: HardtackCommand {
         } catch {
             switch error {
             case .store(let failure): throw .store(failure)
+            case .discovery(let failure):
+                let reason: String
+                switch failure {
+                case .temporarilyUnavailable(let why), .invalidResponse(let why), .unsupported(let why): reason = why
+                case .rejected(let status, let why): reason = "HTTP \(status): \(why)"
+                default: reason = failure.description
+                }
+                throw .finding(
+                    ExitStatus(failure),
+                    "the issuer's discovery document (\(settings.configuration.issuer.absoluteString)"
+                        + "/.well-known/openid-configuration) could not be read: \(reason). Check --issuer and that "
+                        + "the issuer is up; nothing was started and no store was made.")
             case .auth(let failure): throw .auth(failure)
             case .listen(let reason): throw .finding(.failure, "\(reason). Choose another --listen address.")
             }
