@@ -73,7 +73,7 @@ public final class GatewayServer: Sendable {
     }
 
     /// What `/healthz` reads: any answer from the store, found or not, means it answers.
-    static let probe = ItemAttributes.genericPassword(service: "hardtack.gateway", account: "health")
+    static let probe = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: "health")
 
     /// Stops accepting, lets the requests in flight finish for up to `grace`, and stops.
     public func stop(grace: Duration = .seconds(10)) async {

@@ -61,6 +61,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
         return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
     }
 
+    /// Whether `service` is one under which sessions are kept (the default account's, or any other
+    /// account's below it): its items are written only through the use cases.
+    public static func keepsSessions(inService service: String) -> Bool {
+        service == defaultService || service.hasPrefix(defaultService + "/")
+    }
+
     /// The account whose items are kept under `service`, or `nil` when it is no session's service.
     static func account(ofService service: String) -> AccountName? {
         if service == defaultService { return .default }
@@ -73,7 +79,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     ///   killed mid-refresh): its claim then holds nobody back. By default no owner is known to be gone,
     ///   and a claim holds until its lease runs out.
     public init(
-        store: any SecureItemStore, service: String = "hardtack.session",
+        store: any SecureItemStore, service: String = defaultService,
         claimantIsGone: @escaping @Sendable (String) -> Bool = { _ in false }
     ) {
         self.store = store
@@ -150,12 +156,13 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    /// Stores the sessions of accounts that have none yet, all in one transaction: provisioning many
-    /// accounts at once (a migration, a benchmark's store). Each session's items are added, not
-    /// replaced, so no write has to look for an earlier one.
+    /// Stores the sessions of accounts that have none yet, all in one transaction: a benchmark's store of
+    /// many accounts, filled at once. Each session's items are added, not replaced, so no write has to
+    /// look for an earlier one. A write outside the use cases (no sign-in, no revocation of what it
+    /// would replace), so it is for the project's tools only (`@_spi(HardtackTools)`), not for adopters.
     /// - Throws: ``AuthenticationError/storageFailed(_:)`` when an account already has a session
     ///   (nothing is stored then), and the store's failures.
-    public static func addSessions(_ sessions: [(account: AccountName, session: Session)], to store: any SecureItemStore)
+    @_spi(HardtackTools) public static func addSessions(_ sessions: [(account: AccountName, session: Session)], to store: any SecureItemStore)
         async throws(AuthenticationError)
     {
         let repositories = sessions.map { (Self(store: store, account: $0.account), $0.session) }
