@@ -4,8 +4,8 @@ import PostgreSQLStore
 import SQLiteStore
 import StoreCore
 
-/// `hardtack keychain salvage`: the items of a damaged store that still authenticate, read without
-/// changing it, then written into a new store in one transaction.
+/// Salvage: the items of a damaged store that still authenticate, read without changing it, then
+/// written into a new store in one transaction.
 public enum StoreSalvager {
     /// Reads what can be salvaged from the store `source` describes, unlocked with its key, without
     /// changing it: a file is read page by page (its log too) without SQLite, a PostgreSQL store row by row.
@@ -55,24 +55,6 @@ public enum StoreSalvager {
         return kinds
     }
 
-    /// Why a salvage target cannot be used, or `nil` when it can: it must be a new store, not the source.
-    public static func refusal(target: StoreConfiguration, source: StoreConfiguration) -> String? {
-        if sameStore(target.storePath, source.storePath) {
-            return "the salvage target is the damaged store itself; name a new store with --to"
-        }
-        if StoreConfiguration.isPostgreSQL(target.storePath) {
-            guard (try? PostgreSQLSecureItemStore.exists(uri: target.storePath)) == false else {
-                return "a store already exists at \(target.displayLocation) (or the server cannot be asked); "
-                    + "salvage writes only into a new store"
-            }
-            return nil
-        }
-        for path in [target.storePath, target.storePath + "-wal"] where FileManager.default.fileExists(atPath: path) {
-            return "\(path) already exists; salvage writes only into a new store"
-        }
-        return nil
-    }
-
     /// Writes `result`'s items into the new store `target` in one transaction (all or none), with every
     /// access group the items belong to; returns how many were written.
     public static func write(_ salvaged: SalvagedStore, to target: StoreConfiguration) throws(SecureStoreError) -> Int {
@@ -86,20 +68,5 @@ public enum StoreSalvager {
         let handle = try configuration.open()
         let summary = try StoreExport.add(result.items, to: handle.items, update: false)
         return summary.added
-    }
-
-    /// Whether two locations name one store: the same file (after resolving links) or the same URI.
-    private static func sameStore(_ lhs: String, _ rhs: String) -> Bool {
-        if lhs == rhs { return true }
-        guard !StoreConfiguration.isPostgreSQL(lhs), !StoreConfiguration.isPostgreSQL(rhs) else { return false }
-        func resolved(_ path: String) -> String {
-            let url = URL(fileURLWithPath: path)
-            let directory = url.deletingLastPathComponent().resolvingSymlinksInPath().path
-            let leaf = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map {
-                URL(fileURLWithPath: $0, relativeTo: url.deletingLastPathComponent()).standardized.path
-            }
-            return leaf ?? directory + "/" + url.lastPathComponent
-        }
-        return resolved(lhs) == resolved(rhs)
     }
 }

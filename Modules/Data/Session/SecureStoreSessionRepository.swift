@@ -20,6 +20,11 @@ public struct SecureStoreSessionRepository: SessionRepository {
 
     /// The service of the default account's items, which sessions stored before accounts existed use.
     public static let defaultService = "hardtack.session"
+    /// Why a stored session cannot be read when a newer version wrote its record (a kind of sign-in or
+    /// a record format this version does not know): the reason of the ``AuthenticationError/storeUnavailable(_:)``
+    /// it throws, which a program can recognize to advise an upgrade.
+    public static let recordOfNewerVersion =
+        "the stored session record was written by a newer version (its kind or format is unknown to this one)"
     /// The label of every session item, which is how ``accounts(in:)`` finds them.
     static let label = "Hardtack session"
 

@@ -47,7 +47,7 @@ struct StatusCommand: HardtackCommand {
         switch decision {
         case .signedIn, .signedInNeedsRefresh: return
         case .signedOut: throw .finding(.signedOut, "not signed in")
-        case .storeUnavailable(let reason): throw .finding(.storeUnavailable, "the store cannot be used: \(reason)")
+        case .storeUnavailable(let reason): throw .finding(.storeUnavailable, Advice.storeUnavailable(reason))
         case .storeDamaged(let reason): throw .finding(.damaged, Advice.message(AuthenticationError.storeDamaged(reason)))
         }
     }

@@ -62,7 +62,7 @@ struct SalvageVerb: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let source = try store.configuration(context, onlyReads: true)
         let destination = try targetConfiguration(context, source: source)
-        if let refusal = StoreSalvager.refusal(target: destination, source: source) { throw context.usage(refusal) }
+        if let refusal = await SalvageTarget.refusal(destination, source: source) { throw context.usage(refusal) }
         let salvaged: SalvagedStore
         do throws(SecureStoreError) {
             salvaged = try StoreSalvager.read(source)
