@@ -49,6 +49,16 @@ public struct SecureStoreSessionRepository: SessionRepository {
     /// included when it has one; sorted by name.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
     public static func accounts(in store: any SecureItemStore) async throws(AuthenticationError) -> [AccountName] {
+        do throws(SecureStoreError) {
+            return try await accountNames(in: store)
+        } catch {
+            throw .fromStore(error)
+        }
+    }
+
+    /// ``accounts(in:)`` with the store's own error, for a caller that reports store failures as such (a
+    /// locked store, a server that is down, and damage each keep their kind).
+    package static func accountNames(in store: any SecureItemStore) async throws(SecureStoreError) -> [AccountName] {
         let found = await StoreThreads.run { () -> Result<[StoredItem], SecureStoreError> in
             Result { () throws(SecureStoreError) in
                 try store.find(
@@ -60,7 +70,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         switch found {
         case .success(let items): records = items
         case .failure(.itemNotFound): return []
-        case .failure(let error): throw .fromStore(error)
+        case .failure(let error): throw error
         }
         let names = Set(records.compactMap { $0.attributes?.string(.service).flatMap(account(ofService:)) })
         return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
