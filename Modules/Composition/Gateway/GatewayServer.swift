@@ -6,7 +6,7 @@ public import MicroHTTPD
 import OpenSSLCrypto
 import CurlHTTP
 
-/// `hardtack gateway`, wired: the store opened, the issuer discovered, the ``Gateway`` over them, and
+/// The gateway, wired: the store opened, the issuer discovered, the ``Gateway`` over them, and
 /// libmicrohttpd serving it on the given address.
 public final class GatewayServer: Sendable {
     private let server: MicroHTTPServer

@@ -64,17 +64,7 @@ public struct KeychainHandle: Sendable {
             case .sqlite(let store): try store.verify()
             case .postgreSQL(let store): try store.verify()
             }
-        let damaged = report.damaged.map { item in
-            let problem =
-                switch item.damage {
-                case .attributes: "its attributes do not decrypt"
-                case .indexes: "its index cells disagree with its attributes"
-                case .data: "its secret does not decrypt"
-                }
-            return StoreHealth.Damaged(
-                rowID: item.rowID, itemClass: item.itemClass, problem: problem,
-                name: item.name.isEmpty ? nil : try? ItemAttributes(item.itemClass, item.name))
-        }
+        let damaged = report.damaged.map(UnsoundItem.init)
         var kinds = StoreHealth.DamageKinds()
         kinds.rows = report.damagedItems
         kinds.rowsDigest = !report.digestMatches

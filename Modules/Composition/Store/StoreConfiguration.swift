@@ -10,7 +10,7 @@ public import StoreCore
 public struct StoreConfiguration: Sendable {
     /// The variable that holds the passphrase when no passphrase file is given.
     public static let passphraseVariable = "HARDTACK_PASSPHRASE"
-    /// The variable that names the store (a file path or a PostgreSQL URI) when `--store` is not given.
+    /// The variable that names the store (a file path or a PostgreSQL URI) when the caller names none.
     public static let storeVariable = "HARDTACK_STORE"
     /// The access group used when none is named.
     public static let defaultAccessGroup = "default"

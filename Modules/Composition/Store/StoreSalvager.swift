@@ -37,13 +37,11 @@ public enum StoreSalvager {
             kinds.headerProblem = SQLiteSecureItemStore.headerDamage(path: source.storePath)
         }
         kinds.header = salvaged.headerDamaged || kinds.headerProblem != nil
-        let damaged = salvaged.lost.compactMap { item -> StoreHealth.Damaged? in
-            guard let rowID = item.rowID, let itemClass = item.itemClass else { return nil }
-            return StoreHealth.Damaged(rowID: rowID, itemClass: itemClass, problem: item.problem, name: item.name)
-        }
+        // The items whose row and class are known, as a check names them.
+        let damaged = salvaged.lost.filter { $0.rowID != nil && $0.itemClass != nil }
         return StoreHealth(
             soundItems: salvaged.recovered, damagedItems: max(salvaged.lostCount, salvaged.isComplete ? 0 : 1),
-            databaseCheck: "not run (the database could not read the store through; counted as salvage reads it)", damaged: damaged,
+            databaseCheck: nil, damaged: damaged,
             kinds: kinds, countedBySalvage: true)
     }
 

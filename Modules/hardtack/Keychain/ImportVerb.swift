@@ -41,8 +41,7 @@ struct ImportVerb: HardtackCommand {
         // The whole file is read and authenticated before the store is even opened.
         let contents: ExportContents
         do throws(SecureStoreError) {
-            contents = try KeychainHandle.readExport(
-                from: path, passphraseFile: exportKey.passphraseFile, keyFile: exportKey.keyFile)
+            contents = try KeychainHandle.readExport(from: path, key: try exportKey.key())
         } catch .integrityFailure(let reason) {
             // The file, not the store, failed its check.
             throw .finding(.damaged, "the export file is damaged or was tampered with (\(reason)); nothing was imported")
