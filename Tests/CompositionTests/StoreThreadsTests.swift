@@ -32,7 +32,7 @@ import Testing
         let directory = TemporaryDirectory()
         let path = directory.file("keychain.db")
         let configuration = StoreConfiguration(storePath: path, key: .keyFile(path: path + ".key"))
-        let store = ThreadRecordingStore(try configuration.open().items)
+        let store = ThreadRecordingStore(try await configuration.open().items)
         let item = ItemAttributes.genericPassword(service: "s", account: "a")
         try await store.add(item, data: SecretBytes(utf8: "secret"))
         #expect(try await store.findString(item) == "secret")

@@ -15,7 +15,7 @@ public enum SessionDirectory {
         store configuration: StoreConfiguration, policy: AuthenticationPolicy = AuthenticationPolicy(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws(SecureStoreError) -> [AccountOverview] {
-        let keychain = try await StoreThreads.run { () throws(SecureStoreError) in try configuration.open() }
+        let keychain = try await configuration.open()
         return try await overview(of: keychain.items, policy: policy, now: now)
     }
 

@@ -28,12 +28,12 @@ public final class GatewayServer: Sendable {
         limits: MicroHTTPServerLimits = .init(), log: @escaping @Sendable (String) -> Void
     ) async throws(GatewayStartFailure) {
         do throws(SecureStoreError) {
-            keychain = try await StoreThreads.run { () throws(SecureStoreError) in try store.open() }
+            keychain = try await store.open()
         } catch {
             throw .store(error)
         }
         let keychain = keychain
-        let claimants = await StoreThreads.run { keychain.refreshClaimants }
+        let claimants = await keychain.refreshClaimants
         let ownerID = await StoreThreads.run { claimants.ownerID() }
         let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
         let upstreamTimeout = configuration.upstreamTimeout

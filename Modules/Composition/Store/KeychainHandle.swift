@@ -2,7 +2,7 @@ public import Data
 public import Domain
 import PostgreSQLStore
 import SQLiteStore
-public import StoreCore
+package import StoreCore
 
 /// An open, unlocked store: its items through the ``SecureItemStore`` port, plus the maintenance
 /// operations that every backend's store offers.
@@ -23,11 +23,8 @@ public struct KeychainHandle: Sendable {
         self.backend = backend
     }
 
-    /// Who claims refreshes through this handle, and how another claimant's end is seen. On a
-    /// PostgreSQL store the first use takes this instance's lock on a connection of its own, kept for the
-    /// handle's life; when that fails (the server cannot be reached) only this machine's processes are
-    /// told apart, and the lease decides for the others.
-    public var refreshClaimants: RefreshClaimants {
+    /// ``refreshClaimants``, on the caller's thread, which it blocks while the instance lock is taken.
+    func claimantsBlocking() -> RefreshClaimants {
         switch backend {
         case .sqlite: RefreshClaimants(instanceLock: nil)
         case .postgreSQL(let store): RefreshClaimants(instanceLock: instanceLock.take { try? store.takeInstanceLock() })
@@ -56,9 +53,8 @@ public struct KeychainHandle: Sendable {
         }
     }
 
-    /// Decrypts and checks every item and runs the backend's structural check. Never reveals a value.
-    /// - Throws: ``SecureStoreError`` when the check itself cannot run.
-    public func verify() throws(SecureStoreError) -> StoreHealth {
+    /// ``verify()``, on the caller's thread, which it blocks for the whole check.
+    package func verify() throws(SecureStoreError) -> StoreHealth {
         let report =
             switch backend {
             case .sqlite(let store): try store.verify()
@@ -79,11 +75,8 @@ public struct KeychainHandle: Sendable {
             damaged: damaged, kinds: kinds)
     }
 
-    /// Protects the store with a new passphrase or key from now on, in one transaction; the old one
-    /// stops working. A new key file is created when missing.
-    /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` for unusable new material, and the other
-    ///   store errors; the old key still works then.
-    public func changeKey(to newKey: KeySource) throws(SecureStoreError) {
+    /// ``changeKey(to:)``, on the caller's thread, which it blocks while the key is derived and written.
+    package func changeKey(to newKey: KeySource) throws(SecureStoreError) {
         switch backend {
         case .sqlite(let store): try store.changeKey(to: newKey)
         case .postgreSQL(let store): try store.changeKey(to: newKey)

@@ -1,18 +1,15 @@
-public import Data
+package import Data
 import Foundation
 import PostgreSQLStore
 import SQLiteStore
 import StoreCore
 
 /// Salvage: the items of a damaged store that still authenticate, read without changing it, then
-/// written into a new store in one transaction.
+/// written into a new store in one transaction. These block the caller's thread; the awaited forms
+/// (StoreSalvager+Async) run on the store's threads.
 public enum StoreSalvager {
-    /// Reads what can be salvaged from the store `source` describes, unlocked with its key, without
-    /// changing it: a file is read page by page (its log too) without SQLite, a PostgreSQL store row by row.
-    /// - Throws: ``SecureStoreError/wrongKey`` when the key opens no copy of the header;
-    ///   ``SecureStoreError/integrityFailure(_:)`` when no header is left; storage errors when the store
-    ///   cannot be read at all.
-    public static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
+    /// ``read(_:)``, on the caller's thread, which it blocks for the whole read.
+    package static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
         if StoreConfiguration.isPostgreSQL(source.storePath) {
             return SalvagedStore(
                 result: try PostgreSQLSecureItemStore.salvage(uri: source.storePath, keySource: source.key))
@@ -24,10 +21,8 @@ public enum StoreSalvager {
             result: try SQLiteSecureItemStore.salvage(at: source.storePath, keySource: source.key))
     }
 
-    /// The counts of a store the database could not open or read through, read as salvage reads it: the items that
-    /// authenticate are sound, those lost (and those the rows digest counts but left no trace) damaged.
-    /// `nil` when even that cannot be read (no header left, the wrong key, no such store).
-    public static func health(_ source: StoreConfiguration) -> StoreHealth? {
+    /// ``health(_:)``, on the caller's thread.
+    package static func health(_ source: StoreConfiguration) -> StoreHealth? {
         guard let salvaged = try? read(source) else { return nil }
         var kinds = fileDamage(source)
         kinds.pages = StoreConfiguration.isPostgreSQL(source.storePath) ? 0 : salvaged.damagedParts
@@ -45,17 +40,15 @@ public enum StoreSalvager {
             kinds: kinds, countedBySalvage: true)
     }
 
-    /// The damage to the store's file itself: an SQLite file cut short (empty, or shorter than its
-    /// header says); nothing on PostgreSQL.
-    public static func fileDamage(_ source: StoreConfiguration) -> StoreHealth.DamageKinds {
+    /// ``fileDamage(_:)``, on the caller's thread.
+    package static func fileDamage(_ source: StoreConfiguration) -> StoreHealth.DamageKinds {
         var kinds = StoreHealth.DamageKinds()
         if !StoreConfiguration.isPostgreSQL(source.storePath) { kinds.cutShort = StoreFileShape.cutShort(source.storePath) }
         return kinds
     }
 
-    /// Writes `result`'s items into the new store `target` in one transaction (all or none), with every
-    /// access group the items belong to; returns how many were written.
-    public static func write(_ salvaged: SalvagedStore, to target: StoreConfiguration) throws(SecureStoreError) -> Int {
+    /// ``write(_:to:)``, on the caller's thread, which it blocks for the whole write.
+    package static func write(_ salvaged: SalvagedStore, to target: StoreConfiguration) throws(SecureStoreError) -> Int {
         let result = salvaged.result
         var configuration = target
         var groups = target.accessGroups

@@ -28,7 +28,8 @@ struct StatusCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context, onlyReads: true)
         let decision: LaunchDecision
-        if store.storeExists {
+        let exists = await store.storeExists
+        if exists {
             let local: LocalSession
             do throws(SecureStoreError) {
                 local = try await LocalSession(store: store, account: account.name)
@@ -42,7 +43,7 @@ struct StatusCommand: HardtackCommand {
         if json {
             Console.print(Self.document(decision, store: store.displayLocation).rendered())
         } else {
-            Console.print(Redaction.decision(decision) + (store.storeExists ? "" : " (no store at \(store.displayLocation))"))
+            Console.print(Redaction.decision(decision) + (exists ? "" : " (no store at \(store.displayLocation))"))
         }
         switch decision {
         case .signedIn, .signedInNeedsRefresh: return

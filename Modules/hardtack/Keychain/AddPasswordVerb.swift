@@ -42,12 +42,12 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
         let attributes = try Class.kind.attributes(values)
         if let refusal = ReservedServices.refusal(attributes) { throw context.usage(refusal) }
         let data = try readSecret()
-        try store.withStore(context) { handle throws(CommandFailure) in
+        try await store.withStore(context) { handle async throws(CommandFailure) in
             do throws(SecureStoreError) {
                 if update {
-                    try handle.items.addOrUpdate(attributes, data: data)
+                    try await handle.items.addOrUpdate(attributes, data: data)
                 } else {
-                    try handle.items.add(attributes, data: data)
+                    try await handle.items.add(attributes, data: data)
                 }
             } catch {
                 throw .store(error)

@@ -31,7 +31,7 @@ struct DeletePasswordVerb<Class: PasswordClass>: HardtackCommand {
         let kind = Class.kind
         let query = try kind.attributes(values)
         if let refusal = ReservedServices.refusal(query) { throw context.usage(refusal) }
-        let handle = try store.openExisting(context)
+        let handle = try await store.openExisting(context)
         let outcome: Deletion
         do {
             // The matches are looked at and deleted in one transaction, on the store's threads (the store's

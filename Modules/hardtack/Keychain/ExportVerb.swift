@@ -51,13 +51,13 @@ struct ExportVerb: HardtackCommand {
         {
             throw context.usage(refusal)
         }
-        let handle = try store.openExisting(context)
+        let handle = try await store.openExisting(context)
         var lines = ProgressLines(verb: "export")
         let count: Int
         do throws(SecureStoreError) {
             let cost: Argon2Cost =
                 context.environment[StoreConfiguration.passphraseCostVariable] == "interactive" ? .interactive : .moderate
-            count = try handle.export(to: path, key: try exportKey.key(), cost: cost, replacing: overwrite) {
+            count = try await handle.export(to: path, key: try exportKey.key(), cost: cost, replacing: overwrite) {
                 step, done, total in lines.report(step, done, total)
             }
         } catch {

@@ -10,7 +10,7 @@ enum SalvageTarget {
         }
         if StoreConfiguration.isPostgreSQL(target.storePath) {
             // A server that cannot be asked counts as holding a store.
-            guard !target.storeExists else {
+            guard await !target.storeExists else {
                 return "a store already exists at \(target.displayLocation) (or the server cannot be asked); "
                     + "salvage writes only into a new store"
             }

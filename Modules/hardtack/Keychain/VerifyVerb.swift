@@ -34,9 +34,9 @@ struct VerifyVerb: HardtackCommand {
         // Whether the items could be counted at all: by the store, or else as salvage reads it.
         var counted = true
         do throws(CommandFailure) {
-            let handle = try store.openExisting(context, onlyReads: true)
+            let handle = try await store.openExisting(context, onlyReads: true)
             do throws(SecureStoreError) {
-                health = try handle.verify()
+                health = try await handle.verify()
             } catch {
                 throw .store(error)
             }
@@ -46,18 +46,18 @@ struct VerifyVerb: HardtackCommand {
             // with the store itself as the damaged part.
             problem = Advice.message(SecureStoreError.integrityFailure(what))
             let configuration = try store.configuration(context, onlyReads: true)
-            if let salvaged = StoreSalvager.health(configuration) {
+            if let salvaged = await StoreSalvager.health(configuration) {
                 health = salvaged
             } else {
                 counted = false
+                let kinds = await StoreSalvager.fileDamage(configuration)
                 health = StoreHealth(
-                    soundItems: 0, damagedItems: 1, databaseCheck: nil, kinds: StoreSalvager.fileDamage(configuration),
-                    countedBySalvage: true)
+                    soundItems: 0, damagedItems: 1, databaseCheck: nil, kinds: kinds, countedBySalvage: true)
             }
         }
         // A file cut short may still open (its missing pages unread): its length is damage of its own.
         if health.kinds.cutShort == nil,
-            let cut = StoreSalvager.fileDamage(try store.configuration(context, onlyReads: true)).cutShort
+            let cut = await StoreSalvager.fileDamage(try store.configuration(context, onlyReads: true)).cutShort
         {
             var kinds = health.kinds
             kinds.cutShort = cut
