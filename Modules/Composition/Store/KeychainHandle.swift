@@ -18,6 +18,8 @@ public struct KeychainHandle: Sendable {
     private let backend: Backend
     /// This instance's lock on a PostgreSQL store's server, taken on first use.
     private let instanceLock = InstanceLockSlot()
+    /// What ``items`` goes through instead of the backend's store, when set (a test's recording store).
+    private var itemsOverride: (any SecureItemStore)?
 
     init(_ backend: Backend) {
         self.backend = backend
@@ -33,10 +35,19 @@ public struct KeychainHandle: Sendable {
 
     /// The items, through the port the rest of the app uses.
     public var items: any SecureItemStore {
-        switch backend {
+        if let itemsOverride { return itemsOverride }
+        return switch backend {
         case .sqlite(let store): store
         case .postgreSQL(let store): store
         }
+    }
+
+    /// This handle with its items reached through what `wrap` makes of them (a test's store that records
+    /// where each call runs); everything else, the instance lock included, is this handle's.
+    package func wrappingItems(_ wrap: (any SecureItemStore) -> any SecureItemStore) -> KeychainHandle {
+        var wrapped = self
+        wrapped.itemsOverride = wrap(items)
+        return wrapped
     }
 
     /// Every account with a session in the store (in the handle's first access group), sorted by name.
