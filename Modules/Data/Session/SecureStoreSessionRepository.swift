@@ -102,6 +102,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         self.claimantIsGone = claimantIsGone
     }
 
+    /// The account's session, read item by item by unique key, else the whole service in one snapshot.
     public func load() async throws(AuthenticationError) -> Session? {
         try await run { try readByUniqueKeys() ?? read(from: store)?.session }
     }
@@ -147,6 +148,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret, idToken: idToken)
     }
 
+    /// Writes `session`'s items and drops any refresh claim, in one transaction.
     public func replace(with session: Session) async throws(AuthenticationError) {
         try await run {
             try store.transaction { transaction in
@@ -156,10 +158,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
+    /// Deletes every item of the account's service; whether there was any.
     public func delete() async throws(AuthenticationError) -> Bool {
         try await run { try store.delete(.genericPassword(service: service, accessGroup: group)) > 0 }
     }
 
+    /// Deletes the session in one transaction if its refresh token is still `refreshToken`.
     public func deleteIfCurrent(_ refreshToken: RefreshToken) async throws(AuthenticationError) -> Bool {
         try await run {
             try store.transaction { transaction -> Bool in
