@@ -1,27 +1,15 @@
 public import Data
-import StoreCore
+public import StoreCore
 
 /// One item a check found damaged or a salvage could not bring back, named by what can still be known of
 /// it (its row, class and naming attributes); never a secret.
 public struct UnsoundItem: Sendable, Hashable {
-    /// What is wrong with the item.
-    public enum Damage: Sendable, Hashable {
-        /// Its row's cells could not be read (an unknown class, a cell of the wrong size or type).
-        case unreadableRow
-        /// Its attributes do not decrypt or authenticate with the store's key.
-        case attributes
-        /// Its attributes decrypt but its index cells disagree with them.
-        case indexes
-        /// Its attributes are sound but its secret does not decrypt.
-        case data
-    }
-
     /// The row that holds it, when known.
     public let rowID: Int64?
     /// Its class, when known.
     public let itemClass: ItemClass?
     /// What is wrong.
-    public let damage: Damage
+    public let damage: ItemDamage
     /// The attributes that name it (service or server, account, label), when they still decrypt.
     public let name: ItemAttributes?
 
@@ -29,12 +17,7 @@ public struct UnsoundItem: Sendable, Hashable {
     init(_ item: DamagedItem) {
         rowID = item.rowID
         itemClass = item.itemClass
-        damage =
-            switch item.damage {
-            case .attributes: .attributes
-            case .indexes: .indexes
-            case .data: .data
-            }
+        damage = item.damage
         name = Self.name(item.itemClass, item.name)
     }
 
@@ -42,13 +25,7 @@ public struct UnsoundItem: Sendable, Hashable {
     init(_ item: LostItem) {
         rowID = item.rowID
         itemClass = item.itemClass
-        damage =
-            switch item.reason {
-            case .unreadableRow: .unreadableRow
-            case .attributes: .attributes
-            case .indexes: .indexes
-            case .data: .data
-            }
+        damage = item.reason
         name = item.itemClass.flatMap { Self.name($0, item.name) }
     }
 

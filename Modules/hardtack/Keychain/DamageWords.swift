@@ -1,10 +1,11 @@
 import Composition
 import Data
+import StoreCore
 
 /// The damage `verify` and `salvage` report, in the words they print (the library reports facts).
 enum DamageWords {
     /// What is wrong with an item, as `problem` shows it.
-    static func problem(_ damage: UnsoundItem.Damage) -> String {
+    static func problem(_ damage: ItemDamage) -> String {
         switch damage {
         case .unreadableRow: "its row's cells could not be read"
         case .attributes: "its attributes do not decrypt"
