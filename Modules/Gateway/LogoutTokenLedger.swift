@@ -7,7 +7,7 @@ import Foundation
 struct LogoutTokenLedger {
     let store: any SecureItemStore
 
-    private static let service = "hardtack.gateway.logout-token"
+    private static let service = GatewayStoreItems.service + ".logout-token"
 
     /// Records `logout` as received, to be kept until `until`; `false` when it was received before.
     /// - Throws: ``AuthenticationError`` when the store cannot record it.

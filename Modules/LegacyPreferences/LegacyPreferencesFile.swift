@@ -23,8 +23,19 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
         self.path = path
     }
 
-    /// The tokens in the legacy file, if it exists.
-    public func read() throws(AuthenticationError) -> LegacyTokens {
+    /// The tokens in the legacy file, if it exists, read on the store's threads (``StoreThreads``), never
+    /// on the caller's.
+    public func read() async throws(AuthenticationError) -> LegacyTokens {
+        try await StoreThreads.run { () throws(AuthenticationError) in try readBlocking() }
+    }
+
+    /// Overwrites the file with zeros, flushes it and deletes it, on the store's threads.
+    public func wipeAndDelete() async throws(AuthenticationError) {
+        try await StoreThreads.run { () throws(AuthenticationError) in try wipeAndDeleteBlocking() }
+    }
+
+    /// The tokens in the legacy file, if it exists, on the caller's thread.
+    func readBlocking() throws(AuthenticationError) -> LegacyTokens {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return .absent }
@@ -62,8 +73,8 @@ public struct LegacyPreferencesFile: LegacyTokenSource {
         return try LegacyPreferences.parse(contents.prefix(total))
     }
 
-    /// Overwrites the legacy file with zeros, then deletes it.
-    public func wipeAndDelete() throws(AuthenticationError) {
+    /// Overwrites the legacy file with zeros, then deletes it, on the caller's thread.
+    func wipeAndDeleteBlocking() throws(AuthenticationError) {
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return }

@@ -1,4 +1,4 @@
-import Data
+@_spi(HardtackTools) import Data
 import Domain
 import Foundation
 import SQLiteStore

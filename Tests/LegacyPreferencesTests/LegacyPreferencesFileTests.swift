@@ -75,14 +75,14 @@ import Testing
 
     /// An empty file reads as one an earlier run wiped, read without Foundation (whose reader leaked a
     /// page for an empty file: found by the torture bench's LeakSanitizer run).
-    @Test func anEmptyFileReadsAsWiped() throws {
+    @Test func anEmptyFileReadsAsWiped() async throws {
         let file = try write("")
-        guard case .wiped = try file.read() else {
+        guard case .wiped = try await file.read() else {
             Issue.record("an empty legacy file should read as wiped")
             return
         }
         let full = try write(#"{"Authorization":"Bearer a","refresh":"r"}"#)
-        guard case .tokens(let access, let refresh) = try full.read() else {
+        guard case .tokens(let access, let refresh) = try await full.read() else {
             Issue.record("the tokens should be read")
             return
         }

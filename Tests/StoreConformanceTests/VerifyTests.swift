@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `verify()`: counts sound items across every group, and refuses while locked. (Damaged rows in a
-/// SQLite file: InfrastructureTests' VerifyDamageTests.)
+/// SQLite file: SQLiteStoreTests' VerifyDamageTests.)
 @Suite struct VerifyTests {
     private let secrets = ["VERIFY-SECRET-0a1b", "VERIFY-SECRET-2c3d", "VERIFY-SECRET-4e5f"]
 

@@ -23,9 +23,9 @@ public final class FakeLegacyTokenSource: LegacyTokenSource {
     /// Makes the next wipe-and-delete stop after wiping, as a kill would.
     public func failNextDelete() { state.withLock { $0.failNextDelete = true } }
 
-    public func read() throws(AuthenticationError) -> LegacyTokens { state.withLock { $0.contents } }
+    public func read() async throws(AuthenticationError) -> LegacyTokens { state.withLock { $0.contents } }
 
-    public func wipeAndDelete() throws(AuthenticationError) {
+    public func wipeAndDelete() async throws(AuthenticationError) {
         let killed = state.withLock { state in
             if state.failNextDelete {
                 state.failNextDelete = false

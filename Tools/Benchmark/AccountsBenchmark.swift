@@ -1,5 +1,5 @@
 import BenchSupport
-import Data
+@_spi(HardtackTools) import Data
 import Domain
 import Foundation
 import SQLiteStore

@@ -1,7 +1,7 @@
 public import Domain
 public import Foundation
 
-/// What `hardtack accounts` shows of one account's session: who, how they signed in, the launch
+/// What can be told of one account's session without a network: who, how they signed in, the launch
 /// decision and when the access token expires. Never a token.
 public struct AccountOverview: Sendable {
     /// The account.

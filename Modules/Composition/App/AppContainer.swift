@@ -35,7 +35,7 @@ public struct AppContainer: Sendable {
     public init(_ configuration: AppConfiguration) async throws(SecureStoreError) {
         var store = configuration.store
         if let onWait = configuration.onWait, store.options.onLongWait == nil { store.options.onLongWait = { onWait(.storeLock) } }
-        let keychain = try await StoreThreads.run { () throws(SecureStoreError) in try store.open() }
+        let keychain = try await store.open()
         let stored = await Self.read(configuration.account, in: keychain)
         self = await Self(configuration, keychain: keychain, stored: try? stored.get())
     }
@@ -90,7 +90,7 @@ public struct AppContainer: Sendable {
         let clients: HTTPClientForOrigin =
             if case .inProcess = configuration.server { { _ in http } } else { { Self.remoteHTTPClient($0) } }
         // Taking the instance lock of a PostgreSQL store waits on the server: on the store's threads.
-        let claimants = await StoreThreads.run { keychain.refreshClaimants }
+        let claimants = await keychain.refreshClaimants
         let ownerID = await StoreThreads.run { claimants.ownerID() }
         let repository = SecureStoreSessionRepository(
             store: keychain.items, account: configuration.account, claimantIsGone: claimants.isGone)

@@ -19,7 +19,7 @@ public struct LocalSession: Sendable {
         store configuration: StoreConfiguration, account: AccountName = .default,
         policy: AuthenticationPolicy = AuthenticationPolicy(), now: @escaping @Sendable () -> Date = { Date() }
     ) async throws(SecureStoreError) {
-        let keychain = try await StoreThreads.run { () throws(SecureStoreError) in try configuration.open() }
+        let keychain = try await configuration.open()
         repository = SecureStoreSessionRepository(store: keychain.items, account: account)
         validateAuthentication = ValidateAuthentication(repository: repository, policy: policy, now: now)
         storePath = keychain.storePath

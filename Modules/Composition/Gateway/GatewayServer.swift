@@ -6,7 +6,7 @@ public import MicroHTTPD
 import OpenSSLCrypto
 import CurlHTTP
 
-/// `hardtack gateway`, wired: the store opened, the issuer discovered, the ``Gateway`` over them, and
+/// The gateway, wired: the store opened, the issuer discovered, the ``Gateway`` over them, and
 /// libmicrohttpd serving it on the given address.
 public final class GatewayServer: Sendable {
     private let server: MicroHTTPServer
@@ -36,12 +36,12 @@ public final class GatewayServer: Sendable {
             throw .discovery(error)
         }
         do throws(SecureStoreError) {
-            keychain = try await StoreThreads.run { () throws(SecureStoreError) in try store.open() }
+            keychain = try await store.open()
         } catch {
             throw .store(error)
         }
         let keychain = keychain
-        let claimants = await StoreThreads.run { keychain.refreshClaimants }
+        let claimants = await keychain.refreshClaimants
         let ownerID = await StoreThreads.run { claimants.ownerID() }
         let upstreamTimeout = configuration.upstreamTimeout
         let upstreamLimit = configuration.upstreamResponseBytes
@@ -74,7 +74,7 @@ public final class GatewayServer: Sendable {
     }
 
     /// What `/healthz` reads: any answer from the store, found or not, means it answers.
-    static let probe = ItemAttributes.genericPassword(service: "hardtack.gateway", account: "health")
+    static let probe = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: "health")
 
     /// Stops accepting, lets the requests in flight finish for up to `grace`, and stops.
     public func stop(grace: Duration = .seconds(10)) async {

@@ -2,7 +2,7 @@ public import Data
 public import Domain
 import PostgreSQLStore
 import SQLiteStore
-public import StoreCore
+package import StoreCore
 
 /// An open, unlocked store: its items through the ``SecureItemStore`` port, plus the maintenance
 /// operations that every backend's store offers.
@@ -18,16 +18,15 @@ public struct KeychainHandle: Sendable {
     private let backend: Backend
     /// This instance's lock on a PostgreSQL store's server, taken on first use.
     private let instanceLock = InstanceLockSlot()
+    /// What ``items`` goes through instead of the backend's store, when set (a test's recording store).
+    private var itemsOverride: (any SecureItemStore)?
 
     init(_ backend: Backend) {
         self.backend = backend
     }
 
-    /// Who claims refreshes through this handle, and how another claimant's end is seen. On a
-    /// PostgreSQL store the first use takes this instance's lock on a connection of its own, kept for the
-    /// handle's life; when that fails (the server cannot be reached) only this machine's processes are
-    /// told apart, and the lease decides for the others.
-    public var refreshClaimants: RefreshClaimants {
+    /// ``refreshClaimants``, on the caller's thread, which it blocks while the instance lock is taken.
+    func claimantsBlocking() -> RefreshClaimants {
         switch backend {
         case .sqlite: RefreshClaimants(instanceLock: nil)
         case .postgreSQL(let store): RefreshClaimants(instanceLock: instanceLock.take { try? store.takeInstanceLock() })
@@ -36,10 +35,19 @@ public struct KeychainHandle: Sendable {
 
     /// The items, through the port the rest of the app uses.
     public var items: any SecureItemStore {
-        switch backend {
+        if let itemsOverride { return itemsOverride }
+        return switch backend {
         case .sqlite(let store): store
         case .postgreSQL(let store): store
         }
+    }
+
+    /// This handle with its items reached through what `wrap` makes of them (a test's store that records
+    /// where each call runs); everything else, the instance lock included, is this handle's.
+    package func wrappingItems(_ wrap: (any SecureItemStore) -> any SecureItemStore) -> KeychainHandle {
+        var wrapped = self
+        wrapped.itemsOverride = wrap(items)
+        return wrapped
     }
 
     /// Every account with a session in the store (in the handle's first access group), sorted by name.
@@ -56,25 +64,14 @@ public struct KeychainHandle: Sendable {
         }
     }
 
-    /// Decrypts and checks every item and runs the backend's structural check. Never reveals a value.
-    /// - Throws: ``SecureStoreError`` when the check itself cannot run.
-    public func verify() throws(SecureStoreError) -> StoreHealth {
+    /// ``verify()``, on the caller's thread, which it blocks for the whole check.
+    package func verify() throws(SecureStoreError) -> StoreHealth {
         let report =
             switch backend {
             case .sqlite(let store): try store.verify()
             case .postgreSQL(let store): try store.verify()
             }
-        let damaged = report.damaged.map { item in
-            let problem =
-                switch item.damage {
-                case .attributes: "its attributes do not decrypt"
-                case .indexes: "its index cells disagree with its attributes"
-                case .data: "its secret does not decrypt"
-                }
-            return StoreHealth.Damaged(
-                rowID: item.rowID, itemClass: item.itemClass, problem: problem,
-                name: item.name.isEmpty ? nil : try? ItemAttributes(item.itemClass, item.name))
-        }
+        let damaged = report.damaged.map(UnsoundItem.init)
         var kinds = StoreHealth.DamageKinds()
         kinds.rows = report.damagedItems
         kinds.rowsDigest = !report.digestMatches
@@ -89,11 +86,8 @@ public struct KeychainHandle: Sendable {
             damaged: damaged, kinds: kinds)
     }
 
-    /// Protects the store with a new passphrase or key from now on, in one transaction; the old one
-    /// stops working. A new key file is created when missing.
-    /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` for unusable new material, and the other
-    ///   store errors; the old key still works then.
-    public func changeKey(to newKey: KeySource) throws(SecureStoreError) {
+    /// ``changeKey(to:)``, on the caller's thread, which it blocks while the key is derived and written.
+    package func changeKey(to newKey: KeySource) throws(SecureStoreError) {
         switch backend {
         case .sqlite(let store): try store.changeKey(to: newKey)
         case .postgreSQL(let store): try store.changeKey(to: newKey)

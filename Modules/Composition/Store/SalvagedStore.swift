@@ -1,22 +1,9 @@
-public import Data
 import StoreCore
 
 /// What salvage read from a damaged store, ready to be written into a new one: counts, and the lost
 /// items named by what is still known of them. Holds the recovered secrets (in `SecretBytes`) until
 /// written; never shows one.
 public struct SalvagedStore: Sendable {
-    /// One item salvage saw but could not bring back.
-    public struct Lost: Sendable, Hashable {
-        /// Its row, when known.
-        public let rowID: Int64?
-        /// Its class, when known.
-        public let itemClass: ItemClass?
-        /// What is wrong, in words.
-        public let problem: String
-        /// The attributes that name it (service or server, account, label), when they still decrypt.
-        public let name: ItemAttributes?
-    }
-
     let result: SalvageResult
 
     /// Items recovered (each authenticated, one version of each).
@@ -44,18 +31,5 @@ public struct SalvagedStore: Sendable {
     public var headerDamaged: Bool { result.headerDamaged }
 
     /// The lost items, in row order.
-    public var lost: [Lost] {
-        result.lost.map { item in
-            let problem =
-                switch item.reason {
-                case .unreadableRow: "its row's cells could not be read"
-                case .attributes: "its attributes do not decrypt"
-                case .indexes: "its index cells disagree with its attributes"
-                case .data: "its secret does not decrypt"
-                }
-            return Lost(
-                rowID: item.rowID, itemClass: item.itemClass, problem: problem,
-                name: item.name.isEmpty || item.itemClass == nil ? nil : try? ItemAttributes(item.itemClass!, item.name))
-        }
-    }
+    public var lost: [UnsoundItem] { result.lost.map(UnsoundItem.init) }
 }

@@ -10,7 +10,7 @@ public import StoreCore
 public struct StoreConfiguration: Sendable {
     /// The variable that holds the passphrase when no passphrase file is given.
     public static let passphraseVariable = "HARDTACK_PASSPHRASE"
-    /// The variable that names the store (a file path or a PostgreSQL URI) when `--store` is not given.
+    /// The variable that names the store (a file path or a PostgreSQL URI) when the caller names none.
     public static let storeVariable = "HARDTACK_STORE"
     /// The access group used when none is named.
     public static let defaultAccessGroup = "default"
@@ -97,11 +97,17 @@ public struct StoreConfiguration: Sendable {
     }
 
     /// Opens the store, creating it (its private directory, file and, for a key file, the key; on
-    /// PostgreSQL, its schema) on first use, and unlocks it.
+    /// PostgreSQL, its schema) on first use, and unlocks it, on the store's threads (``StoreThreads``):
+    /// the key derivation, the file's checks and a server's round trips never block the caller's.
     /// - Throws: ``SecureStoreError/wrongKey`` (nothing is changed),
     ///   ``SecureStoreError/insecurePermissions(path:fix:)``, ``SecureStoreError/integrityFailure(_:)``
     ///   and the other store errors.
-    public func open() throws(SecureStoreError) -> KeychainHandle {
+    public func open() async throws(SecureStoreError) -> KeychainHandle {
+        try await StoreThreads.run { () throws(SecureStoreError) in try self.open() }
+    }
+
+    /// ``open()``, on the caller's thread, which it blocks.
+    package func open() throws(SecureStoreError) -> KeychainHandle {
         if Self.isPostgreSQL(storePath) {
             let store = try PostgreSQLSecureItemStore.open(
                 uri: storePath, keySource: key, accessGroups: accessGroups, options: options)
@@ -112,10 +118,16 @@ public struct StoreConfiguration: Sendable {
         return KeychainHandle(.sqlite(store))
     }
 
-    /// Whether a store exists at ``storePath``: commands that only read a session never create one (no
-    /// store means no session). On PostgreSQL, whether the server holds the store's tables; a server
-    /// that cannot be asked counts as holding them, so that opening it says why it cannot be reached.
+    /// Whether a store exists at ``storePath``, asked on the store's threads: a caller that only reads a
+    /// session need not create one (no store means no session). On PostgreSQL, whether the server holds
+    /// the store's tables; a server that cannot be asked counts as holding them, so that opening it says
+    /// why it cannot be reached.
     public var storeExists: Bool {
+        get async { await StoreThreads.run { storeExistsBlocking } }
+    }
+
+    /// ``storeExists``, on the caller's thread, which it blocks while a server is asked.
+    package var storeExistsBlocking: Bool {
         guard Self.isPostgreSQL(storePath) else { return FileManager.default.fileExists(atPath: storePath) }
         return (try? PostgreSQLSecureItemStore.exists(uri: storePath)) ?? true
     }

@@ -3,16 +3,16 @@ import Foundation
 /// Whether a store file is whole in length: an empty file, or one shorter than the pages its SQLite
 /// header counts, is damage that no page checksum can show (the pages are not there to check).
 enum StoreFileShape {
-    /// In words, how the SQLite file at `path` is cut short; `nil` when its length is what its header
-    /// says (or it cannot be read, or its header does not say).
-    static func cutShort(_ path: String) -> String? {
+    /// How the SQLite file at `path` is cut short; `nil` when its length is what its header says (or it
+    /// cannot be read, or its header does not say).
+    static func cutShort(_ path: String) -> FileShortfall? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let size = try? handle.seekToEnd() else { return nil }
-        if size == 0 { return "the store file is empty (its header and every page are missing)" }
+        if size == 0 { return .empty }
         try? handle.seek(toOffset: 0)
         guard let header = try? handle.read(upToCount: 100), header.count == 100 else {
-            return "the store file is cut short (\(size) bytes: its header and pages are missing)"
+            return .noHeader(bytes: size)
         }
         let bytes = [UInt8](header)
         let field = { (at: Int) in bytes[at..<(at + 4)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
@@ -23,6 +23,6 @@ enum StoreFileShape {
         let pages = field(28)
         let present = size / pageSize
         guard present < pages else { return nil }
-        return "the store file is cut short (\(present) of its \(pages) pages are there; the rest are missing)"
+        return .missingPages(present: present, expected: pages)
     }
 }

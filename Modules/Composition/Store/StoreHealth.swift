@@ -1,20 +1,6 @@
-public import Data
-
 /// What a full check of the store found: counts, and the damaged items named by what can still be
 /// known of them (their row, class and naming attributes); never a secret.
 public struct StoreHealth: Sendable, Hashable {
-    /// One damaged item.
-    public struct Damaged: Sendable, Hashable {
-        /// The row that holds it.
-        public let rowID: Int64
-        /// Its class.
-        public let itemClass: ItemClass
-        /// What is wrong, in words: its attributes, its indexes or its data do not check.
-        public let problem: String
-        /// The attributes that name it, when they still decrypt.
-        public let name: ItemAttributes?
-    }
-
     /// What kinds of damage the check found.
     public struct DamageKinds: Sendable, Hashable {
         /// Pages of the database file whose checksum fails (SQLite; 0 on PostgreSQL).
@@ -28,9 +14,9 @@ public struct StoreHealth: Sendable, Hashable {
         /// What is wrong with the header, in words, when it is known (SQLite: which of its two copies is
         /// damaged and that the other is sound, or that they differ); `nil` otherwise.
         public var headerProblem: String?
-        /// How the store file is cut short (empty, or shorter than its header says), in words; `nil`
-        /// when it is whole in length (always on PostgreSQL).
-        public var cutShort: String?
+        /// How the store file is cut short (empty, or shorter than its header says); `nil` when it is
+        /// whole in length (always on PostgreSQL).
+        public var cutShort: FileShortfall?
 
         /// No damage of any kind.
         public init() {}
@@ -43,10 +29,11 @@ public struct StoreHealth: Sendable, Hashable {
     public let soundItems: Int
     /// Items that failed to decrypt or whose indexes disagree with their attributes.
     public let damagedItems: Int
-    /// The backend's structural check and the rows-digest check: `"ok"` or the first complaint.
-    public let databaseCheck: String
+    /// The backend's structural check and the rows-digest check: `"ok"` or the first complaint; `nil` when
+    /// it could not run (the database could not open or read the store through).
+    public let databaseCheck: String?
     /// The damaged items whose rows could still be read.
-    public let damaged: [Damaged]
+    public let damaged: [UnsoundItem]
     /// What kinds of damage were found.
     public let kinds: DamageKinds
     /// Whether the counts come from reading the store as salvage does, because the store itself could
@@ -55,7 +42,7 @@ public struct StoreHealth: Sendable, Hashable {
 
     /// Creates a report.
     public init(
-        soundItems: Int, damagedItems: Int, databaseCheck: String, damaged: [Damaged] = [],
+        soundItems: Int, damagedItems: Int, databaseCheck: String?, damaged: [UnsoundItem] = [],
         kinds: DamageKinds = DamageKinds(), countedBySalvage: Bool = false
     ) {
         self.soundItems = soundItems

@@ -1,18 +1,15 @@
-public import Data
+package import Data
 import Foundation
 import PostgreSQLStore
 import SQLiteStore
 import StoreCore
 
-/// `hardtack keychain salvage`: the items of a damaged store that still authenticate, read without
-/// changing it, then written into a new store in one transaction.
+/// Salvage: the items of a damaged store that still authenticate, read without changing it, then
+/// written into a new store in one transaction. These block the caller's thread; the awaited forms
+/// (StoreSalvager+Async) run on the store's threads.
 public enum StoreSalvager {
-    /// Reads what can be salvaged from the store `source` describes, unlocked with its key, without
-    /// changing it: a file is read page by page (its log too) without SQLite, a PostgreSQL store row by row.
-    /// - Throws: ``SecureStoreError/wrongKey`` when the key opens no copy of the header;
-    ///   ``SecureStoreError/integrityFailure(_:)`` when no header is left; storage errors when the store
-    ///   cannot be read at all.
-    public static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
+    /// ``read(_:)``, on the caller's thread, which it blocks for the whole read.
+    package static func read(_ source: StoreConfiguration) throws(SecureStoreError) -> SalvagedStore {
         if StoreConfiguration.isPostgreSQL(source.storePath) {
             return SalvagedStore(
                 result: try PostgreSQLSecureItemStore.salvage(uri: source.storePath, keySource: source.key))
@@ -24,10 +21,8 @@ public enum StoreSalvager {
             result: try SQLiteSecureItemStore.salvage(at: source.storePath, keySource: source.key))
     }
 
-    /// The counts of a store the database could not open or read through, read as salvage reads it: the items that
-    /// authenticate are sound, those lost (and those the rows digest counts but left no trace) damaged.
-    /// `nil` when even that cannot be read (no header left, the wrong key, no such store).
-    public static func health(_ source: StoreConfiguration) -> StoreHealth? {
+    /// ``health(_:)``, on the caller's thread.
+    package static func health(_ source: StoreConfiguration) -> StoreHealth? {
         guard let salvaged = try? read(source) else { return nil }
         var kinds = fileDamage(source)
         kinds.pages = StoreConfiguration.isPostgreSQL(source.storePath) ? 0 : salvaged.damagedParts
@@ -37,45 +32,23 @@ public enum StoreSalvager {
             kinds.headerProblem = SQLiteSecureItemStore.headerDamage(path: source.storePath)
         }
         kinds.header = salvaged.headerDamaged || kinds.headerProblem != nil
-        let damaged = salvaged.lost.compactMap { item -> StoreHealth.Damaged? in
-            guard let rowID = item.rowID, let itemClass = item.itemClass else { return nil }
-            return StoreHealth.Damaged(rowID: rowID, itemClass: itemClass, problem: item.problem, name: item.name)
-        }
+        // The items whose row and class are known, as a check names them.
+        let damaged = salvaged.lost.filter { $0.rowID != nil && $0.itemClass != nil }
         return StoreHealth(
             soundItems: salvaged.recovered, damagedItems: max(salvaged.lostCount, salvaged.isComplete ? 0 : 1),
-            databaseCheck: "not run (the database could not read the store through; counted as salvage reads it)", damaged: damaged,
+            databaseCheck: nil, damaged: damaged,
             kinds: kinds, countedBySalvage: true)
     }
 
-    /// The damage to the store's file itself: an SQLite file cut short (empty, or shorter than its
-    /// header says); nothing on PostgreSQL.
-    public static func fileDamage(_ source: StoreConfiguration) -> StoreHealth.DamageKinds {
+    /// ``fileDamage(_:)``, on the caller's thread.
+    package static func fileDamage(_ source: StoreConfiguration) -> StoreHealth.DamageKinds {
         var kinds = StoreHealth.DamageKinds()
         if !StoreConfiguration.isPostgreSQL(source.storePath) { kinds.cutShort = StoreFileShape.cutShort(source.storePath) }
         return kinds
     }
 
-    /// Why a salvage target cannot be used, or `nil` when it can: it must be a new store, not the source.
-    public static func refusal(target: StoreConfiguration, source: StoreConfiguration) -> String? {
-        if sameStore(target.storePath, source.storePath) {
-            return "the salvage target is the damaged store itself; name a new store with --to"
-        }
-        if StoreConfiguration.isPostgreSQL(target.storePath) {
-            guard (try? PostgreSQLSecureItemStore.exists(uri: target.storePath)) == false else {
-                return "a store already exists at \(target.displayLocation) (or the server cannot be asked); "
-                    + "salvage writes only into a new store"
-            }
-            return nil
-        }
-        for path in [target.storePath, target.storePath + "-wal"] where FileManager.default.fileExists(atPath: path) {
-            return "\(path) already exists; salvage writes only into a new store"
-        }
-        return nil
-    }
-
-    /// Writes `result`'s items into the new store `target` in one transaction (all or none), with every
-    /// access group the items belong to; returns how many were written.
-    public static func write(_ salvaged: SalvagedStore, to target: StoreConfiguration) throws(SecureStoreError) -> Int {
+    /// ``write(_:to:)``, on the caller's thread, which it blocks for the whole write.
+    package static func write(_ salvaged: SalvagedStore, to target: StoreConfiguration) throws(SecureStoreError) -> Int {
         let result = salvaged.result
         var configuration = target
         var groups = target.accessGroups
@@ -86,20 +59,5 @@ public enum StoreSalvager {
         let handle = try configuration.open()
         let summary = try StoreExport.add(result.items, to: handle.items, update: false)
         return summary.added
-    }
-
-    /// Whether two locations name one store: the same file (after resolving links) or the same URI.
-    private static func sameStore(_ lhs: String, _ rhs: String) -> Bool {
-        if lhs == rhs { return true }
-        guard !StoreConfiguration.isPostgreSQL(lhs), !StoreConfiguration.isPostgreSQL(rhs) else { return false }
-        func resolved(_ path: String) -> String {
-            let url = URL(fileURLWithPath: path)
-            let directory = url.deletingLastPathComponent().resolvingSymlinksInPath().path
-            let leaf = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map {
-                URL(fileURLWithPath: $0, relativeTo: url.deletingLastPathComponent()).standardized.path
-            }
-            return leaf ?? directory + "/" + url.lastPathComponent
-        }
-        return resolved(lhs) == resolved(rhs)
     }
 }

@@ -1,5 +1,6 @@
-/// The port through which the Data layer talks HTTP to an auth server. Adapters: Infrastructure's
-/// `URLSessionHTTPClient` (real HTTP) and the embedded auth server's in-process transport.
+/// The port through which the Data layer talks HTTP to an auth server. Adapters: `CurlHTTPClient` (real
+/// HTTP over libcurl, on Linux), `URLSessionHTTPClient` (real HTTP elsewhere) and the embedded auth
+/// server's in-process transport.
 public protocol HTTPClient: Sendable {
     /// Sends `request` to the server and returns its response, whatever its status.
     /// - Throws: ``HTTPClientError`` for transport failures (no response), never for a status code.

@@ -1,5 +1,6 @@
 /// The port to an encrypted item store with Keychain Services semantics (`SecureItemStore` is what the
-/// Data layer needs; Infrastructure's `SQLiteSecureItemStore` provides it).
+/// Data layer needs; the store adapters, `SQLiteSecureItemStore`, `PostgreSQLSecureItemStore` and
+/// `MemorySecureItemStore`, provide it).
 ///
 /// A store handle belongs to a client with one or more access groups: it sees and changes only items
 /// in those groups and adds new ones to the first.

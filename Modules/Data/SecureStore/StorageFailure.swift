@@ -69,7 +69,7 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .connectionLost: "The store is consistent; read what you wrote before trying it again (it may have been saved)."
         case .timedOut: "Try again later."
         case .resources: "Free some memory and try again."
-        case .newerFormat: "Use a newer hardtack."
+        case .newerFormat: "Open it with the newer version that wrote it."
         case .unsupportedServer: "Upgrade the database server, or use a server of a supported version."
         case .misuse, .other: "Try again; if it keeps failing, report it."
         }

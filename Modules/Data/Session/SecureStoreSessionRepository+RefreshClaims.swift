@@ -5,6 +5,7 @@ public import Foundation
 /// the processes and machines that share the store (see ``SessionRepository``). The claim is an item
 /// of its own beside the session's, written in the same transactions.
 extension SecureStoreSessionRepository {
+    /// Claims the refresh of `stale` for `owner` in one transaction: granted, held, or superseded.
     public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
         async throws(AuthenticationError) -> RefreshClaim
     {
@@ -57,6 +58,7 @@ extension SecureStoreSessionRepository {
         }
     }
 
+    /// Records in `owner`'s claim that its refresh request has left; whether the claim was still its own.
     public func markRefreshSent(replacing stale: Session, owner: String) async throws(AuthenticationError) -> Bool {
         try await run {
             try store.transaction { transaction -> Bool in
@@ -75,6 +77,7 @@ extension SecureStoreSessionRepository {
         }
     }
 
+    /// Stores `refreshed` in place of `stale` and ends `owner`'s claim, if the claim is still its own.
     public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         async throws(AuthenticationError) -> Bool
     {
@@ -96,6 +99,7 @@ extension SecureStoreSessionRepository {
         }
     }
 
+    /// Gives up `owner`'s claim, storing no session (a claim whose request left stays, its lease ended).
     public func releaseRefresh(owner: String) async throws(AuthenticationError) {
         try await run {
             try store.transaction { transaction in

@@ -20,6 +20,11 @@ public struct SecureStoreSessionRepository: SessionRepository {
 
     /// The service of the default account's items, which sessions stored before accounts existed use.
     public static let defaultService = "hardtack.session"
+    /// Why a stored session cannot be read when a newer version wrote its record (a kind of sign-in or
+    /// a record format this version does not know): the reason of the ``AuthenticationError/storeUnavailable(_:)``
+    /// it throws, which a program can recognize to advise an upgrade.
+    public static let recordOfNewerVersion =
+        "the stored session record was written by a newer version (its kind or format is unknown to this one)"
     /// The label of every session item, which is how ``accounts(in:)`` finds them.
     static let label = "Hardtack session"
 
@@ -44,6 +49,16 @@ public struct SecureStoreSessionRepository: SessionRepository {
     /// included when it has one; sorted by name.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store is locked or damaged.
     public static func accounts(in store: any SecureItemStore) async throws(AuthenticationError) -> [AccountName] {
+        do throws(SecureStoreError) {
+            return try await accountNames(in: store)
+        } catch {
+            throw .fromStore(error)
+        }
+    }
+
+    /// ``accounts(in:)`` with the store's own error, for a caller that reports store failures as such (a
+    /// locked store, a server that is down, and damage each keep their kind).
+    package static func accountNames(in store: any SecureItemStore) async throws(SecureStoreError) -> [AccountName] {
         let found = await StoreThreads.run { () -> Result<[StoredItem], SecureStoreError> in
             Result { () throws(SecureStoreError) in
                 try store.find(
@@ -55,10 +70,16 @@ public struct SecureStoreSessionRepository: SessionRepository {
         switch found {
         case .success(let items): records = items
         case .failure(.itemNotFound): return []
-        case .failure(let error): throw .fromStore(error)
+        case .failure(let error): throw error
         }
         let names = Set(records.compactMap { $0.attributes?.string(.service).flatMap(account(ofService:)) })
         return names.sorted { Array($0.value.utf8).lexicographicallyPrecedes(Array($1.value.utf8)) }
+    }
+
+    /// Whether `service` is one under which sessions are kept (the default account's, or any other
+    /// account's below it): its items are written only through the use cases.
+    public static func keepsSessions(inService service: String) -> Bool {
+        service == defaultService || service.hasPrefix(defaultService + "/")
     }
 
     /// The account whose items are kept under `service`, or `nil` when it is no session's service.
@@ -73,7 +94,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     ///   killed mid-refresh): its claim then holds nobody back. By default no owner is known to be gone,
     ///   and a claim holds until its lease runs out.
     public init(
-        store: any SecureItemStore, service: String = "hardtack.session",
+        store: any SecureItemStore, service: String = defaultService,
         claimantIsGone: @escaping @Sendable (String) -> Bool = { _ in false }
     ) {
         self.store = store
@@ -81,6 +102,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         self.claimantIsGone = claimantIsGone
     }
 
+    /// The account's session, read item by item by unique key, else the whole service in one snapshot.
     public func load() async throws(AuthenticationError) -> Session? {
         try await run { try readByUniqueKeys() ?? read(from: store)?.session }
     }
@@ -126,6 +148,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         return try? record.session(access: access, refresh: refresh, clientSecret: clientSecret, idToken: idToken)
     }
 
+    /// Writes `session`'s items and drops any refresh claim, in one transaction.
     public func replace(with session: Session) async throws(AuthenticationError) {
         try await run {
             try store.transaction { transaction in
@@ -135,10 +158,12 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
+    /// Deletes every item of the account's service; whether there was any.
     public func delete() async throws(AuthenticationError) -> Bool {
         try await run { try store.delete(.genericPassword(service: service, accessGroup: group)) > 0 }
     }
 
+    /// Deletes the session in one transaction if its refresh token is still `refreshToken`.
     public func deleteIfCurrent(_ refreshToken: RefreshToken) async throws(AuthenticationError) -> Bool {
         try await run {
             try store.transaction { transaction -> Bool in
@@ -150,34 +175,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
         }
     }
 
-    /// Stores the sessions of accounts that have none yet, all in one transaction: provisioning many
-    /// accounts at once (a migration, a benchmark's store). Each session's items are added, not
-    /// replaced, so no write has to look for an earlier one.
-    /// - Throws: ``AuthenticationError/storageFailed(_:)`` when an account already has a session
-    ///   (nothing is stored then), and the store's failures.
-    public static func addSessions(_ sessions: [(account: AccountName, session: Session)], to store: any SecureItemStore)
-        async throws(AuthenticationError)
-    {
-        let repositories = sessions.map { (Self(store: store, account: $0.account), $0.session) }
-        try await repositories.first?.0.run {
-            try store.transaction { transaction in
-                for (repository, session) in repositories { try repository.add(session, to: transaction) }
-            }
-        }
-    }
-
     // MARK: Items
-
-    /// Adds the session's items (none of them may exist yet).
-    private func add(_ session: Session, to transaction: any SecureItemTransaction) throws {
-        try transaction.add(item(Account.refreshToken), data: session.refreshToken.value)
-        try transaction.add(item(Account.accessToken), data: session.accessToken.value)
-        var encoded = try JSONEncoder().encode(SessionRecordDTO(session))
-        defer { encoded.resetBytes(in: 0..<encoded.count) }
-        try transaction.add(item(Account.record), data: SecretBytes(encoded))
-        if let secret = session.issuer?.clientSecret { try transaction.add(item(Account.clientSecret), data: secret) }
-        if let identity = session.identity { try transaction.add(item(Account.idToken), data: identity.idToken) }
-    }
 
     func item(_ account: String) -> ItemAttributes {
         .genericPassword(service: service, account: account, accessGroup: group, label: Self.label)

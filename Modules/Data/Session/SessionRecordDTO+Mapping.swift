@@ -47,10 +47,10 @@ extension SessionRecordDTO {
         case ("legacyImport", _): signInMethod = .legacyImport
         case ("authorizationCode", _): signInMethod = .authorizationCode
         case ("deviceCode", _): signInMethod = .deviceCode
-        default: throw .storeUnavailable("the stored session record is of an unknown kind; upgrade hardtack")
+        default: throw .storeUnavailable(SecureStoreSessionRepository.recordOfNewerVersion)
         }
         guard version == 1 else {
-            throw .storeUnavailable("the stored session record has version \(version); upgrade hardtack")
+            throw .storeUnavailable(SecureStoreSessionRepository.recordOfNewerVersion)
         }
         let user = userID.map { User(id: $0, name: userName ?? "") }
         // All three or none: a record with only some of them is treated as an older one.

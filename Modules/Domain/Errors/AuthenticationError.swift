@@ -18,8 +18,8 @@ public enum AuthenticationError: Error, Sendable, Equatable {
     /// this as signed out.
     case storeUnavailable(String)
     /// The secure store is damaged (an item or page failed its integrity check), so whether a session
-    /// exists is unknown. Never treat this as signed out; the store's sound items can be copied out with
-    /// `hardtack keychain salvage`.
+    /// exists is unknown. Never treat this as signed out; the store's sound items can be copied out by a
+    /// salvage into a new store.
     case storeDamaged(String)
     /// Writing to the secure store failed; nothing was half-written.
     case storageFailed(String)

@@ -1,9 +1,10 @@
 /// The port to where an older version kept tokens in plaintext (the seeds' UserDefaults), read once
-/// for migration and then destroyed.
+/// for migration and then destroyed. Awaited: an adapter that does file I/O does it off the caller's
+/// thread, as the store does.
 public protocol LegacyTokenSource: Sendable {
     /// What the legacy storage holds now.
-    func read() throws(AuthenticationError) -> LegacyTokens
+    func read() async throws(AuthenticationError) -> LegacyTokens
 
     /// Overwrites the plaintext with zeros, flushes, and deletes it.
-    func wipeAndDelete() throws(AuthenticationError)
+    func wipeAndDelete() async throws(AuthenticationError)
 }

@@ -10,7 +10,7 @@ public enum LaunchDecision: Sendable, Equatable {
     /// ask them to unlock, or retry.
     case storeUnavailable(reason: String)
     /// The store is damaged: whether a session exists is unknown. Do not sign the user out; tell them
-    /// the store is damaged and point at salvage (`hardtack keychain salvage`).
+    /// the store is damaged and point at salvage (which copies its sound items into a new store).
     case storeDamaged(reason: String)
 
     /// Whether the app goes to its main flow (signed in, with or without a pending refresh).

@@ -23,11 +23,11 @@ public struct MigrateLegacyTokens: Sendable {
     /// - Throws: ``AuthenticationError/invalidLegacyFile(_:)`` when the file does not hold usable
     ///   tokens (it is left as it is), or a store error (the file is left as it is).
     public func callAsFunction() async throws(AuthenticationError) -> MigrationOutcome {
-        switch try source.read() {
+        switch try await source.read() {
         case .absent:
             return .nothingToMigrate
         case .wiped:
-            try source.wipeAndDelete()
+            try await source.wipeAndDelete()
             return .alreadyMigrated
         case .tokens(let access, let refresh):
             let refreshToken: RefreshToken
@@ -42,12 +42,12 @@ public struct MigrateLegacyTokens: Sendable {
             if let stored = try await repository.load() {
                 // Either an earlier run imported this file and stopped before deleting it, or the user
                 // has since signed in with the new version: the stored session wins either way.
-                try source.wipeAndDelete()
+                try await source.wipeAndDelete()
                 return stored.refreshToken.isSameToken(as: refreshToken) ? .imported : .alreadyMigrated
             }
             try await repository.replace(
                 with: Session(accessToken: accessToken, refreshToken: refreshToken, user: nil, method: .legacyImport))
-            try source.wipeAndDelete()
+            try await source.wipeAndDelete()
             return .imported
         }
     }

@@ -21,19 +21,23 @@ public struct SealedSessionRepository: SessionRepository {
         context = "hardtack gateway session " + cookie.sessionID
     }
 
+    /// The stored session, its tokens opened with this cookie's key; `nil` when none is, or the key fails.
     public func load() async throws(AuthenticationError) -> Session? {
         guard let stored = try await base.load() else { return nil }
         return opened(stored)
     }
 
+    /// Stores `session` with its tokens sealed under this cookie's key.
     public func replace(with session: Session) async throws(AuthenticationError) {
         try await base.replace(with: try sealed(session))
     }
 
+    /// Deletes the stored session, sealed or not; whether there was one.
     public func delete() async throws(AuthenticationError) -> Bool {
         try await base.delete()
     }
 
+    /// Claims the refresh of `stale` (sealed to compare) for `owner`; a newer session found is returned opened.
     public func claimRefresh(replacing stale: Session, owner: String, lease: TimeInterval, now: Date)
         async throws(AuthenticationError) -> RefreshClaim
     {
@@ -46,20 +50,24 @@ public struct SealedSessionRepository: SessionRepository {
         }
     }
 
+    /// Records that `owner`'s refresh request of `stale` (sealed to compare) has left.
     public func markRefreshSent(replacing stale: Session, owner: String) async throws(AuthenticationError) -> Bool {
         try await base.markRefreshSent(replacing: try sealed(stale), owner: owner)
     }
 
+    /// Replaces `stale` with `refreshed`, both sealed, if `owner` still holds the claim.
     public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         async throws(AuthenticationError) -> Bool
     {
         try await base.completeRefresh(replacing: try sealed(stale), with: try sealed(refreshed), owner: owner)
     }
 
+    /// Gives up `owner`'s claim without storing anything.
     public func releaseRefresh(owner: String) async throws(AuthenticationError) {
         try await base.releaseRefresh(owner: owner)
     }
 
+    /// Deletes the session if its refresh token is still `refreshToken` (sealed to compare).
     public func deleteIfCurrent(_ refreshToken: RefreshToken) async throws(AuthenticationError) -> Bool {
         try await base.deleteIfCurrent(try sealed(refreshToken))
     }

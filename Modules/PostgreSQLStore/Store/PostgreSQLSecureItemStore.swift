@@ -8,8 +8,8 @@ import Foundation
 ///
 /// One handle holds one connection. It is safe to share between tasks and threads (operations are
 /// serialized by a lock). Calls block the calling thread while the server answers, each bounded by
-/// the connection's timeouts; from Swift concurrency, run them on threads of their own (the app core
-/// does, through `AppContainer.withStoreThreads`), as with the SQLite store.
+/// the connection's timeouts; from Swift concurrency, await the store's `async` operations, which run
+/// on the store's own threads (``StoreThreads``), as with the SQLite store.
 public final class PostgreSQLSecureItemStore: EngineBackedStore {
     /// Where the store is, with any password replaced by `***`.
     public let location: String

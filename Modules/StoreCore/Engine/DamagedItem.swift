@@ -4,16 +4,8 @@ public import Data
 /// its row, its class when the class cell is sound, and the attributes that name it when they still
 /// decrypt. Never its secret.
 public struct DamagedItem: Sendable, Hashable {
-    /// What is wrong with the item.
-    public enum Damage: String, Sendable, Hashable {
-        /// Its attributes do not decrypt (changed, moved from another row, or the indexes they are
-        /// bound to were changed).
-        case attributes
-        /// Its attributes decrypt but its index cells disagree with them.
-        case indexes
-        /// Its attributes are sound but its secret does not decrypt.
-        case data
-    }
+    /// What is wrong with the item (never ``ItemDamage/unreadableRow``: such a row is only counted).
+    public typealias Damage = ItemDamage
 
     /// The row that holds it.
     public let rowID: Int64

@@ -1,6 +1,6 @@
 package import Data
 
-/// The store's full check, for `hardtack keychain verify`.
+/// The store's full check: every item opened, the indexes compared, the rows digest matched.
 extension StoreEngine {
     /// Decrypts and checks every item in the store (every group), counting sound and damaged ones, and
     /// runs the backend's structural check and the rows-digest check.

@@ -137,7 +137,7 @@ package enum FileSecurity {
                 path: path,
                 fix: "it is not a directory to make private (mode \(mode), owner \(info.st_uid)). "
                     + "Keep the store in a directory of its own instead: a path whose directory does not exist yet, "
-                    + "such as \(path == "/" ? "" : path)/hardtack-\(geteuid())/keychain.db (Hardtack creates it with "
+                    + "such as \(path == "/" ? "" : path)/hardtack-\(geteuid())/keychain.db (the store creates it with "
                     + "mode 700).")
         }
         if info.st_uid != geteuid() {

@@ -5,16 +5,7 @@ public import Data
 /// account, label) when they still decrypt. Never its secret.
 public struct LostItem: Sendable, Hashable {
     /// Why the item could not be brought back.
-    public enum Reason: String, Sendable, Hashable {
-        /// Its row's cells could not be read (an unknown class, a cell of the wrong size or type).
-        case unreadableRow
-        /// Its attributes do not decrypt or authenticate with the store's key.
-        case attributes
-        /// Its attributes decrypt but its index cells disagree with them.
-        case indexes
-        /// Its attributes are sound but its secret does not decrypt.
-        case data
-    }
+    public typealias Reason = ItemDamage
 
     /// The row that held it, when known.
     public let rowID: Int64?

@@ -25,7 +25,7 @@ struct AccountsCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let configuration = try store.configuration(context)
         var overview: [AccountOverview] = []
-        if configuration.storeExists {
+        if await configuration.storeExists {
             do throws(SecureStoreError) {
                 overview = try await SessionDirectory.overview(store: configuration)
             } catch {

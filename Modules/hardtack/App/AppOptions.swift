@@ -36,9 +36,13 @@ struct AppOptions: ParsableArguments {
                 throw .store(error)
             }
         }
-        guard opened != nil || storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
         let keychain: KeychainHandle
-        if let opened { keychain = opened } else { keychain = try StoreArguments.open(storeConfiguration) }
+        if let opened {
+            keychain = opened
+        } else {
+            guard await storeConfiguration.storeExists else { throw .auth(.notSignedIn) }
+            keychain = try await StoreArguments.open(storeConfiguration)
+        }
         // The session is read once, by the root: its origin names the server, and the app reuses the read.
         return try await AppContainer.forStoredSession(of: account, in: keychain) {
             (stored: Result<Session?, AuthenticationError>) throws(CommandFailure) -> AppConfiguration in

@@ -24,7 +24,8 @@ struct MigrateLegacyCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context)
         // Nothing to migrate is no reason to create a store.
-        guard FileManager.default.fileExists(atPath: file) || store.storeExists else {
+        let exists = FileManager.default.fileExists(atPath: file) ? true : await store.storeExists
+        guard exists else {
             Console.print("nothing to migrate: \(file) does not exist (no store was created)")
             return
         }

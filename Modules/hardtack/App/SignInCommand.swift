@@ -55,11 +55,11 @@ struct SignInCommand: HardtackCommand {
             session = try await authStep { () async throws(AuthenticationError) in try await app.signIn(credentials) }
         } catch .auth(.temporarilyUnavailable(let reason)) {
             // A sign-in keeps nothing: the generic wording ("the session is kept") would claim one.
-            cleanup.removeWhatWasCreated(storeConfiguration)
+            await cleanup.removeWhatWasCreated(storeConfiguration)
             throw .finding(
                 .serverUnavailable, "the server is unavailable: \(reason). Nothing was stored; sign in again later")
         } catch {
-            cleanup.removeWhatWasCreated(storeConfiguration)
+            await cleanup.removeWhatWasCreated(storeConfiguration)
             throw error
         }
         Console.print(

@@ -25,11 +25,11 @@ struct SignOutCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         guard everyAccount else { return try await signOut(options.account.name, context, naming: false) }
         let configuration = try options.store.configuration(context)
-        guard configuration.storeExists else {
+        guard await configuration.storeExists else {
             Console.print("no account has a session")
             return
         }
-        let keychain = try StoreArguments.open(configuration)
+        let keychain = try await StoreArguments.open(configuration)
         let accounts: [AccountName]
         do throws(AuthenticationError) {
             accounts = try await keychain.accounts()

@@ -28,7 +28,8 @@ struct StatusCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let store = try store.configuration(context, onlyReads: true)
         let decision: LaunchDecision
-        if store.storeExists {
+        let exists = await store.storeExists
+        if exists {
             let local: LocalSession
             do throws(SecureStoreError) {
                 local = try await LocalSession(store: store, account: account.name)
@@ -42,12 +43,12 @@ struct StatusCommand: HardtackCommand {
         if json {
             Console.print(Self.document(decision, store: store.displayLocation).rendered())
         } else {
-            Console.print(Redaction.decision(decision) + (store.storeExists ? "" : " (no store at \(store.displayLocation))"))
+            Console.print(Redaction.decision(decision) + (exists ? "" : " (no store at \(store.displayLocation))"))
         }
         switch decision {
         case .signedIn, .signedInNeedsRefresh: return
         case .signedOut: throw .finding(.signedOut, "not signed in")
-        case .storeUnavailable(let reason): throw .finding(.storeUnavailable, "the store cannot be used: \(reason)")
+        case .storeUnavailable(let reason): throw .finding(.storeUnavailable, Advice.storeUnavailable(reason))
         case .storeDamaged(let reason): throw .finding(.damaged, Advice.message(AuthenticationError.storeDamaged(reason)))
         }
     }

@@ -18,6 +18,8 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
                 "An attribute of the unique key left out counts as empty, as with macOS `security`."
                     + (kind == .internet ? " -r takes one of: " + PasswordKind.knownProtocols.joined(separator: ", ") + "."
                         : ""),
+                "A signed-in session's items (service hardtack.session…) and the gateway's (hardtack.gateway…) are "
+                    + "never written here (exit 2): only signin, refresh and signout write a session.",
                 "A secret given as `-w SECRET` is visible to other users of this machine (ps, /proc) and may land in "
                     + "your shell history; prefer `-w -` and pipe it in.",
             ])
@@ -38,13 +40,14 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let attributes = try Class.kind.attributes(values)
+        if let refusal = ReservedServices.refusal(attributes) { throw context.usage(refusal) }
         let data = try readSecret()
-        try store.withStore(context) { handle throws(CommandFailure) in
+        try await store.withStore(context) { handle async throws(CommandFailure) in
             do throws(SecureStoreError) {
                 if update {
-                    try handle.items.addOrUpdate(attributes, data: data)
+                    try await handle.items.addOrUpdate(attributes, data: data)
                 } else {
-                    try handle.items.add(attributes, data: data)
+                    try await handle.items.add(attributes, data: data)
                 }
             } catch {
                 throw .store(error)

@@ -61,12 +61,12 @@ struct ChangePassphraseVerb: HardtackCommand {
                 "give the new passphrase with --new-passphrase-file PATH or $\(Self.newPassphraseVariable), or a "
                     + "key file with --new-key-file PATH")
         }
-        guard configuration.storeExists else {
+        guard await configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
-        let handle = try StoreArguments.open(configuration)
+        let handle = try await StoreArguments.open(configuration)
         do throws(SecureStoreError) {
-            try handle.changeKey(to: newKey)
+            try await handle.changeKey(to: newKey)
         } catch {
             throw .store(error)
         }

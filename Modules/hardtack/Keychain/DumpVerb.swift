@@ -22,8 +22,8 @@ struct DumpVerb: HardtackCommand {
         let configuration = try store.configuration(context, onlyReads: true)
         var items: [StoredItem] = []
         // No store yet: nothing to show, and nothing is created.
-        if configuration.storeExists {
-            let handle = try StoreArguments.open(configuration)
+        if await configuration.storeExists {
+            let handle = try await StoreArguments.open(configuration)
             do throws(SecureStoreError) {
                 for itemClass in ItemClass.allCases {
                     do throws(SecureStoreError) {

@@ -1,4 +1,6 @@
 import CommandLineKit
+import Data
+import StoreCore
 
 /// What protects an export file, for `export` and `import`: a passphrase file or a key file, exactly one.
 struct ExportKeyArguments: ParsableArguments {
@@ -17,6 +19,15 @@ struct ExportKeyArguments: ParsableArguments {
     static var usageChoice: String {
         let arguments = ExportKeyArguments()
         return "(\(arguments.$passphraseFile.synopsis) | \(arguments.$keyFile.synopsis))"
+    }
+
+    /// The export's key these options name: the passphrase file's first line, or the key file.
+    /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` when the passphrase file cannot be read or its
+    ///   first line is empty, ``SecureStoreError/insecurePermissions(path:fix:)`` when others may read it.
+    func key() throws(SecureStoreError) -> ExportKey {
+        if let passphraseFile { return .passphrase(try PassphraseFile.readFirstLine(passphraseFile)) }
+        if let keyFile { return .keyFile(path: keyFile) }
+        throw .invalidKeyMaterial("an export needs its own passphrase file or key file")
     }
 
     func validate() throws(UsageError) {

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Composition
 import Data
+import StoreCore
 
 /// `export`: every item the handle can see into one encrypted file, under a key of the file's own.
 struct ExportVerb: HardtackCommand {
@@ -50,14 +51,15 @@ struct ExportVerb: HardtackCommand {
         {
             throw context.usage(refusal)
         }
-        let handle = try store.openExisting(context)
+        let handle = try await store.openExisting(context)
         var lines = ProgressLines(verb: "export")
         let count: Int
         do throws(SecureStoreError) {
-            count = try handle.export(
-                to: path, passphraseFile: passphraseFile, keyFile: keyFile,
-                testCost: context.environment["HARDTACK_ARGON2_COST"] == "interactive", replacing: overwrite
-            ) { step, done, total in lines.report(step, done, total) }
+            let cost: Argon2Cost =
+                context.environment[StoreConfiguration.passphraseCostVariable] == "interactive" ? .interactive : .moderate
+            count = try await handle.export(to: path, key: try exportKey.key(), cost: cost, replacing: overwrite) {
+                step, done, total in lines.report(step, done, total)
+            }
         } catch {
             throw .store(error)
         }

@@ -33,7 +33,7 @@ struct FindPasswordVerb<Class: PasswordClass>: HardtackCommand {
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let query = try Class.kind.attributes(values)
-        let handle = try store.openExisting(context, onlyReads: true)
+        let handle = try await store.openExisting(context, onlyReads: true)
         do throws(SecureStoreError) {
             if secretOnly {
                 let items = try await handle.items.find(query, limit: .one, returning: .data)

@@ -41,8 +41,7 @@ struct ImportVerb: HardtackCommand {
         // The whole file is read and authenticated before the store is even opened.
         let contents: ExportContents
         do throws(SecureStoreError) {
-            contents = try KeychainHandle.readExport(
-                from: path, passphraseFile: exportKey.passphraseFile, keyFile: exportKey.keyFile)
+            contents = try await KeychainHandle.readExport(from: path, key: try exportKey.key())
         } catch .integrityFailure(let reason) {
             // The file, not the store, failed its check.
             throw .finding(.damaged, "the export file is damaged or was tampered with (\(reason)); nothing was imported")
@@ -54,10 +53,10 @@ struct ImportVerb: HardtackCommand {
         } catch {
             throw .store(error)
         }
-        let result = try store.withStore(context) { handle throws(CommandFailure) -> (added: Int, updated: Int) in
+        let result = try await store.withStore(context) { handle async throws(CommandFailure) -> (added: Int, updated: Int) in
             do throws(SecureStoreError) {
                 var lines = ProgressLines(verb: "import")
-                return try handle.add(contents, update: update) { step, done, total in lines.report(step, done, total) }
+                return try await handle.add(contents, update: update) { step, done, total in lines.report(step, done, total) }
             } catch {
                 throw .store(error)
             }

@@ -17,18 +17,7 @@ struct SalvageReport {
                 ("matchesDigest", .bool(salvaged.matchesDigest)), ("partsRead", .count(salvaged.partsRead)),
                 ("damagedParts", .count(salvaged.damagedParts)), ("candidates", .count(salvaged.candidates)),
                 ("superseded", .count(salvaged.superseded)),
-                (
-                    "lostItems",
-                    .array(
-                        salvaged.lost.map { item in
-                            .object([
-                                ("row", item.rowID.map(JSONValue.integer) ?? .null),
-                                ("class", item.itemClass.map { .string(AttributeText.classKey($0)) } ?? .null),
-                                ("problem", .string(item.problem)),
-                                ("attributes", item.name.map { Self.attributes($0) } ?? .null),
-                            ])
-                        })
-                ),
+                ("lostItems", .array(salvaged.lost.map(DamageWords.json))),
             ])
             Console.print(document.rendered())
             return
@@ -48,22 +37,6 @@ struct SalvageReport {
             read: \(salvaged.partsRead) parts (pages or rows), \(salvaged.damagedParts) failing their own check; \
             \(salvaged.candidates) copies of item rows, \(salvaged.superseded) older or duplicate copies set aside
             """)
-        for item in salvaged.lost {
-            let named = (item.name?.values ?? [:]).sorted { $0.key.key > $1.key.key }.compactMap { name, value in
-                if case .string(let text) = value { "\(name.key) \(JSONValue.quoted(text))" } else { nil }
-            }
-            let row = item.rowID.map { "row \($0)" } ?? "a row"
-            let kind = item.itemClass.map { ", " + AttributeText.classKey($0) } ?? ""
-            let name = named.isEmpty ? "" : " (" + named.joined(separator: ", ") + ")"
-            Console.print("lost: \(row)\(kind)\(name): \(item.problem)")
-        }
-    }
-
-    /// The naming attributes of a lost item, as the dump shows attributes.
-    private static func attributes(_ attributes: ItemAttributes) -> JSONValue {
-        guard case .object(let members) = AttributeText.json(attributes.itemClass, attributes),
-            let inner = members.first(where: { $0.0 == "attributes" })?.1
-        else { return .null }
-        return inner
+        for item in salvaged.lost { Console.print("lost: " + DamageWords.line(item)) }
     }
 }

@@ -62,10 +62,10 @@ struct SalvageVerb: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let source = try store.configuration(context, onlyReads: true)
         let destination = try targetConfiguration(context, source: source)
-        if let refusal = StoreSalvager.refusal(target: destination, source: source) { throw context.usage(refusal) }
+        if let refusal = await SalvageTarget.refusal(destination, source: source) { throw context.usage(refusal) }
         let salvaged: SalvagedStore
         do throws(SecureStoreError) {
-            salvaged = try StoreSalvager.read(source)
+            salvaged = try await StoreSalvager.read(source)
         } catch .itemNotFound {
             throw .finding(.notFound, "there is no store at \(source.displayLocation) to salvage")
         } catch {
@@ -76,9 +76,9 @@ struct SalvageVerb: HardtackCommand {
             // All or nothing: a write that fails (a full disk) leaves no new store behind.
             let cleanup = NewStoreCleanup(destination)
             do throws(SecureStoreError) {
-                _ = try StoreSalvager.write(salvaged, to: destination)
+                _ = try await StoreSalvager.write(salvaged, to: destination)
             } catch {
-                cleanup.removeWhatWasCreated(destination)
+                await cleanup.removeWhatWasCreated(destination)
                 throw .store(error)
             }
         }

@@ -31,10 +31,12 @@ struct VerifyVerb: HardtackCommand {
         let location = try store.configuration(context).displayLocation
         var health: StoreHealth
         var problem: String?
+        // Whether the items could be counted at all: by the store, or else as salvage reads it.
+        var counted = true
         do throws(CommandFailure) {
-            let handle = try store.openExisting(context, onlyReads: true)
+            let handle = try await store.openExisting(context, onlyReads: true)
             do throws(SecureStoreError) {
-                health = try handle.verify()
+                health = try await handle.verify()
             } catch {
                 throw .store(error)
             }
@@ -44,15 +46,18 @@ struct VerifyVerb: HardtackCommand {
             // with the store itself as the damaged part.
             problem = Advice.message(SecureStoreError.integrityFailure(what))
             let configuration = try store.configuration(context, onlyReads: true)
-            health =
-                StoreSalvager.health(configuration)
-                ?? StoreHealth(
-                    soundItems: 0, damagedItems: 1, databaseCheck: "not run",
-                    kinds: StoreSalvager.fileDamage(configuration), countedBySalvage: true)
+            if let salvaged = await StoreSalvager.health(configuration) {
+                health = salvaged
+            } else {
+                counted = false
+                let kinds = await StoreSalvager.fileDamage(configuration)
+                health = StoreHealth(
+                    soundItems: 0, damagedItems: 1, databaseCheck: nil, kinds: kinds, countedBySalvage: true)
+            }
         }
         // A file cut short may still open (its missing pages unread): its length is damage of its own.
         if health.kinds.cutShort == nil,
-            let cut = StoreSalvager.fileDamage(try store.configuration(context, onlyReads: true)).cutShort
+            let cut = await StoreSalvager.fileDamage(try store.configuration(context, onlyReads: true)).cutShort
         {
             var kinds = health.kinds
             kinds.cutShort = cut
@@ -60,7 +65,8 @@ struct VerifyVerb: HardtackCommand {
                 soundItems: health.soundItems, damagedItems: health.damagedItems, databaseCheck: health.databaseCheck,
                 damaged: health.damaged, kinds: kinds, countedBySalvage: health.countedBySalvage)
         }
-        report(health, location: location, problem: problem)
+        let check = Self.databaseCheck(health, counted: counted)
+        report(health, location: location, problem: problem, check: check, counted: counted)
         guard health.isSound, problem == nil else {
             if let problem, health.soundItems > 0 {
                 throw .finding(
@@ -72,16 +78,16 @@ struct VerifyVerb: HardtackCommand {
                 .damaged,
                 problem
                     ?? "the store is damaged (\(health.damagedItems) damaged items; database check: "
-                    + "\(health.databaseCheck)). Restore it from a backup, or copy every item that still authenticates into a new store with "
+                    + "\(check)). Restore it from a backup, or copy every item that still authenticates into a new store with "
                     + "`hardtack keychain salvage --to NEW`.")
         }
     }
 
-    private func report(_ health: StoreHealth, location: String, problem: String?) {
+    private func report(_ health: StoreHealth, location: String, problem: String?, check: String, counted: Bool) {
         if json {
             let document = JSONValue.object([
                 ("store", .string(location)), ("sound", .count(health.soundItems)),
-                ("damaged", .count(health.damagedItems)), ("databaseCheck", .string(health.databaseCheck)),
+                ("damaged", .count(health.damagedItems)), ("databaseCheck", .string(check)),
                 ("complete", .bool(problem == nil)), ("problem", problem.map(JSONValue.string) ?? .null),
                 ("countedBy", .string(health.countedBySalvage ? "salvage" : "store")),
                 (
@@ -90,20 +96,10 @@ struct VerifyVerb: HardtackCommand {
                         ("pages", .count(health.kinds.pages)), ("rows", .count(health.kinds.rows)),
                         ("rowsDigest", .bool(health.kinds.rowsDigest)), ("header", .bool(health.kinds.header)),
                         ("headerProblem", health.kinds.headerProblem.map(JSONValue.string) ?? .null),
-                        ("file", health.kinds.cutShort.map(JSONValue.string) ?? .null),
+                        ("file", health.kinds.cutShort.map { .string(DamageWords.shortfall($0)) } ?? .null),
                     ])
                 ),
-                (
-                    "damagedItems",
-                    .array(
-                        health.damaged.map { item in
-                            .object([
-                                ("row", .integer(item.rowID)), ("class", .string(AttributeText.classKey(item.itemClass))),
-                                ("problem", .string(item.problem)),
-                                ("attributes", item.name.map { Self.attributes(item.itemClass, $0) } ?? .null),
-                            ])
-                        })
-                ),
+                ("damagedItems", .array(health.damaged.map(DamageWords.json))),
             ])
             Console.print(document.rendered())
         } else {
@@ -111,44 +107,35 @@ struct VerifyVerb: HardtackCommand {
                 """
                 store: \(location)
                 sound items: \(health.soundItems)
-                damaged items: \(health.damagedItems)\(Self.countNote(health, problem: problem))
+                damaged items: \(health.damagedItems)\(Self.countNote(problem: problem, counted: counted))
                 damage: \(Self.kinds(health.kinds))
-                database check: \(health.databaseCheck)
+                database check: \(check)
                 """)
-            for item in health.damaged {
-                // Its naming attributes, as `service "api", account "alice"`.
-                let named = (item.name?.values ?? [:]).sorted { $0.key.key > $1.key.key }.compactMap { name, value in
-                    if case .string(let text) = value { "\(name.key) \(JSONValue.quoted(text))" } else { nil }
-                }
-                let name = named.isEmpty ? "" : " (" + named.joined(separator: ", ") + ")"
-                Console.print("damaged: row \(item.rowID), \(AttributeText.classKey(item.itemClass))\(name): \(item.problem)")
-            }
+            for item in health.damaged { Console.print("damaged: " + DamageWords.line(item)) }
         }
     }
 
+    /// The database's check in words: its own, or why it did not run.
+    private static func databaseCheck(_ health: StoreHealth, counted: Bool) -> String {
+        health.databaseCheck
+            ?? (counted ? "not run (the database could not read the store through; counted as salvage reads it)" : "not run")
+    }
+
     /// What follows the damaged count when the store could not be opened.
-    private static func countNote(_ health: StoreHealth, problem: String?) -> String {
+    private static func countNote(problem: String?, counted: Bool) -> String {
         guard problem != nil else { return "" }
-        return health.countedBySalvage && health.databaseCheck != "not run"
+        return counted
             ? " (counted as salvage reads the store: the database could not read it through)"
             : " (the store itself: its items could not be counted)"
     }
 
     /// The kinds of damage, in words: `none`, or `2 pages failing their checksum, 1 row, the rows digest`.
     private static func kinds(_ kinds: StoreHealth.DamageKinds) -> String {
-        var parts: [String] = kinds.cutShort.map { [$0] } ?? []
+        var parts: [String] = kinds.cutShort.map { [DamageWords.shortfall($0)] } ?? []
         if kinds.pages > 0 { parts.append("\(kinds.pages) page\(kinds.pages == 1 ? "" : "s") failing its checksum") }
         if kinds.rows > 0 { parts.append("\(kinds.rows) row\(kinds.rows == 1 ? "" : "s")") }
         if kinds.rowsDigest { parts.append("the rows digest (the rows do not match it)") }
         if kinds.header { parts.append("the store header" + (kinds.headerProblem.map { " (\($0))" } ?? "")) }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
-    }
-
-    /// The naming attributes of a damaged item, as the dump shows attributes.
-    private static func attributes(_ itemClass: ItemClass, _ attributes: ItemAttributes) -> JSONValue {
-        guard case .object(let members) = AttributeText.json(itemClass, attributes),
-            let inner = members.first(where: { $0.0 == "attributes" })?.1
-        else { return .null }
-        return inner
     }
 }

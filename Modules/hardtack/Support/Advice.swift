@@ -20,6 +20,8 @@ enum Advice {
             "Integrity check failed: \(what). The store is damaged or was tampered with; restore it from a "
                 + "backup (hardtack keychain verify tells how many items are sound; hardtack keychain salvage --to NEW "
                 + "copies every item that still authenticates into a new store)."
+        case .storage(let failure) where failure.kind == .newerFormat:
+            "\(failure.message). Use a newer hardtack."
         default:
             error.description
         }
@@ -32,9 +34,10 @@ enum Advice {
         case .notSignedIn:
             "not signed in. Run `hardtack signin` first."
         case .storeDamaged(let reason):
-            "the secure store is damaged: \(reason) The user is not signed out"
-                + (reason.contains("hardtack keychain salvage")
-                    ? "." : "; `hardtack keychain salvage --to NEW` copies every sound item into a new store.")
+            "the secure store is damaged: \(reason) The user is not signed out; `hardtack keychain salvage --to NEW` "
+                + "copies every sound item into a new store."
+        case .storeUnavailable(SecureStoreSessionRepository.recordOfNewerVersion):
+            "\(error.description); upgrade hardtack."
         case .unsupported(DeviceAuthorizationFlow.noDeviceEndpoint):
             DeviceAuthorizationFlow.noDeviceEndpoint + "; try --flow code"
         case .unsupported(AuthorizationRequest.noAuthorizationEndpoint):
@@ -44,6 +47,13 @@ enum Advice {
         default:
             error.description
         }
+    }
+
+    /// The message for a launch decision of "the store cannot be used", with the upgrade a session record
+    /// of a newer version calls for.
+    static func storeUnavailable(_ reason: String) -> String {
+        "the store cannot be used: \(reason)"
+            + (reason == SecureStoreSessionRepository.recordOfNewerVersion ? "; upgrade hardtack." : "")
     }
 
     /// A kind of key as the options that give it.

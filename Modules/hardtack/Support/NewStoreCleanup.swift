@@ -20,9 +20,13 @@ struct NewStoreCleanup {
 
     /// Removes what was created, unless the store now holds items: another process that made the store
     /// at the same moment and wrote to it keeps what it wrote.
-    func removeWhatWasCreated(_ configuration: StoreConfiguration) {
+    func removeWhatWasCreated(_ configuration: StoreConfiguration) async {
         guard !created.isEmpty else { return }
-        if let health = try? configuration.open().verify(), health.soundItems + health.damagedItems > 0 { return }
+        if let handle = try? await configuration.open(), let health = try? await handle.verify(),
+            health.soundItems + health.damagedItems > 0
+        {
+            return
+        }
         removeWhatWasCreated()
     }
 

@@ -3,19 +3,20 @@ import Composition
 import Data
 
 extension StoreArguments {
-    /// Opens (creating on first use) and unlocks the store a configuration describes.
+    /// Opens (creating on first use) and unlocks the store a configuration describes, on the store's
+    /// threads.
     /// - Throws: ``CommandFailure/store(_:)`` with the store's reason.
-    static func open(_ configuration: StoreConfiguration) throws(CommandFailure) -> KeychainHandle {
+    static func open(_ configuration: StoreConfiguration) async throws(CommandFailure) -> KeychainHandle {
         do throws(SecureStoreError) {
-            return try configuration.open()
+            return try await configuration.open()
         } catch {
             throw .store(error)
         }
     }
 
     /// Opens (creating on first use) and unlocks the store these options describe.
-    func open(_ context: CommandContext) throws(CommandFailure) -> KeychainHandle {
-        try Self.open(configuration(context))
+    func open(_ context: CommandContext) async throws(CommandFailure) -> KeychainHandle {
+        try await Self.open(configuration(context))
     }
 
     /// Opens (creating on first use) the store, and runs `body` with it. When the store did not exist and
@@ -23,35 +24,42 @@ extension StoreArguments {
     /// the handle is gone: a failed first write leaves no empty store behind, which every later command
     /// would read as damage.
     func withStore<Value>(
-        _ context: CommandContext, _ body: (KeychainHandle) throws(CommandFailure) -> Value
-    ) throws(CommandFailure) -> Value {
+        _ context: CommandContext, _ body: (KeychainHandle) async throws(CommandFailure) -> Value
+    ) async throws(CommandFailure) -> Value {
         let configuration = try configuration(context)
         let cleanup = NewStoreCleanup(configuration)
-        // The handle lives only inside this closure, so the store is closed before anything is removed.
-        let outcome = { () -> Result<Value, CommandFailure> in
-            do throws(CommandFailure) {
-                return .success(try body(try Self.open(configuration)))
-            } catch {
-                return .failure(error)
-            }
-        }()
+        // The handle lives only inside this call, so the store is closed before anything is removed.
+        let outcome = await Self.run(configuration, body)
         switch outcome {
         case .success(let value):
             return value
         case .failure(let failure):
-            cleanup.removeWhatWasCreated(configuration)
+            await cleanup.removeWhatWasCreated(configuration)
             throw failure
+        }
+    }
+
+    /// Opens the store and runs `body` with it; the handle is gone when this returns.
+    private static func run<Value>(
+        _ configuration: StoreConfiguration, _ body: (KeychainHandle) async throws(CommandFailure) -> Value
+    ) async -> Result<Value, CommandFailure> {
+        do throws(CommandFailure) {
+            return .success(try await body(try await open(configuration)))
+        } catch {
+            return .failure(error)
         }
     }
 
     /// Opens the store only if it exists: verbs that read or remove never create one.
     /// - Throws: ``CommandFailure/finding(_:_:)`` with exit 44 when there is no store.
     /// With `onlyReads`, a store on read-only media is opened read-only.
-    func openExisting(_ context: CommandContext, onlyReads: Bool = false) throws(CommandFailure) -> KeychainHandle {
+    func openExisting(_ context: CommandContext, onlyReads: Bool = false) async throws(CommandFailure)
+        -> KeychainHandle
+    {
         let configuration = try configuration(context, onlyReads: onlyReads)
-        guard configuration.storeExists else {
+        guard await configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
-        return try Self.open(configuration)
+        return try await Self.open(configuration)
     }
 }

@@ -3,15 +3,16 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import Composition
 import Foundation
 
 /// Where `export --to` may write: never over the store it reads (its file, `-wal`, `-shm` or
 /// `-journal`), a key file or a passphrase file, and over any other existing file only when asked.
-public enum ExportTarget {
+enum ExportTarget {
     /// Why `path` must not be written, or `nil` when it may: `protected` are the files the command
     /// reads (the store and its key or passphrase files, the export's key or passphrase file), compared
     /// after resolving links and by device and inode; an existing file is refused unless `overwrite`.
-    public static func refusal(_ path: String, store: StoreConfiguration, protected: [String], overwrite: Bool)
+    static func refusal(_ path: String, store: StoreConfiguration, protected: [String], overwrite: Bool)
         -> String?
     {
         var guarded = protected
@@ -19,9 +20,9 @@ public enum ExportTarget {
             guarded += ["", "-wal", "-shm", "-journal"].map { store.storePath + $0 }
         }
         if case .keyFile(let keyFile) = store.key { guarded.append(keyFile) }
-        let target = resolved(path)
+        let target = FilePath.resolved(path)
         let targetFile = identity(path)
-        for file in guarded where resolved(file) == target || (targetFile != nil && identity(file) == targetFile) {
+        for file in guarded where FilePath.resolved(file) == target || (targetFile != nil && identity(file) == targetFile) {
             return "\(path) is \(file), which this command reads; an export never replaces the store, its "
                 + "journal files or a key or passphrase file: name another file with --to"
         }
@@ -32,16 +33,6 @@ public enum ExportTarget {
             return "\(path) exists and is not a regular file; an export replaces only a file"
         }
         return nil
-    }
-
-    /// `path` with its directory's links resolved, and its own if it is one.
-    private static func resolved(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().resolvingSymlinksInPath().path
-        let leaf = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map {
-            URL(fileURLWithPath: $0, relativeTo: url.deletingLastPathComponent()).resolvingSymlinksInPath().path
-        }
-        return leaf ?? directory + "/" + url.lastPathComponent
     }
 
     /// The device and inode of the file `path` names (links followed), or `nil` when there is none.

@@ -3,11 +3,11 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import Data
-public import Domain
+import Data
+import Domain
 
 /// Reads a passphrase from a file: its first line, without the newline, straight into wiped memory.
-public enum PassphraseFile {
+enum PassphraseFile {
     /// The most a passphrase file may hold; anything longer is not a passphrase file.
     static let maxBytes = 64 * 1024
 
@@ -15,7 +15,7 @@ public enum PassphraseFile {
     /// - Throws: ``SecureStoreError/insecurePermissions(path:fix:)`` for a regular file that group or
     ///   others may read, ``SecureStoreError/invalidKeyMaterial(_:)`` when it cannot be read or its first
     ///   line is empty.
-    public static func readFirstLine(_ path: String) throws(SecureStoreError) -> SecretBytes {
+    static func readFirstLine(_ path: String) throws(SecureStoreError) -> SecretBytes {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw .invalidKeyMaterial("cannot read the passphrase file \(path) (\(String(cString: strerror(errno))))")
