@@ -21,7 +21,7 @@ public final class GatewayServer: Sendable {
         server.host.contains(":") ? "http://[\(server.host)]:\(server.port)" : "http://\(server.host):\(server.port)"
     }
 
-    /// Opens the store, discovers the issuer, and starts serving on `host`:`port` (0 for a free port).
+    /// Discovers the issuer, opens the store, and starts serving on `host`:`port` (0 for a free port).
     /// - Throws: ``GatewayStartFailure``.
     public init(
         _ configuration: GatewayConfiguration, store: StoreConfiguration, host: String, port: UInt16,
