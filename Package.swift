@@ -19,9 +19,9 @@ let package = Package(
             targets: ["Domain", "Data", "StoreCore", "SQLiteStore", "PostgreSQLStore", "MemoryStore"]),
         // The app core: the use cases, wired over the store and the HTTP adapters by the composition root.
         .library(name: "HardtackApp", targets: ["Domain", "Data", "Composition", "Gateway", "MicroHTTPD"]),
-        // For development and tests only: the embedded OAuth 2.0 / OpenID Connect server and its loopback
-        // HTTP server; and a raw SQLite connection to a store file, to edit it behind the store's back.
-        // Neither product above links either.
+        // For development and tests only: the embedded OAuth 2.0 / OpenID Connect server (served over
+        // HTTP by `hardtack serve`, on libmicrohttpd); and a raw SQLite connection to a store file, to edit
+        // it behind the store's back. Neither product above links either.
         .library(name: "HardtackDevelopment", targets: ["DevelopmentServers"]),
         .library(name: "HardtackTesting", targets: ["RawSQLite"]),
         .executable(name: "hardtack", targets: ["hardtack"]),
@@ -69,8 +69,8 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // The other adapters, by technology: HTTP over URLSession, the legacy preferences file and the
-        // process identity; development-only servers (the loopback HTTP server and the embedded auth
-        // server) in a target of their own, apart from production code.
+        // process identity; the development-only embedded auth server in a target of its own, apart from
+        // production code.
         .target(name: "Locking", path: "Modules/Locking", swiftSettings: swiftSettings),
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
@@ -184,7 +184,8 @@ let package = Package(
         .testTarget(
             name: "NetworkTests",
             dependencies: [
-                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport", "OpenSSLCrypto",
+                "URLSessionHTTP", "CurlHTTP", "MicroHTTPD", "DevelopmentServers", "Data", "Domain", "TestSupport",
+                "OpenSSLCrypto",
             ],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).
