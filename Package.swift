@@ -90,8 +90,11 @@ let package = Package(
             name: "OpenSSLCrypto", dependencies: ["Data", "Domain", "COpenSSL"], path: "Modules/OpenSSLCrypto",
             swiftSettings: swiftSettings),
         // The browser side of a native app's sign-in (RFC 8252): the one-shot loopback redirect listener
-        // and the BROWSER / xdg-open launcher. Production code, apart from the development servers.
-        .target(name: "BrowserRedirect", path: "Modules/BrowserRedirect", swiftSettings: swiftSettings),
+        // (on libmicrohttpd) and the BROWSER / xdg-open launcher. Production code, apart from the
+        // development servers.
+        .target(
+            name: "BrowserRedirect", dependencies: ["Data", "MicroHTTPD"], path: "Modules/BrowserRedirect",
+            swiftSettings: swiftSettings),
         // The legacy preferences file (the seeds' plaintext tokens), read once to migrate it, then wiped.
         .target(
             name: "LegacyPreferences", dependencies: ["Data", "Domain"], path: "Modules/LegacyPreferences",
