@@ -19,9 +19,9 @@ let package = Package(
             targets: ["Domain", "Data", "StoreCore", "SQLiteStore", "PostgreSQLStore", "MemoryStore"]),
         // The app core: the use cases, wired over the store and the HTTP adapters by the composition root.
         .library(name: "HardtackApp", targets: ["Domain", "Data", "Composition", "Gateway", "MicroHTTPD"]),
-        // For development and tests only: the embedded OAuth 2.0 / OpenID Connect server and its loopback
-        // HTTP server; and a raw SQLite connection to a store file, to edit it behind the store's back.
-        // Neither product above links either.
+        // For development and tests only: the embedded OAuth 2.0 / OpenID Connect server (served over
+        // HTTP by `hardtack serve`, on libmicrohttpd); and a raw SQLite connection to a store file, to edit
+        // it behind the store's back. Neither product above links either.
         .library(name: "HardtackDevelopment", targets: ["DevelopmentServers"]),
         .library(name: "HardtackTesting", targets: ["RawSQLite"]),
         .executable(name: "hardtack", targets: ["hardtack"]),
@@ -70,8 +70,8 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // The other adapters, by technology: HTTP over URLSession, the legacy preferences file and the
-        // process identity; development-only servers (the loopback HTTP server and the embedded auth
-        // server) in a target of their own, apart from production code.
+        // process identity; the development-only embedded auth server in a target of its own, apart from
+        // production code.
         .target(name: "Locking", path: "Modules/Locking", swiftSettings: swiftSettings),
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
@@ -91,8 +91,11 @@ let package = Package(
             name: "OpenSSLCrypto", dependencies: ["Data", "Domain", "COpenSSL"], path: "Modules/OpenSSLCrypto",
             swiftSettings: swiftSettings),
         // The browser side of a native app's sign-in (RFC 8252): the one-shot loopback redirect listener
-        // and the BROWSER / xdg-open launcher. Production code, apart from the development servers.
-        .target(name: "BrowserRedirect", path: "Modules/BrowserRedirect", swiftSettings: swiftSettings),
+        // (on libmicrohttpd) and the BROWSER / xdg-open launcher. Production code, apart from the
+        // development servers.
+        .target(
+            name: "BrowserRedirect", dependencies: ["Data", "MicroHTTPD"], path: "Modules/BrowserRedirect",
+            swiftSettings: swiftSettings),
         // The legacy preferences file (the seeds' plaintext tokens), read once to migrate it, then wiped.
         .target(
             name: "LegacyPreferences", dependencies: ["Data", "Domain"], path: "Modules/LegacyPreferences",
@@ -185,7 +188,8 @@ let package = Package(
         .testTarget(
             name: "NetworkTests",
             dependencies: [
-                "URLSessionHTTP", "CurlHTTP", "DevelopmentServers", "Data", "Domain", "TestSupport", "OpenSSLCrypto",
+                "URLSessionHTTP", "CurlHTTP", "MicroHTTPD", "DevelopmentServers", "Data", "Domain", "TestSupport",
+                "OpenSSLCrypto",
             ],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import Synchronization
 
 /// The redirect's request, received and not yet answered: the browser waits on its connection until the
@@ -14,23 +7,23 @@ import Synchronization
 public final class HeldRedirect: Sendable {
     /// The redirect's query, percent-encoded, without `?`, possibly empty.
     public let query: String
-    private let connection: Mutex<Int32>
+    /// The request's handler, suspended until it is given the message to show.
+    private let reply: Mutex<CheckedContinuation<String, Never>?>
 
-    init(query: String, connection: Int32) {
+    init(query: String, reply: CheckedContinuation<String, Never>) {
         self.query = query
-        self.connection = Mutex(connection)
+        self.reply = Mutex(reply)
     }
 
     deinit { answer("The sign-in ended. The terminal says how; you may close this window.") }
 
-    /// Shows `message` in the browser (escaped, nothing else on the page) and closes the connection.
-    /// Later calls do nothing.
+    /// Shows `message` in the browser (escaped, nothing else on the page); the listener's server writes
+    /// it, and ``LoopbackRedirectListener/close()`` waits until it has. Later calls do nothing.
     public func answer(_ message: String) {
-        connection.withLock { fd in
-            guard fd >= 0 else { return }
-            RedirectSocket.respond(fd, status: "200 OK", message: message)
-            _ = systemClose(fd)
-            fd = -1
+        let waiting = reply.withLock { reply in
+            defer { reply = nil }
+            return reply
         }
+        waiting?.resume(returning: message)
     }
 }

@@ -35,10 +35,15 @@ extension DemoEnvironment {
         } catch {
             throw .unsupported(error.description)
         }
-        defer { listener.close() }
-        let request = try AuthorizationRequest(
-            metadata: metadata, clientID: AppConfiguration.defaultClientID, redirectURI: listener.redirectURI,
-            scope: "openid profile", crypto: OpenSSLSignInCrypto())
+        let request: AuthorizationRequest
+        do throws(AuthenticationError) {
+            request = try AuthorizationRequest(
+                metadata: metadata, clientID: AppConfiguration.defaultClientID, redirectURI: listener.redirectURI,
+                scope: "openid profile", crypto: OpenSSLSignInCrypto())
+        } catch {
+            await listener.close()
+            throw error
+        }
         steps.append("listening on \(listener.redirectURI) for the redirect; PKCE S256, a fresh state and nonce")
         let transport = EmbeddedAuthServerTransport(server: server)
         // The scripted browser runs beside the app's wait, as a user's browser would.
@@ -50,8 +55,11 @@ extension DemoEnvironment {
             query = try await listener.receive(timeout: 30) { _ in "Sign-in complete." }
         } catch {
             browser.cancel()
+            await listener.close()
             throw .unsupported(error.description)
         }
+        // The page is answered already: closing waits only for it to be written.
+        await listener.close()
         guard await browser.value else { throw .invalidResponse("the scripted browser was not redirected") }
         steps.append("the scripted browser signed in as \(Self.credentials.username) on the server's form and was redirected back")
         let code = try AuthorizationRedirect(query: query).code(

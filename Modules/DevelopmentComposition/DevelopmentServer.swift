@@ -1,18 +1,28 @@
 public import Foundation
 import Data
 import DevelopmentServers
+public import MicroHTTPD
 
 /// `hardtack serve`: the embedded auth server over real HTTP/1.1 on 127.0.0.1, so that several
 /// processes, curl, or tests can use it. A development server: loopback only, plain HTTP, bounded
-/// requests, state in memory.
+/// requests (``limits``), state in memory. The HTTP side is libmicrohttpd (``MicroHTTPServer``), as
+/// under the gateway: the request reaches the auth server with its `Host`, which names the issuer.
 public final class DevelopmentServer: Sendable {
-    private let server: LoopbackHTTPServer
+    /// The bounds of `hardtack serve`: heads up to 16 KiB (431 beyond), bodies up to 64 KiB (413 beyond),
+    /// 64 connections at once, a client silent for 5 s dropped, two threads.
+    public static let limits = MicroHTTPServerLimits(
+        requestHeadBytes: 16 * 1024, requestBodyBytes: 64 * 1024, connections: 64, idleSeconds: 5, threads: 2)
+
+    private let server: MicroHTTPServer
     private let auth: EmbeddedAuthServer
 
     /// The bound port.
     public var port: UInt16 { server.port }
     /// `http://127.0.0.1:<port>`.
-    public var baseURL: URL { server.baseURL }
+    public var baseURL: URL {
+        // A literal address and a number always make a valid URL.
+        URL(string: "http://127.0.0.1:\(port)")!
+    }
 
     /// Starts serving on 127.0.0.1:`port` (0 for any free port).
     /// - Parameters:
@@ -20,10 +30,11 @@ public final class DevelopmentServer: Sendable {
     ///   - refreshTokenInBody: header-style replies put the refresh token in the JSON body, not a header.
     ///   - bareAuthorization: header-style replies write the bare access token, without `Bearer `.
     ///   - confidentialClients: client ids and secrets of confidential clients (a gateway) it also knows.
+    ///   - limits: the bounds every client is held to (tests narrow them).
     /// - Throws: a message saying why the port cannot be used.
     public init(
         port: UInt16, accessTokenLifetime: TimeInterval, refreshTokenInBody: Bool, bareAuthorization: Bool,
-        confidentialClients: [String: String] = [:]
+        confidentialClients: [String: String] = [:], limits: MicroHTTPServerLimits = DevelopmentServer.limits
     ) throws(DevelopmentServerError) {
         var options = AuthServerOptions(
             accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
@@ -32,11 +43,22 @@ public final class DevelopmentServer: Sendable {
         options.clientSecrets = confidentialClients
         let auth = EmbeddedAuthServer(options: options, clock: .live())
         self.auth = auth
-        do {
-            server = try LoopbackHTTPServer(port: port) { request in await auth.handle(request) }
+        do throws(MicroHTTPServerError) {
+            server = try MicroHTTPServer(host: "127.0.0.1", port: port, limits: limits) { request in
+                request.headers["Host"] == nil ? Self.hostRequired : await auth.handle(request)
+            }
         } catch {
             throw DevelopmentServerError(message: error.description)
         }
+    }
+
+    /// The answer to a request without `Host` (RFC 9112 §3.2 asks it of HTTP/1.1; here every request
+    /// needs it, as it names the issuer). libmicrohttpd lets it through: its strict mode would refuse it,
+    /// but 0.9.75 writes that refusal's head twice.
+    static var hostRequired: HTTPResponse {
+        HTTPResponse(
+            status: 400, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
+            body: Data(#"{"error":"invalid_request","error_description":"a Host header is required"}"#.utf8))
     }
 
     /// Sets the device flow's polling interval (5 s by default).
@@ -44,15 +66,9 @@ public final class DevelopmentServer: Sendable {
         await auth.setDevicePollingInterval(seconds)
     }
 
-    /// Stops listening and waits for requests in progress, on a thread of its own so that their
-    /// handlers keep the cooperative pool.
+    /// Stops accepting connections, lets the requests in progress finish (for up to 5 s; any still
+    /// waiting then is answered 503), and frees the port.
     public func stop() async {
-        let server = server
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                server.stopAndDrain()
-                done.resume()
-            }.start()
-        }
+        await server.stop(grace: .seconds(5))
     }
 }

@@ -1,4 +1,4 @@
-import BrowserRedirect
+@testable import BrowserRedirect
 import Foundation
 import TestSupport
 import Testing
@@ -7,14 +7,16 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The one-shot redirect listener: 127.0.0.1 on an ephemeral port, other paths answered 404, the
-/// redirect's query returned after the page is served, a bounded wait.
+/// The one-shot redirect listener: 127.0.0.1 on an ephemeral port, other paths answered 404 and other
+/// methods 400, the redirect's query returned after the page is served (or held until the caller
+/// answers), a repeated redirect refused, a bounded wait that cancellation and closing also end.
 @Suite struct LoopbackRedirectListenerTests {
-    /// A GET with a long timeout: the listener's wait starts only when its task is scheduled on Swift's
+    /// A request with a long timeout: the listener's wait starts only when its task is scheduled on Swift's
     /// cooperative pool, which the whole suite's synchronous tests can keep busy for over a minute on a
     /// 2-core machine (URLSession's default 60 s then ran out here).
-    func get(_ url: String) async throws -> (Int, String) {
+    func get(_ url: String, method: String = "GET") async throws -> (Int, String) {
         var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
         request.timeoutInterval = 600
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
@@ -26,10 +28,38 @@ import Testing
         async let query = listener.receive(timeout: 600) { _ in "Sign-in complete <ok>." }
         let (status404, _) = try await get("http://127.0.0.1:\(listener.port)/favicon.ico")
         #expect(status404 == 404)
+        let (status400, _) = try await get("http://127.0.0.1:\(listener.port)/callback?code=c", method: "POST")
+        #expect(status400 == 400)
         let (status, page) = try await get("http://127.0.0.1:\(listener.port)/callback?code=c%201&state=s")
         #expect(status == 200)
         #expect(page.contains("Sign-in complete &lt;ok&gt;.") && !page.contains("c%201"))
         #expect(try await query == "code=c%201&state=s")
+        let (again, repeated) = try await get("http://127.0.0.1:\(listener.port)/callback?code=other&state=s")
+        #expect(again == 409 && repeated.contains("already received"))
+        await listener.close()
+    }
+
+    @Test func aHeldRedirectIsShownOnlyWhatTheCallerAnswersEvenAfterTheIdleLimit() async throws {
+        let listener = try LoopbackRedirectListener()
+        let browser = Task { try await get("http://127.0.0.1:\(listener.port)/callback?code=c&state=s") }
+        let held = try await listener.receiveHeld(timeout: 600)
+        #expect(held.query == "code=c&state=s")
+        // Longer than the listener's idle limit (5 s): a connection waiting for its answer is not idle.
+        try await Task.sleep(for: .seconds(6))
+        held.answer("Exchanged & stored.")
+        let (status, page) = try await browser.value
+        #expect(status == 200 && page.contains("Exchanged &amp; stored."))
+        await listener.close()
+    }
+
+    @Test func aRedirectBeforeTheWaitIsKept() async throws {
+        let listener = try LoopbackRedirectListener()
+        let browser = Task { try await get("http://127.0.0.1:\(listener.port)/callback?state=early") }
+        // The request reaches the listener before anyone waits (its handler holds it).
+        while !listener.inbox.holdsARedirect { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await listener.receive(timeout: 600) { "page for \($0)" } == "state=early")
+        #expect(try await browser.value.1.contains("page for state=early"))
+        await listener.close()
     }
 
     @Test func theWaitIsBounded() async throws {
@@ -42,6 +72,7 @@ import Testing
         // cooperative pool, which the whole suite's synchronous tests (processes waited on, blocking store
         // calls) can keep busy for a minute and more on a 2-core machine; the timed-out error is the check.
         #expect(ContinuousClock.now - start < .seconds(600))
+        await listener.close()
     }
 
     @Test func cancellingEndsTheWait() async throws {
@@ -50,6 +81,23 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         await #expect(throws: RedirectListenerError.cancelled) { try await task.value }
+        let cancelledAtOnce = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await listener.receiveHeld(timeout: 60)
+        }
+        await #expect(throws: RedirectListenerError.cancelled) { try await cancelledAtOnce.value }
+        await listener.close()
+    }
+
+    @Test func closingEndsTheWaitAndFreesThePort() async throws {
+        let listener = try LoopbackRedirectListener()
+        let port = listener.port
+        let task = Task { try await listener.receiveHeld(timeout: 60) }
+        try await Task.sleep(for: .milliseconds(100))
+        await listener.close()
+        await #expect(throws: RedirectListenerError.cancelled) { try await task.value }
+        await #expect(throws: RedirectListenerError.cancelled) { try await listener.receiveHeld(timeout: 60) }
+        await #expect(throws: (any Error).self) { try await get("http://127.0.0.1:\(port)/callback") }
     }
 
     @Test func theBrowserProgramGetsTheURLAsItsOneArgument() throws {

@@ -1,6 +1,7 @@
 import Data
 import DevelopmentServers
 import Foundation
+import MicroHTTPD
 import TestSupport
 import Testing
 
@@ -18,8 +19,7 @@ import Testing
     @Test(arguments: HTTPClientAdapter.allCases)
     func passwordGrantThenApiMe(_ adapter: HTTPClientAdapter) async throws {
         let auth = EmbeddedAuthServer()
-        let http = try LoopbackHTTPServer { await auth.handle($0) }
-        defer { http.stop() }
+        let http = try MicroHTTPServer(port: 0) { await auth.handle($0) }
         let client = adapter.client(http.baseURL, timeout: 5)
         let tokens = try await client.send(Requests.passwordGrant())
         #expect(tokens.status == 200)
@@ -36,18 +36,18 @@ import Testing
         let counters = try JSONDecoder().decode(AuthServerCounters.self, from: stats.body)
         #expect(counters == AuthServerCounters(signIns: 1, meCalls: 2, unauthorized: 1))
         #expect(await auth.counters == counters)
+        await http.stop(grace: .seconds(1))
     }
 
     @Test(arguments: HTTPClientAdapter.allCases)
     func requestsArriveIntact(_ adapter: HTTPClientAdapter) async throws {
-        let http = try LoopbackHTTPServer { request in
+        let http = try MicroHTTPServer(port: 0) { request in
             let echo: [String: String] = [
                 "method": request.method, "path": request.path, "header": request.headers["X-Probe"] ?? "",
                 "body": String(decoding: request.body, as: UTF8.self),
             ]
             return HTTPResponse(status: 201, body: try! JSONSerialization.data(withJSONObject: echo))
         }
-        defer { http.stop() }
         let body = String(repeating: "é", count: 3_000)
         let reply = try await adapter.client(http.baseURL.appendingPathComponent("/")).send(
             HTTPRequest(
@@ -57,24 +57,25 @@ import Testing
         #expect(reply.string("path") == "/echo?x=1")
         #expect(reply.string("header") == "42")
         #expect(reply.string("body") == body)
+        await http.stop(grace: .seconds(1))
     }
 
     @Test(arguments: HTTPClientAdapter.allCases)
     func oversizedResponseIsRefused(_ adapter: HTTPClientAdapter) async throws {
-        let http = try LoopbackHTTPServer { _ in HTTPResponse(status: 200, body: Data(count: (1 << 20) + 1)) }
-        defer { http.stop() }
+        let http = try MicroHTTPServer(port: 0) { _ in HTTPResponse(status: 200, body: Data(count: (1 << 20) + 1)) }
         await #expect(throws: HTTPClientError.responseTooLarge(limit: 1 << 20)) {
             try await adapter.client(http.baseURL).send(HTTPRequest(method: "GET", path: "/big"))
         }
         let small = adapter.client(http.baseURL, responseSizeLimit: 2 << 20)
         #expect(try await small.send(HTTPRequest(method: "GET", path: "/big")).body.count == (1 << 20) + 1)
+        await http.stop(grace: .seconds(1))
     }
 
     @Test(arguments: HTTPClientAdapter.allCases)
     func serverThatIsNotListeningCannotBeReached(_ adapter: HTTPClientAdapter) async throws {
-        let http = try LoopbackHTTPServer { _ in HTTPResponse(status: 200) }
+        let http = try MicroHTTPServer(port: 0) { _ in HTTPResponse(status: 200) }
         let url = http.baseURL
-        http.stop()
+        await http.stop(grace: .zero)
         await #expect {
             try await adapter.client(url, timeout: 5).send(HTTPRequest(method: "GET", path: "/"))
         } throws: { error in
@@ -104,7 +105,7 @@ import Testing
     func cancellingTheCallerCancelsTheRequestInFlight(_ adapter: HTTPClientAdapter) async throws {
         let (arrived, arrival) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
-        let http = try LoopbackHTTPServer { _ in
+        let http = try MicroHTTPServer(port: 0) { _ in
             arrival.yield()
             for await _ in released {}
             return HTTPResponse(status: 200)
@@ -120,19 +121,19 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(60))
         #expect(throws: HTTPClientError.transport("the request was cancelled")) { try outcome.get() }
         release.finish()
-        http.stop()
+        await http.stop(grace: .seconds(1))
     }
 
     @Test(arguments: HTTPClientAdapter.allCases)
     func redirectsAreNotFollowed(_ adapter: HTTPClientAdapter) async throws {
-        let http = try LoopbackHTTPServer { request in
+        let http = try MicroHTTPServer(port: 0) { request in
             request.path == "/elsewhere"
                 ? HTTPResponse(status: 200, body: Data("followed".utf8))
                 : HTTPResponse(status: 307, headers: HTTPHeaders([("Location", "/elsewhere")]))
         }
-        defer { http.stop() }
         let reply = try await adapter.client(http.baseURL).send(Requests.passwordGrant())
         #expect(reply.status == 307)
         #expect(reply.headers["Location"] == "/elsewhere")
+        await http.stop(grace: .seconds(1))
     }
 }

@@ -7,15 +7,16 @@
     import Foundation
     import SQLiteStore
     import StoreCore
-    @testable import DevelopmentServers
+    import DevelopmentServers
 
     /// The libFuzzer targets, chosen by `HARDTACK_FUZZ_TARGET`:
-    /// - `http-request`: the loopback server's request reader over a socket pair, then the embedded
-    ///   auth server's routing and form and JSON parsing of whatever it accepted;
+    /// - `auth-request`: the input read leniently as a request (request line, header lines, an empty
+    ///   line, the body) and handed to the embedded auth server: its routing, and its form, JSON and
+    ///   header parsing (the wire itself is libmicrohttpd's, fuzzed by its own project);
     /// - `reply`: a server reply (status, header lines, body) mapped by both gateways and `/api/me`;
     /// - `store-file`: the input as a store file, opened and read every way.
     enum FuzzTargets {
-        private static let target = ProcessInfo.processInfo.environment["HARDTACK_FUZZ_TARGET"] ?? "http-request"
+        private static let target = ProcessInfo.processInfo.environment["HARDTACK_FUZZ_TARGET"] ?? "auth-request"
         private static let server = EmbeddedAuthServer()
         private static let scratch: String = {
             let path =
@@ -30,24 +31,21 @@
             switch target {
             case "reply": reply(input)
             case "store-file": storeFile(input)
-            default: httpRequest(input)
+            default: authRequest(input)
             }
         }
 
-        private static func httpRequest(_ input: [UInt8]) {
-            var ends: [Int32] = [0, 0]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { return }
-            defer {
-                close(ends[0])
-                close(ends[1])
-            }
-            var size = Int32(1 << 20)
-            setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            setsockopt(ends[1], SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            _ = input.withUnsafeBytes { send(ends[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            shutdown(ends[0], Int32(SHUT_WR))
-            let reader = HTTPRequestReader(headLimit: 16 * 1024, bodyLimit: 64 * 1024, timeout: 1)
-            guard case .request(let request) = reader.read(from: ends[1]) else { return }
+        private static func authRequest(_ input: [UInt8]) {
+            let end =
+                firstIndex(of: [13, 10, 13, 10], in: input).map { (head: $0, body: $0 + 4) }
+                ?? firstIndex(of: [10, 10], in: input).map { (head: $0, body: $0 + 2) }
+            let head = String(decoding: input[..<(end?.head ?? input.count)], as: UTF8.self)
+            let body = Data(end.map { input[$0.body...] } ?? [])
+            let lines = head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            let requestLine = (lines.first ?? "").split(separator: " ", omittingEmptySubsequences: false)
+            let request = HTTPRequest(
+                method: requestLine.first.map(String.init) ?? "",
+                path: requestLine.dropFirst().first.map(String.init) ?? "", headers: headers(lines.dropFirst()), body: body)
             wait { _ = await server.handle(request) }
         }
 
@@ -55,15 +53,11 @@
             guard let first = input.first else { return }
             let rest = Array(input.dropFirst())
             let split = firstIndex(of: [10, 10], in: rest)
-            var headers = HTTPHeaders()
-            for line in String(decoding: rest[..<(split ?? 0)], as: UTF8.self).split(separator: "\n") {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2 { headers.add(String(parts[0]), String(parts[1].drop { $0 == " " })) }
-            }
+            let fields = headers(String(decoding: rest[..<(split ?? 0)], as: UTF8.self).split(separator: "\n"))
             let body = Data(split.map { rest[($0 + 2)...] } ?? rest[...])
             let statuses = [200, 200, 200, 400, 401, 403, 429, 500, 503, 301]
             let response = HTTPResponse(
-                status: statuses[Int(first >> 4) % statuses.count], headers: headers, body: body)
+                status: statuses[Int(first >> 4) % statuses.count], headers: fields, body: body)
             let http = OneReplyClient(response)
             let now = Date()
             let oauth = OAuthAuthenticationGateway(http: http, clientID: "hardtack-cli", now: { now })
@@ -112,6 +106,16 @@
         /// Runs `body` on the concurrency runtime and waits for it (libFuzzer calls in synchronously).
         private static func wait(_ body: @escaping @Sendable () async -> Void) {
             driver.run(body)
+        }
+
+        /// `Name: value` lines as header fields; other lines are skipped.
+        private static func headers(_ lines: some Sequence<Substring>) -> HTTPHeaders {
+            var headers = HTTPHeaders()
+            for line in lines {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2 { headers.add(String(parts[0]), String(parts[1].drop { $0 == " " })) }
+            }
+            return headers
         }
 
         private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {

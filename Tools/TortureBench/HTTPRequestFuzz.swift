@@ -42,7 +42,7 @@ enum HTTPRequestFuzz {
                     "GET /debug/stats?x=1&x=2 HTTP/1.1\r\nHost: x\r\n\r\n",
                 ]).utf8)
         case 14:
-            // Two requests in one connection (the server answers one and closes).
+            // Two requests in one connection (pipelined: the server answers both, in order).
             request += Array(template(&random).utf8)
         case 15:
             request = random.bytes(Int.random(in: 0...4096, using: &random))

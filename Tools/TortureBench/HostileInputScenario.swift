@@ -12,13 +12,13 @@ import Synchronization
 #endif
 
 /// Scenario 9: hostile input from a seeded generator: the command line's arguments (and standard input
-/// and environment), the contracts' reply mapping (status, headers, JSON bodies), the HTTP request
-/// parser of `hardtack serve`, and store files with random content. Figures: inputs tried, crashes
-/// (0) and hangs (0).
+/// and environment), the contracts' reply mapping (status, headers, JSON bodies), hostile HTTP requests
+/// at `hardtack serve` (libmicrohttpd before the embedded auth server), and store files with random
+/// content. Figures: inputs tried, crashes (0) and hangs (0).
 enum HostileInputScenario {
     static let scenario = Scenario(
         number: 9, name: "hostile",
-        title: "fuzzed CLI arguments, reply mapping (JSON bodies and headers), the served HTTP parser, random "
+        title: "fuzzed CLI arguments, reply mapping (JSON bodies and headers), hostile HTTP at hardtack serve, random "
             + "store files: crashes 0, hangs 0",
         run: run)
 
@@ -36,7 +36,7 @@ enum HostileInputScenario {
         defer { server.stop() }
         commandLine(context, server: server)
         replies(context)
-        httpParser(context, server: server)
+        hostileHTTP(context, server: server)
         let pristineStore = storeFiles(context)
         libFuzzer(context, pristineStore: pristineStore)
     }
@@ -108,9 +108,9 @@ enum HostileInputScenario {
         context.check(leaks.isEmpty, "\(leaks.count) errors quoted a token: \(leaks.prefix(3))")
     }
 
-    // MARK: The HTTP parser
+    // MARK: Hostile HTTP
 
-    private static func httpParser(_ context: ScenarioContext, server: ServeProcess) {
+    private static func hostileHTTP(_ context: ScenarioContext, server: ServeProcess) {
         let count = context.mode.pick(3000, 30000)
         let results = Mutex(HTTPFuzzResults())
         let next = Counter()
@@ -119,7 +119,7 @@ enum HostileInputScenario {
         let done = DispatchGroup()
         let started = Date()
         // Eight connections at a time: a request that leaves the connection open waits out the server's
-        // read timeout without holding the others back.
+        // idle limit without holding the others back.
         for _ in 0..<8 {
             done.enter()
             Thread {
@@ -142,7 +142,7 @@ enum HostileInputScenario {
         let shown = outcome.statuses.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(
             separator: ", ")
         context.say(
-            "HTTP parser of hardtack serve: \(count) generated requests, 8 at a time, in "
+            "hostile HTTP at hardtack serve: \(count) generated requests, 8 at a time, in "
                 + String(format: "%.0f s", Date().timeIntervalSince(started))
                 + " → crashes \(alive ? 0 : 1), hangs \(outcome.hangs.count), malformed answers \(outcome.malformed.count); "
                 + "still answering: \(healthy)")
@@ -206,7 +206,8 @@ enum HostileInputScenario {
     // MARK: libFuzzer
 
     /// Coverage-guided fuzzing with libFuzzer (`swiftc -sanitize=fuzzer`, with AddressSanitizer) of the
-    /// request reader, the reply mapping and store files, in long mode: it needs a build of its own.
+    /// embedded auth server's request handling, the reply mapping and store files, in long mode: it needs
+    /// a build of its own.
     private static func libFuzzer(_ context: ScenarioContext, pristineStore: String) {
         guard context.mode == .long else {
             context.say(
@@ -229,7 +230,7 @@ enum HostileInputScenario {
         }
         let executable = scratch + "/debug/hardtack-fuzz"
         let seconds = Int(ProcessInfo.processInfo.environment["TORTURE_LIBFUZZER_SECONDS"] ?? "") ?? 150
-        for target in ["http-request", "reply", "store-file"] {
+        for target in ["auth-request", "reply", "store-file"] {
             let directory = context.directory("libfuzzer-\(target)")
             let corpus = makeDirectory(directory + "/corpus")
             let artifacts = makeDirectory(directory + "/artifacts")

@@ -51,6 +51,35 @@ public struct CodeFlowSignIn: Sendable {
     /// - Throws: ``SignInFailure``.
     public func run(announce: @Sendable (String) -> Void) async throws(SignInFailure) -> (Session, AppContainer) {
         let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
+        let metadata: ProviderMetadata
+        let listener: LoopbackRedirectListener
+        do throws(AuthenticationError) {
+            metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: issuer)
+            do {
+                listener = try LoopbackRedirectListener()
+            } catch {
+                throw .unsupported(error.description)
+            }
+        } catch {
+            // Ctrl-C ends discovery with an error of its own: it is a cancellation.
+            throw Task.isCancelled ? .cancelled : .auth(error)
+        }
+        let outcome: Result<(Session, AppContainer), SignInFailure>
+        do throws(SignInFailure) {
+            outcome = .success(try await signIn(metadata, through: listener, clients: clients, announce: announce))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Only once the browser's page is written: the process may end right after.
+        await listener.close()
+        return try outcome.get()
+    }
+
+    /// The sign-in past discovery, through `listener`.
+    private func signIn(
+        _ metadata: ProviderMetadata, through listener: LoopbackRedirectListener, clients: @escaping HTTPClientForOrigin,
+        announce: @Sendable (String) -> Void
+    ) async throws(SignInFailure) -> (Session, AppContainer) {
         let grant: AuthorizationGrant
         let gateway: OpenIDAuthenticationGateway
         // The browser's request, answered once the sign-in has ended: "complete" only after the code was
@@ -61,14 +90,6 @@ public struct CodeFlowSignIn: Sendable {
             redirect?.answer("The sign-in did not complete. The terminal says why; you may close this window.")
         }
         do throws(AuthenticationError) {
-            let metadata = try await OpenIDDiscovery(clients: clients).metadata(issuer: issuer)
-            let listener: LoopbackRedirectListener
-            do {
-                listener = try LoopbackRedirectListener()
-            } catch {
-                throw .unsupported(error.description)
-            }
-            defer { listener.close() }
             let request = try AuthorizationRequest(
                 metadata: metadata, clientID: clientID, redirectURI: listener.redirectURI, scope: scope,
                 crypto: OpenSSLSignInCrypto())

@@ -11,7 +11,7 @@ import Foundation
 /// - `POST /auth/signin`, `POST /auth/signin/{provider}`, `POST /auth/refresh` (JSON and headers);
 /// - `GET /api/me` (a Bearer access token), for both contracts;
 /// - `GET /debug/stats`: the ``counters`` as JSON. Development only: it exists so that another process
-///   can read the counts through a ``LoopbackHTTPServer``; a real backend has nothing like it.
+///   can read the counts through `hardtack serve`; a real backend has nothing like it.
 ///
 /// Access tokens are HS256 JWTs under a random per-instance key. Refresh tokens are random, stored only
 /// as BLAKE2b digests, rotated on every use; presenting a used one revokes its whole family (every
