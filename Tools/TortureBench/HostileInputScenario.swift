@@ -118,9 +118,9 @@ enum HostileInputScenario {
         let port = server.port
         let done = DispatchGroup()
         let started = Date()
-        // Eight connections at a time: a request that leaves the connection open waits out the server's
-        // idle limit without holding the others back.
-        for _ in 0..<8 {
+        // 32 connections at a time (half of hardtack serve's 64): a request that leaves its connection open
+        // waits out the server's idle limit (5 s) without holding the others back.
+        for _ in 0..<32 {
             done.enter()
             Thread {
                 while true {
@@ -142,7 +142,7 @@ enum HostileInputScenario {
         let shown = outcome.statuses.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(
             separator: ", ")
         context.say(
-            "hostile HTTP at hardtack serve: \(count) generated requests, 8 at a time, in "
+            "hostile HTTP at hardtack serve: \(count) generated requests, 32 at a time, in "
                 + String(format: "%.0f s", Date().timeIntervalSince(started))
                 + " → crashes \(alive ? 0 : 1), hangs \(outcome.hangs.count), malformed answers \(outcome.malformed.count); "
                 + "still answering: \(healthy)")
