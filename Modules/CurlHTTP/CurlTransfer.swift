@@ -13,7 +13,7 @@ final class CurlTransfer: Sendable {
     private let cancelled = Locked(false)
 
     /// libcurl's global state, set up once before the first handle (its own setup is not thread-safe).
-    private static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     /// A transfer of `request` to `url`, accepting at most `limit` body bytes.
     init(url: String, request: HTTPRequest, timeoutMilliseconds: Int, limit: Int) {
@@ -56,7 +56,7 @@ final class CurlTransfer: Sendable {
     }
 
     /// Sets every option of the transfer on `handle`; `body` outlives the transfer.
-    private func configure(
+    func configure(
         _ handle: UnsafeMutableRawPointer, headers: UnsafeMutablePointer<curl_slist>?, body: UnsafeRawBufferPointer,
         context: UnsafeMutableRawPointer
     ) {
