@@ -57,16 +57,11 @@ final class CurlStreamSink {
         let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
         guard !sink.delivered else { return length }
-        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            sink.headers = HTTPHeaders()
-            sink.status = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        } else if line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            if sink.status >= 200 { sink.deliverHead() }
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            if !name.isEmpty { sink.headers.add(name, value) }
+        switch CurlHeaderLine(bytes, length: length) {
+        case .status(let code): (sink.status, sink.headers) = (code, HTTPHeaders())
+        case .field(let name, let value): sink.headers.add(name, value)
+        case .end: if sink.status >= 200 { sink.deliverHead() }
+        case .other: break
         }
         return length
     }

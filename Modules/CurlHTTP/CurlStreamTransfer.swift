@@ -34,20 +34,12 @@ final class CurlStreamTransfer: Sendable {
     func perform(into writer: HTTPBodyWriter, deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void) {
         let sink = CurlStreamSink(
             writer: writer, timeout: timeout, isCancelled: { [cancelled] in cancelled.withLock { $0 } }, deliver: deliver)
-        guard CurlTransfer.globalSetup == CURLE_OK, let handle = curl_easy_init() else {
-            return sink.fail(.transport("the HTTP library could not start"))
-        }
-        defer { curl_easy_cleanup(handle) }
-        var headers: UnsafeMutablePointer<curl_slist>?
-        for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
-        headers = curl_slist_append(headers, "Expect:")
-        defer { curl_slist_free_all(headers) }
-        let code: CURLcode = request.body.withUnsafeBytes { body in
-            withExtendedLifetime(sink) {
-                // The sink outlives the transfer: curl's callbacks reach it through this pointer until
-                // `curl_easy_perform` returns, on this thread only.
-                let context = Unmanaged.passUnretained(sink).toOpaque()
-                transfer.configure(handle, headers: headers, body: body, context: context)
+        let performed: CURLcode? = withExtendedLifetime(sink) {
+            // The sink outlives the transfer: curl's callbacks reach it through this pointer until
+            // `curl_easy_perform` returns, on this thread only.
+            transfer.withConfiguredHandle(context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
+                // No limit on the whole transfer (the sink's progress callback times the waits instead),
+                // and the sink's callbacks in place of the buffering ones.
                 _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, 0)
                 if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
                 _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
@@ -56,6 +48,7 @@ final class CurlStreamTransfer: Sendable {
                 return curl_easy_perform(handle)
             }
         }
+        guard let code = performed else { return sink.fail(.transport("the HTTP library could not start")) }
         let failure: HTTPClientError? =
             switch code {
             case CURLE_OK: nil
