@@ -52,24 +52,6 @@ import Testing
         CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeout: 10, responseSizeLimit: .max)
     }
 
-    /// Reads `body` to its end or failure: the bytes read, whether each was where the pattern puts it,
-    /// and the failure, if any.
-    static func drain(_ body: HTTPBodyStream) async -> (count: Int, inOrder: Bool, failure: HTTPClientError?) {
-        var count = 0
-        var inOrder = true
-        do throws(HTTPClientError) {
-            while let chunk = try await body.next() {
-                if chunk.first != UInt8(truncatingIfNeeded: count) || chunk.last != UInt8(truncatingIfNeeded: count + chunk.count - 1) {
-                    inOrder = false
-                }
-                count += chunk.count
-            }
-            return (count, inOrder, nil)
-        } catch {
-            return (count, inOrder, error)
-        }
-    }
-
     @Test func aStreamedBodyReachesTheClientWholeInOrderThroughItsBoundedBuffer() async throws {
         let server = try Self.server(capacity: 64 << 10) { writer in
             // A pause first: the server finds nothing to send and suspends the connection until bytes come.
@@ -81,7 +63,7 @@ import Testing
         #expect(response.status == 200)
         #expect(response.headers["X-Answer"] == "yes")
         #expect(response.headers["Transfer-Encoding"] == "chunked")
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.failure == nil)
         #expect(read.count == 8 << 20 && read.inOrder)
         await server.stop(grace: .seconds(1))
@@ -105,7 +87,7 @@ import Testing
         }
         let client = Self.client(server)
         let response = try await client.stream(HTTPRequest(method: "GET", path: "/"))
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.count <= 100_000 && read.inOrder)
         #expect(read.failure == .transport("the connection was lost"))
         #expect(try await client.send(HTTPRequest(method: "GET", path: "/plain")).status == 200)
@@ -141,7 +123,7 @@ import Testing
         let response = try await Self.client(server).stream(HTTPRequest(method: "GET", path: "/"))
         #expect(try await response.body.next()?.count ?? 0 > 0)
         await server.stop(grace: .milliseconds(200))
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.failure == .transport("the connection was lost"))
         while writers.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         let writer = writers.withLock { $0[0] }
@@ -157,7 +139,7 @@ import Testing
             writer.finish()
         }
         let response = try await Self.client(server).stream(HTTPRequest(method: "GET", path: "/"))
-        let reading = Task { await Self.drain(response.body) }
+        let reading = Task { await StreamedBody.drain(response.body) }
         await server.stop(grace: .seconds(5))
         let read = await reading.value
         #expect(read.failure == nil)
@@ -173,7 +155,7 @@ import Testing
         let response = try await Self.client(server!).stream(HTTPRequest(method: "GET", path: "/"))
         #expect(try await response.body.next()?.count ?? 0 > 0)
         server = nil
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.failure != nil)
     }
 }

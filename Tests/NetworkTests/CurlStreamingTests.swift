@@ -12,24 +12,6 @@ import Testing
         CurlHTTPClient(baseURL: upstream.url, timeout: timeout, responseSizeLimit: limit)
     }
 
-    /// Reads `body` to its end or failure: the bytes read, whether each was where the pattern puts it,
-    /// and the failure, if any.
-    static func drain(_ body: HTTPBodyStream) async -> (count: Int, inOrder: Bool, failure: HTTPClientError?) {
-        var count = 0
-        var inOrder = true
-        do throws(HTTPClientError) {
-            while let chunk = try await body.next() {
-                if chunk.first != UInt8(truncatingIfNeeded: count) || chunk.last != UInt8(truncatingIfNeeded: count + chunk.count - 1) {
-                    inOrder = false
-                }
-                count += chunk.count
-            }
-            return (count, inOrder, nil)
-        } catch {
-            return (count, inOrder, error)
-        }
-    }
-
     @Test func aLargeBodyStreamsThroughABoundedBufferThatHoldsTheUpstreamBack() async throws {
         let size = 48 << 20
         let upstream = StreamingUpstream(.init(bytes: size))
@@ -39,7 +21,7 @@ import Testing
         // Nobody reads yet: the upstream cannot be done, its writes wait on a full buffer and socket.
         try await Task.sleep(for: .milliseconds(300))
         #expect(upstream.outcome == nil && upstream.sent < size)
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.failure == nil)
         #expect(read.count == size && read.inOrder)
         #expect(response.body.capacity == 256 << 10)
@@ -52,7 +34,7 @@ import Testing
         script.cutAfter = 1 << 20
         let upstream = StreamingUpstream(script)
         let response = try await Self.client(upstream).stream(HTTPRequest(method: "GET", path: "/cut"))
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.count == 1 << 20 && read.inOrder)
         #expect(read.failure == .transport("the connection was lost"))
     }
@@ -71,7 +53,7 @@ import Testing
         script.stallAfter = 64 << 10
         let upstream = StreamingUpstream(script)
         let response = try await Self.client(upstream, timeout: 1).stream(HTTPRequest(method: "GET", path: "/stall"))
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.count == 64 << 10)
         #expect(read.failure == .timedOut)
         #expect(await upstream.ended() == .clientClosed)
@@ -98,7 +80,7 @@ import Testing
         script.lengthKnown = false
         let undeclared = StreamingUpstream(script)
         let response = try await Self.client(undeclared, limit: 1 << 20).stream(HTTPRequest(method: "GET", path: "/big"))
-        let read = await Self.drain(response.body)
+        let read = await StreamedBody.drain(response.body)
         #expect(read.count <= 1 << 20)
         #expect(read.failure == .responseTooLarge(limit: 1 << 20))
         #expect(await undeclared.ended() == .clientClosed)

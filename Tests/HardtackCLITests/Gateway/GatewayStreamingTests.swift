@@ -26,17 +26,6 @@ extension GatewayScenarios {
             return (provider, gateway, origin)
         }
 
-        /// Reads `body` to its end or failure: the bytes read and the failure, if any.
-        func drain(_ body: HTTPBodyStream) async -> (count: Int, failure: HTTPClientError?) {
-            var count = 0
-            do throws(HTTPClientError) {
-                while let chunk = try await body.next() { count += chunk.count }
-                return (count, nil)
-            } catch {
-                return (count, error)
-            }
-        }
-
         /// The gateway's peak resident memory so far, in KiB (`VmHWM`).
         func peakResidentKiB(_ gateway: RunningProcess) throws -> Int {
             let status = try String(contentsOfFile: "/proc/\(gateway.process.processIdentifier)/status", encoding: .utf8)
@@ -61,8 +50,8 @@ extension GatewayScenarios {
             let response = try await browser.stream(origin + "/api/stream?bytes=\(size)", headers: csrf)
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/octet-stream")
-            let read = await drain(response.body)
-            #expect(read.failure == nil && read.count == size)
+            let read = await StreamedBody.drain(response.body)
+            #expect(read.failure == nil && read.count == size && read.inOrder)
             let grown = try peakResidentKiB(gateway) - before
             #expect(grown < 16 << 10, "the gateway's peak memory grew by \(grown) KiB for a 50 MiB answer")
         }
@@ -72,7 +61,7 @@ extension GatewayScenarios {
             defer { _ = sandbox.stopGateway(gateway) }
             let response = try await browser.stream(
                 origin + "/api/stream?bytes=4194304&cut_after=1048576", headers: csrf)
-            let read = await drain(response.body)
+            let read = await StreamedBody.drain(response.body)
             #expect(read.count <= 1 << 20)
             #expect(read.failure == .transport("the connection was lost"))
             try await logged(#""stream":"upstream_lost""#, by: gateway)
@@ -101,7 +90,7 @@ extension GatewayScenarios {
             let response = try await browser.stream(
                 origin + "/api/stream?bytes=1048576&chunk=65536&delay_ms=4000", headers: csrf)
             #expect(response.status == 200)
-            let read = await drain(response.body)
+            let read = await StreamedBody.drain(response.body)
             #expect(read.count == 65536)
             #expect(read.failure != nil)
             try await logged(#""stream":"upstream_timeout""#, by: gateway)
@@ -114,7 +103,7 @@ extension GatewayScenarios {
                 origin + "/api/stream?bytes=10485760&chunk=65536&delay_ms=1000", headers: csrf)
             #expect(try await response.body.next() != nil)
             kill(gateway.process.processIdentifier, SIGTERM)
-            let read = await drain(response.body)
+            let read = await StreamedBody.drain(response.body)
             #expect(read.failure != nil, "the answer ends early rather than hanging")
             let result = gateway.wait()
             #expect(result.status == 0, "\(result.stderr.suffix(300))")
