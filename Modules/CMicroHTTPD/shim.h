@@ -31,3 +31,9 @@ static inline uint16_t hardtack_mhd_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }
+
+/// A content reader's two ends, and the size of a body whose length is not known: macros with casts,
+/// which Swift does not import.
+static const ssize_t hardtack_mhd_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
+static const ssize_t hardtack_mhd_end_with_error = MHD_CONTENT_READER_END_WITH_ERROR;
+static const uint64_t hardtack_mhd_size_unknown = MHD_SIZE_UNKNOWN;

@@ -51,7 +51,7 @@ public final class CurlHTTPClient: HTTPClient {
 
     /// The full URL of `request`: base URL plus path. The path is left out of any error: its query string
     /// could hold a token.
-    private func url(for request: HTTPRequest) throws(HTTPClientError) -> String {
+    func url(for request: HTTPRequest) throws(HTTPClientError) -> String {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let path = request.path.hasPrefix("/") ? request.path : "/" + request.path

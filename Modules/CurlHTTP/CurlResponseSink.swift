@@ -42,13 +42,10 @@ final class CurlResponseSink {
         guard let bytes, let context else { return 0 }
         let sink = Unmanaged<CurlResponseSink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
-        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            sink.headers = HTTPHeaders()
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            if !name.isEmpty { sink.headers.add(name, value) }
+        switch CurlHeaderLine(bytes, length: length) {
+        case .status: sink.headers = HTTPHeaders()
+        case .field(let name, let value): sink.headers.add(name, value)
+        case .end, .other: break
         }
         return length
     }

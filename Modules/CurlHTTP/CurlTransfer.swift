@@ -30,29 +30,37 @@ final class CurlTransfer: Sendable {
 
     /// Performs the transfer and returns the response or why there is none.
     func perform() -> Result<HTTPResponse, HTTPClientError> {
-        guard Self.globalSetup == CURLE_OK, let handle = curl_easy_init() else {
-            return .failure(.transport("the HTTP library could not start"))
-        }
-        defer { curl_easy_cleanup(handle) }
         let sink = CurlResponseSink(limit: limit, isCancelled: { [cancelled] in cancelled.withLock { $0 } })
+        let outcome: (code: CURLcode, status: Int)? = withExtendedLifetime(sink) {
+            withConfiguredHandle(context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
+                let code = curl_easy_perform(handle)
+                var status = 0
+                _ = hardtack_curl_response_code(handle, &status)
+                return (code, status)
+            }
+        }
+        guard let (code, status) = outcome else { return .failure(.transport("the HTTP library could not start")) }
+        if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: limit)) }
+        guard code == CURLE_OK else { return .failure(HTTPClientError(curl: code, cancelled: sink.isCancelled())) }
+        guard status != 0 else { return .failure(.transport("the reply was not HTTP")) }
+        return .success(HTTPResponse(status: status, headers: sink.headers, body: sink.body))
+    }
+
+    /// Runs `run` on the calling thread with a new easy handle on which every option of the transfer is
+    /// set, its callbacks reaching `context` (which must outlive the call); the header list and the body
+    /// stay alive until it returns, the handle is cleaned up after. `nil` when libcurl could not start.
+    func withConfiguredHandle<T>(context: UnsafeMutableRawPointer, _ run: (UnsafeMutableRawPointer) -> T) -> T? {
+        guard Self.globalSetup == CURLE_OK, let handle = curl_easy_init() else { return nil }
+        defer { curl_easy_cleanup(handle) }
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
         // No `Expect: 100-continue` round trip before a body.
         headers = curl_slist_append(headers, "Expect:")
         defer { curl_slist_free_all(headers) }
-        let code: CURLcode = request.body.withUnsafeBytes { body in
-            withExtendedLifetime(sink) {
-                let context = Unmanaged.passUnretained(sink).toOpaque()
-                configure(handle, headers: headers, body: body, context: context)
-                return curl_easy_perform(handle)
-            }
+        return request.body.withUnsafeBytes { body in
+            configure(handle, headers: headers, body: body, context: context)
+            return run(handle)
         }
-        if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: limit)) }
-        guard code == CURLE_OK else { return .failure(HTTPClientError(curl: code, cancelled: sink.isCancelled())) }
-        var status = 0
-        _ = hardtack_curl_response_code(handle, &status)
-        guard status != 0 else { return .failure(.transport("the reply was not HTTP")) }
-        return .success(HTTPResponse(status: status, headers: sink.headers, body: sink.body))
     }
 
     /// Sets every option of the transfer on `handle`; `body` outlives the transfer.

@@ -17,23 +17,28 @@ extension Gateway {
         "upgrade", "set-cookie", "content-length",
     ]
 
-    /// What one upstream call gave.
+    /// What one upstream call gave: its head, with its body still arriving, or why there is none.
     enum UpstreamOutcome: Sendable {
-        case answered(HTTPResponse)
+        case answered(HTTPStreamedResponse)
         case failed(HTTPClientError)
     }
 
+    /// The most of a 401's body read (and dropped) before the retry.
+    static let refusedBodyBytes = 1 << 20
+
     /// A call on `route`: with `X-CSRF: 1` and a session, forwarded with `Authorization: Bearer`, the token
     /// refreshed first when it is expired or about to be, and once more after an upstream 401 (then retried
-    /// once). Without the header 403, without a session 401; nothing reaches the upstream then.
-    func forward(_ request: HTTPRequest, through route: GatewayRoute) async -> HTTPResponse {
-        guard Self.hasAntiForgeryHeader(request) else { return Self.missingAntiForgeryHeader }
+    /// once). Without the header 403, without a session 401; nothing reaches the upstream then. The
+    /// upstream's answer streams to the browser as it arrives (a 401's body is read and dropped); one cut
+    /// short is logged.
+    func forward(_ request: HTTPRequest, through route: GatewayRoute, started: ContinuousClock.Instant) async -> HTTPReply {
+        guard Self.hasAntiForgeryHeader(request) else { return .complete(Self.missingAntiForgeryHeader) }
         guard let target = route.upstreamTarget(for: request.path) else {
-            return GatewayReply.error(400, "invalid_path", "the path climbs out of the route's upstream")
+            return .complete(GatewayReply.error(400, "invalid_path", "the path climbs out of the route's upstream"))
         }
-        guard let cookie = sessionCookie(request) else { return Self.notSignedIn(clearing: nil) }
+        guard let cookie = sessionCookie(request) else { return .complete(Self.notSignedIn(clearing: nil)) }
         let (use, ended) = await admit(cookie)
-        if let ended { return ended }
+        if let ended { return .complete(ended) }
         let client = dependencies.upstreamClients(route.origin)
         var headers = HTTPHeaders()
         let connectionFields = Set(
@@ -53,10 +58,12 @@ extension Gateway {
                 call.headers["Authorization"] = BearerAuthorization.headerValue(token)
                 let started = ContinuousClock.now
                 do throws(HTTPClientError) {
-                    let response = try await client.send(call)
+                    let response = try await client.stream(call)
                     let elapsed = ContinuousClock.now - started
                     metrics.upstream(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                    return response.status == 401 ? .unauthorized : .success(.answered(response))
+                    guard response.status == 401 else { return .success(.answered(response)) }
+                    _ = try? await response.body.collect(upTo: Self.refusedBodyBytes)
+                    return .unauthorized
                 } catch {
                     return .success(.failed(error))
                 }
@@ -64,16 +71,18 @@ extension Gateway {
         } catch {
             switch error {
             case .notSignedIn:
-                return Self.notSignedIn(clearing: configuration.cookieName)
+                return .complete(Self.notSignedIn(clearing: configuration.cookieName))
             case .sessionExpired, .refreshInterrupted:
                 metrics.sessionEnded()
-                return GatewayReply.error(
-                    401, "session_ended", "the session has ended: sign in again",
-                    headers: [GatewayReply.clearCookie(configuration.cookieName)])
+                return .complete(
+                    GatewayReply.error(
+                        401, "session_ended", "the session has ended: sign in again",
+                        headers: [GatewayReply.clearCookie(configuration.cookieName)]))
             case .unauthorized:
-                return GatewayReply.error(401, "upstream_refused", "the API refused even a freshly refreshed token")
+                return .complete(
+                    GatewayReply.error(401, "upstream_refused", "the API refused even a freshly refreshed token"))
             default:
-                return Self.failure(error)
+                return .complete(Self.failure(error))
             }
         }
         if let use { await activity.record(cookie, after: use) }
@@ -83,13 +92,37 @@ extension Gateway {
             for field in response.headers where !Self.droppedResponseFields.contains(field.name.lowercased()) {
                 passed.add(field.name, field.value)
             }
-            return HTTPResponse(status: response.status, headers: passed, body: response.body)
+            watch(response.body, of: request, on: route, status: response.status, started: started)
+            return .streamed(HTTPStreamedResponse(status: response.status, headers: passed, body: response.body))
         case .failed(.timedOut):
-            return GatewayReply.error(504, "upstream_timeout", "the API did not answer in time")
+            return .complete(GatewayReply.error(504, "upstream_timeout", "the API did not answer in time"))
         case .failed(.responseTooLarge(let limit)):
-            return GatewayReply.error(502, "upstream_too_large", "the API's answer is over \(limit) bytes")
+            return .complete(GatewayReply.error(502, "upstream_too_large", "the API's answer is over \(limit) bytes"))
         case .failed:
-            return GatewayReply.error(502, "upstream_unreachable", "the API could not be reached")
+            return .complete(GatewayReply.error(502, "upstream_unreachable", "the API could not be reached"))
+        }
+    }
+
+    /// Logs a line, and counts it, when `body` ends early: the upstream lost, late or over the limit, the
+    /// browser gone, or the gateway stopping.
+    private func watch(
+        _ body: HTTPBodyStream, of request: HTTPRequest, on route: GatewayRoute, status: Int, started: ContinuousClock.Instant
+    ) {
+        let (log, metrics) = (dependencies.log, metrics)
+        body.whenEnded { ending, bytes in
+            let cut: String
+            switch ending {
+            case .complete: return
+            case .cancelled: cut = "browser_gone"
+            case .failed(.timedOut): cut = "upstream_timeout"
+            case .failed(.responseTooLarge): cut = "upstream_too_large"
+            case .failed(HTTPBodyStream.stopped): cut = "gateway_stopping"
+            case .failed: cut = "upstream_lost"
+            }
+            metrics.streamCut()
+            var line = RequestLogLine(request: request, route: route.prefix, status: status, duration: ContinuousClock.now - started)
+            line.cut = (cut, bytes)
+            log(line.json)
         }
     }
 }

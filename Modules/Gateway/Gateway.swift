@@ -7,9 +7,10 @@ import Foundation
 /// tokens in the store sealed under the cookie's key, and forwards the single-page app's calls on its
 /// routes with `Authorization: Bearer`, refreshing once per generation however many calls arrive.
 ///
-/// `respond(to:)` answers one request: `/bff/login`, `/bff/callback`, `/bff/user`, `/bff/logout`,
-/// `/bff/backchannel`, `/healthz`, `/metrics`, the routes, and the static files. It never throws: every
-/// failure is a status and a JSON error body, and no token, cookie value or code is ever logged.
+/// `reply(to:)` answers one request: `/bff/login`, `/bff/callback`, `/bff/user`, `/bff/logout`,
+/// `/bff/backchannel`, `/healthz`, `/metrics`, the routes (their upstreams' answers streamed as they
+/// arrive), and the static files. It never throws: every failure is a status and a JSON error body, and
+/// no token, cookie value, code or body is ever logged.
 public final class Gateway: Sendable {
     let configuration: GatewayConfiguration
     let dependencies: GatewayDependencies
@@ -58,14 +59,41 @@ public final class Gateway: Sendable {
         loginKey = try await GatewayKeys.loginKey(in: dependencies.store)
     }
 
-    /// Answers `request`; logs one JSON line for it.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    /// Answers `request`, an upstream's answer with its body streaming; logs one JSON line for it once its
+    /// head is known (and one more if its stream is cut short).
+    public func reply(to request: HTTPRequest) async -> HTTPReply {
         let started = ContinuousClock.now
-        let (route, response) = await dispatch(request)
+        let route: String
+        let reply: HTTPReply
+        // Routes never shadow the gateway's own paths: their prefixes end with `/` and are not `/bff/`.
+        if let forwarded = configuration.routes.first(where: { request.path.hasPrefix($0.prefix) }) {
+            (route, reply) = (forwarded.prefix, await forward(request, through: forwarded, started: started))
+        } else {
+            let (name, response) = await dispatch(request)
+            (route, reply) = (name, .complete(response))
+        }
         let elapsed = ContinuousClock.now - started
-        metrics.record(route: route, status: response.status, duration: elapsed)
-        dependencies.log(RequestLogLine(request: request, route: route, status: response.status, duration: elapsed).json)
-        return response
+        metrics.record(route: route, status: reply.status, duration: elapsed)
+        dependencies.log(RequestLogLine(request: request, route: route, status: reply.status, duration: elapsed).json)
+        return reply
+    }
+
+    /// Answers `request` with a complete body: ``reply(to:)``, an upstream's streamed answer read whole
+    /// (up to ``GatewayConfiguration/upstreamResponseBytes``, else 502), for callers that want it in
+    /// memory.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch await reply(to: request) {
+        case .complete(let response):
+            return response
+        case .streamed(let response):
+            let limit = configuration.upstreamResponseBytes ?? Int.max
+            do throws(HTTPClientError) {
+                return HTTPResponse(
+                    status: response.status, headers: response.headers, body: try await response.body.collect(upTo: limit))
+            } catch {
+                return GatewayReply.error(502, "upstream_failed", "the API's answer could not be read whole")
+            }
+        }
     }
 
     /// The route a request takes (for logs and metrics) and its answer.
@@ -82,9 +110,6 @@ public final class Gateway: Sendable {
         case "/healthz": return ("healthz", await health())
         case "/metrics": return ("metrics", metrics.exposition())
         default: break
-        }
-        if let route = configuration.routes.first(where: { request.path.hasPrefix($0.prefix) }) {
-            return (route.prefix, await forward(request, through: route))
         }
         if path.hasPrefix("/bff/") { return ("bff", GatewayReply.error(404, "not_found", "no such gateway endpoint")) }
         if let directory = configuration.staticDirectory, method == "GET" || method == "HEAD" {

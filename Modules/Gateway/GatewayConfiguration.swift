@@ -23,17 +23,20 @@ public struct GatewayConfiguration: Sendable {
     public var cookieName: String
     /// How long a session may go unused before it ends, in seconds; `nil` for no idle limit.
     public var idleTimeout: TimeInterval?
-    /// Seconds an upstream may take to answer before the call fails with 504.
+    /// Seconds an upstream may take to answer before the call fails with 504, and then to send each next
+    /// part of its body before the answer is cut short (a long download that keeps arriving is not cut).
     public var upstreamTimeout: TimeInterval
-    /// The largest upstream answer forwarded, in bytes (a larger one is 502).
-    public var upstreamResponseBytes: Int
+    /// The largest upstream answer forwarded, in bytes, or `nil` for no limit: an answer whose
+    /// `Content-Length` says more is 502, one that sends more is cut short there. Either way an answer
+    /// streams through the gateway, which holds at most 256 KiB of each at a time.
+    public var upstreamResponseBytes: Int?
 
     /// Creates a configuration.
     public init(
         issuer: URL, clientID: String, clientSecret: SecretBytes, publicOrigin: URL, routes: [GatewayRoute],
         scope: String = "openid profile offline_access", staticDirectory: String? = nil,
         cookieName: String = "__Host-hardtack", idleTimeout: TimeInterval? = 8 * 3600, upstreamTimeout: TimeInterval = 30,
-        upstreamResponseBytes: Int = 10 << 20
+        upstreamResponseBytes: Int? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID

@@ -3,7 +3,8 @@ import Foundation
 import Locking
 
 /// The gateway's counters, in Prometheus's text format at `/metrics`: requests by route and status,
-/// refreshes and the waits behind them, sessions created and ended, and the upstreams' latency.
+/// refreshes and the waits behind them, sessions created and ended, the upstreams' latency (to their
+/// answer's head), and the answers whose stream was cut short.
 final class GatewayMetrics: Sendable {
     private struct State {
         var requests: [String: Int] = [:]
@@ -12,6 +13,7 @@ final class GatewayMetrics: Sendable {
         var upstreamCalls = 0
         var upstreamSeconds = 0.0
         var upstreamBuckets = [Int](repeating: 0, count: GatewayMetrics.bounds.count)
+        var streamsCut = 0
     }
 
     /// The upstream latency histogram's bucket bounds, in seconds.
@@ -29,6 +31,9 @@ final class GatewayMetrics: Sendable {
     /// Counts a session signed in, or ended.
     func sessionCreated() { state.withLock { $0.sessionsCreated += 1 } }
     func sessionEnded() { state.withLock { $0.sessionsEnded += 1 } }
+
+    /// Counts an answer whose stream ended early.
+    func streamCut() { state.withLock { $0.streamsCut += 1 } }
 
     /// Counts an upstream call that took `seconds`.
     func upstream(seconds: Double) {
@@ -73,6 +78,9 @@ final class GatewayMetrics: Sendable {
             "hardtack_gateway_upstream_seconds_bucket{le=\"+Inf\"} \(snapshot.upstreamCalls)",
             "hardtack_gateway_upstream_seconds_sum \(snapshot.upstreamSeconds)",
             "hardtack_gateway_upstream_seconds_count \(snapshot.upstreamCalls)",
+            "# HELP hardtack_gateway_streams_cut_total Answers whose body stream ended early (upstream lost or late, browser gone).",
+            "# TYPE hardtack_gateway_streams_cut_total counter",
+            "hardtack_gateway_streams_cut_total \(snapshot.streamsCut)",
         ]
         return HTTPResponse(
             status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),

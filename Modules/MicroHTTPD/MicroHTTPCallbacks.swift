@@ -30,7 +30,7 @@ enum MicroHTTPCallbacks {
         guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadSize else { return MHD_Result.NO }
         let state = Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue()
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
-        if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection) }
+        if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection, state: state) }
         // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
         if context.isFirstCall() { return MHD_Result.YES }
         if uploadSize.pointee > 0 {

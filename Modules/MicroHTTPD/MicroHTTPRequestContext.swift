@@ -20,7 +20,7 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     private var rejected = false
     private var headSeen = false
     private var started = false
-    private var answer: HTTPResponse?
+    private var answer: HTTPReply?
     private var suspended: OpaquePointer?
     private var resumed = false
 
@@ -76,7 +76,7 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     /// Sets the answer and resumes the connection so it is written; `false` (nothing done) when the
     /// connection was resumed already, by the server giving up on it.
     @discardableResult
-    func resume(with response: HTTPResponse) -> Bool {
+    func resume(with response: HTTPReply) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard !resumed, let connection = suspended else { return false }
@@ -87,7 +87,7 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     }
 
     /// The answer, once the handler gave it (taken once).
-    func takeAnswer() -> HTTPResponse? {
+    func takeAnswer() -> HTTPReply? {
         lock.lock()
         defer { lock.unlock() }
         defer { answer = nil }

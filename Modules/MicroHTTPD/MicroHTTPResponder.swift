@@ -17,14 +17,24 @@ enum MicroHTTPResponder {
         }
         guard let made else { return MHD_Result.NO }
         defer { MHD_destroy_response(made) }
-        for field in response.headers {
+        add(response.headers, to: made)
+        return MHD_queue_response(connection, code(response.status), made)
+    }
+
+    /// Adds `headers` to `made`, leaving out any field that could split the response or that only
+    /// libmicrohttpd may write (see ``queue(_:on:)``).
+    static func add(_ headers: HTTPHeaders, to made: OpaquePointer) {
+        for field in headers {
             let name = field.name.lowercased()
             guard isToken(field.name), isSafeValue(field.value) else { continue }
             if framing.contains(name), !(name == "connection" && field.value.lowercased() == "close") { continue }
             _ = MHD_add_response_header(made, field.name, field.value)
         }
-        let status = (100...599).contains(response.status) ? response.status : 500
-        return MHD_queue_response(connection, UInt32(status), made)
+    }
+
+    /// The status code to write: `status` when it is one (100 to 599), else 500.
+    static func code(_ status: Int) -> UInt32 {
+        UInt32((100...599).contains(status) ? status : 500)
     }
 
     /// The request's header fields, in the order received.

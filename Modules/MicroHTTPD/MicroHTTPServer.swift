@@ -15,10 +15,14 @@ import Foundation
 /// A request's target reaches the handler as the client sent it (path and query, still
 /// percent-encoded), with its header fields and body; the handler's response is sent with the length
 /// libmicrohttpd computes (`Content-Length`, `Connection` and `Transfer-Encoding` from the handler are
-/// dropped). Nothing here logs a header value or a body.
+/// dropped). A streamed reply (``init(host:port:limits:replying:)``) is sent chunked as its body arrives:
+/// while none is there the connection is suspended, and a client that goes away cancels the stream.
+/// Nothing here logs a header value or a body.
 public final class MicroHTTPServer: Sendable {
     /// What answers each request.
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// What answers each request with a body complete in memory or one that streams.
+    public typealias ReplyHandler = @Sendable (HTTPRequest) async -> HTTPReply
 
     /// The bound port (the one the kernel chose when asked for port 0).
     public let port: UInt16
@@ -29,9 +33,19 @@ public final class MicroHTTPServer: Sendable {
 
     /// Starts serving on `host`:`port` (0 for a free port).
     /// - Throws: ``MicroHTTPServerError`` when the address is not an IP address or cannot be bound.
-    public init(host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(), handler: @escaping Handler)
-        throws(MicroHTTPServerError)
-    {
+    public convenience init(
+        host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(), handler: @escaping Handler
+    ) throws(MicroHTTPServerError) {
+        try self.init(host: host, port: port, limits: limits, replying: { request in .complete(await handler(request)) })
+    }
+
+    /// Starts serving on `host`:`port` (0 for a free port); `handler`'s streamed bodies are sent as they
+    /// arrive (chunked), a suspended connection waiting for more holding no thread.
+    /// - Throws: ``MicroHTTPServerError`` when the address is not an IP address or cannot be bound.
+    public init(
+        host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(),
+        replying handler: @escaping ReplyHandler
+    ) throws(MicroHTTPServerError) {
         var storage = sockaddr_storage()
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         #if os(Linux)
@@ -68,8 +82,9 @@ public final class MicroHTTPServer: Sendable {
     public var requestsInFlight: Int { state.inFlight }
 
     /// Stops accepting connections, lets the requests in progress finish for up to `grace`, answers any
-    /// still waiting after that with 503, and stops. Requests that arrive meanwhile on open connections are
-    /// answered 503 with `Connection: close`.
+    /// still waiting after that with 503, cuts the answers still streaming (their clients see them end
+    /// early), and stops. Requests that arrive meanwhile on open connections are answered 503 with
+    /// `Connection: close`.
     public func stop(grace: Duration = .seconds(10)) async {
         state.beginDraining()
         daemon.quiesce()
@@ -78,6 +93,7 @@ public final class MicroHTTPServer: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         state.abandonWaiting()
+        state.abortStreams()
         // The abandoned answers need the loop a moment to be written before it stops.
         let written = ContinuousClock.now.advanced(by: .milliseconds(500))
         while state.inFlight > 0, ContinuousClock.now < written {
@@ -90,6 +106,7 @@ public final class MicroHTTPServer: Sendable {
         // A server let go of without `stop`: nothing waits; what is still being handled is answered 503.
         state.beginDraining()
         state.abandonWaiting()
+        state.abortStreams()
         daemon.stop()
     }
 

@@ -4,19 +4,21 @@ import Foundation
 import Locking
 
 /// What the daemon's callbacks share: the handler, the limits, and the requests in progress, so that
-/// a stopping server can wait for them and answer those still waiting.
+/// a stopping server can wait for them, answer those still waiting and cut the answers still streaming.
 ///
-/// Safety (`@unchecked Sendable`): `handler` and `limits` are immutable; `draining` and `waiting` are
-/// read and written under `lock` only.
+/// Safety (`@unchecked Sendable`): `handler` and `limits` are immutable; `draining`, `waiting`,
+/// `streaming`, `cutting` and `count` are read and written under `lock` only.
 final class MicroHTTPServerState: @unchecked Sendable {
-    let handler: MicroHTTPServer.Handler
+    let handler: MicroHTTPServer.ReplyHandler
     let limits: MicroHTTPServerLimits
     private let lock = NSLock()
     private var draining = false
     private var waiting: [ObjectIdentifier: MicroHTTPRequestContext] = [:]
+    private var streaming: [ObjectIdentifier: MicroHTTPStreamReader] = [:]
+    private var cutting = false
     private var count = 0
 
-    init(handler: @escaping MicroHTTPServer.Handler, limits: MicroHTTPServerLimits) {
+    init(handler: @escaping MicroHTTPServer.ReplyHandler, limits: MicroHTTPServerLimits) {
         self.handler = handler
         self.limits = limits
     }
@@ -74,10 +76,37 @@ final class MicroHTTPServerState: @unchecked Sendable {
         let abandoned = Array(waiting.values)
         waiting = [:]
         lock.unlock()
-        for context in abandoned { context.resume(with: Self.unavailable) }
+        for context in abandoned { context.resume(with: .complete(Self.unavailable)) }
     }
 
-    private func finish(_ context: MicroHTTPRequestContext, with response: HTTPResponse) {
+    /// Notes an answer that streams, until libmicrohttpd lets go of it; one that starts once the streams
+    /// were cut (its handler answered just as the server stopped) is cut at once.
+    func track(_ reader: MicroHTTPStreamReader) {
+        lock.lock()
+        streaming[ObjectIdentifier(reader)] = reader
+        let cut = cutting
+        lock.unlock()
+        if cut { reader.stream.abort() }
+    }
+
+    /// Forgets an answer libmicrohttpd let go of.
+    func forget(_ reader: MicroHTTPStreamReader) {
+        lock.lock()
+        streaming[ObjectIdentifier(reader)] = nil
+        lock.unlock()
+    }
+
+    /// Cuts every answer still streaming (the server is stopping): each client sees its answer end early,
+    /// each suspended connection is resumed to be closed, and each stream's writer is told to stop.
+    func abortStreams() {
+        lock.lock()
+        cutting = true
+        let cut = Array(streaming.values)
+        lock.unlock()
+        for reader in cut { reader.stream.abort() }
+    }
+
+    private func finish(_ context: MicroHTTPRequestContext, with response: HTTPReply) {
         lock.lock()
         waiting[ObjectIdentifier(context)] = nil
         lock.unlock()

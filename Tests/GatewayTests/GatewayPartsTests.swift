@@ -81,4 +81,17 @@ import Testing
         #expect(first != GatewaySeal.seal(SecretBytes(utf8: "token-valuf"), key: key, context: "c", deterministic: true))
         #expect(GatewaySeal.open(first, key: key, context: "c") == plaintext)
     }
+
+    @Test func aStreamCutShortIsLoggedWithWhyAndHowFarButNeverItsQueryOrBody() throws {
+        let request = HTTPRequest(
+            method: "GET", path: "/api/files/a?code=secret-code", headers: HTTPHeaders([("Cookie", "__Host-hardtack=abc")]),
+            body: Data("body-bytes".utf8))
+        var line = RequestLogLine(request: request, route: "/api/", status: 200, duration: .milliseconds(1500))
+        #expect(!line.json.contains("stream"))
+        line.cut = ("upstream_lost", 1_048_576)
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.json.utf8)) as? [String: Any])
+        #expect(fields["stream"] as? String == "upstream_lost" && fields["bytes"] as? Int == 1_048_576)
+        #expect(fields["path"] as? String == "/api/files/a" && fields["status"] as? Int == 200)
+        for secret in ["secret-code", "abc", "body-bytes"] { #expect(!line.json.contains(secret)) }
+    }
 }

@@ -20,8 +20,12 @@ request's hidden fields) starts a provider session: a new random `sid`, in that 
 Endpoints: discovery (both well-known documents), /authorize (a sign-in and consent form), /token,
 /device_authorization, /device (the verification page), /revoke (RFC 7009), /userinfo, /jwks,
 /logout (RP-Initiated Logout: id_token_hint, client_id, post_logout_redirect_uri, state; ends the
-hint's session and revokes its tokens), and a protected test API: /api/echo[/...] (any method: what it
-received, as JSON) and GET /api/slow?ms=N, both for a valid bearer access token only.
+hint's session and revokes its tokens), and a protected test API, for a valid bearer access token only:
+/api/echo[/...] (any method: what it received, as JSON), GET /api/slow?ms=N, and
+GET /api/stream?bytes=N[&chunk=C][&delay_ms=D][&cut_after=M]: N bytes (byte i is i % 256) declared in
+Content-Length, sent in chunks of C (64 KiB by default) D ms apart; with cut_after, the connection closes
+after M bytes. /test/state counts streams_started, streams_finished (to their end, or to cut_after) and
+streams_dropped (the client went away first).
 
 For tests only (never a token in /test/state):
   GET  /test/state                   counters, per-client counts, sessions (sid, sub, client, active)
@@ -293,6 +297,8 @@ def create_app(issuer, options):
     def api(rest):
         if rest == "slow" and request.method == "GET":
             return api_slow()
+        if rest == "stream" and request.method == "GET":
+            return api_stream()
         if rest != "echo" and not rest.startswith("echo/"):
             return jsonify(error="not_found"), 404
         live = bearer()
@@ -329,6 +335,42 @@ def create_app(issuer, options):
         store.count("api_calls")
         time.sleep(ms / 1000)
         return jsonify(sub=live.user.sub, slept_ms=ms, token_client=live.client.get_client_id())
+
+    def api_stream():
+        def number(name, default, most):
+            try:
+                value = int(request.args.get(name, str(default)))
+            except ValueError:
+                return None
+            return value if 0 <= value <= most else None
+
+        total = number("bytes", 0, 1 << 32)
+        chunk = number("chunk", 65536, 1 << 20)
+        delay_ms = number("delay_ms", 0, MAX_DELAY_MS)
+        cut_after = number("cut_after", total or 0, total or 0)
+        if None in (total, chunk, delay_ms, cut_after) or chunk == 0:
+            return jsonify(error="invalid_request", error_description="bytes, chunk, delay_ms, cut_after"), 400
+        live = bearer()
+        if live is None:
+            return refused()
+        store.count("api_calls")
+        store.count("streams_started")
+        pattern = bytes(range(256)) * (chunk // 256 + 2)
+
+        def generate():
+            sent = 0
+            try:
+                while sent < cut_after:
+                    if sent and delay_ms:
+                        time.sleep(delay_ms / 1000)
+                    size = min(chunk, cut_after - sent)
+                    yield pattern[sent % 256 : sent % 256 + size]
+                    sent += size
+            finally:
+                store.count("streams_finished" if sent >= cut_after else "streams_dropped")
+
+        headers = {"Content-Length": str(total), "Content-Type": "application/octet-stream", "Cache-Control": "no-store"}
+        return app.response_class(generate(), headers=headers)
 
     @app.get("/test/state")
     def test_state():

@@ -279,6 +279,9 @@ class Store:
             "api_calls": 0,
             "api_refused": 0,
             "token_requests_failed": 0,
+            "streams_started": 0,
+            "streams_finished": 0,
+            "streams_dropped": 0,
         }
         self.by_client = {"refreshes": {}, "reuse_detections": {}, "revocations": {}, "tokens_issued": {}}
         self.poll_times = {}  # user_code -> [time of each poll]
@@ -362,6 +365,9 @@ class Store:
                 "end_sessions": self.counters["end_sessions"],
                 "backchannel_sent": self.counters["backchannel_sent"],
                 "api_calls": self.counters["api_calls"],
+                "streams_started": self.counters["streams_started"],
+                "streams_finished": self.counters["streams_finished"],
+                "streams_dropped": self.counters["streams_dropped"],
                 "logins": self.counters["logins"],
                 "refreshes_by_client": dict(self.by_client["refreshes"]),
                 "reuse_detections_by_client": dict(self.by_client["reuse_detections"]),

@@ -44,7 +44,7 @@ public final class GatewayServer: Sendable {
         let claimants = await keychain.refreshClaimants
         let ownerID = await StoreThreads.run { claimants.ownerID() }
         let upstreamTimeout = configuration.upstreamTimeout
-        let upstreamLimit = configuration.upstreamResponseBytes
+        let upstreamLimit = configuration.upstreamResponseBytes ?? Int.max
         let items = keychain.items
         let dependencies = GatewayDependencies(
             store: items, metadata: metadata, signatures: OpenSSLSignatureVerifier(), signInCrypto: OpenSSLSignInCrypto(),
@@ -65,9 +65,8 @@ public final class GatewayServer: Sendable {
         }
         self.gateway = gateway
         do throws(MicroHTTPServerError) {
-            server = try MicroHTTPServer(host: host, port: port, limits: limits) { request in
-                await gateway.respond(to: request)
-            }
+            server = try MicroHTTPServer(
+                host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) })
         } catch {
             throw .listen(error.description)
         }
@@ -76,7 +75,8 @@ public final class GatewayServer: Sendable {
     /// What `/healthz` reads: any answer from the store, found or not, means it answers.
     static let probe = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: "health")
 
-    /// Stops accepting, lets the requests in flight finish for up to `grace`, and stops.
+    /// Stops accepting, lets the requests in flight (answers still streaming too) finish for up to `grace`,
+    /// cuts what is left, and stops.
     public func stop(grace: Duration = .seconds(10)) async {
         await server.stop(grace: grace)
     }

@@ -22,6 +22,8 @@ struct GatewayCommand: HardtackCommand {
                 + "logout). Each option may also come from the environment, as containers expect: "
                 + "HARDTACK_GATEWAY_ISSUER, _CLIENT_ID, _CLIENT_SECRET_FILE, _LISTEN, _PUBLIC_ORIGIN, _ROUTES "
                 + "(PREFIX=UPSTREAM, separated by spaces), _SCOPE, _STATIC; an option given wins.",
+            "Upstream answers stream to the browser as they arrive (a slow browser holds the upstream back; one that "
+                + "leaves stops it); request bodies are read whole, up to 1 MiB (413 above).",
             "It prints `listening on http://HOST:PORT` once it serves, one JSON line per request on standard error "
                 + "(never a token, a cookie or a code), and on SIGTERM or SIGINT stops accepting, lets what is in "
                 + "flight finish (10 s at most) and exits 0.",
@@ -65,9 +67,17 @@ struct GatewayCommand: HardtackCommand {
     var staticDirectory: String?
     /// `--upstream-timeout SECONDS`.
     @Option(
-        "--upstream-timeout", value: "SECONDS", help: "How long an upstream may take to answer before the call is 504 (default: 30).",
+        "--upstream-timeout", value: "SECONDS", help: "How long an upstream may take to answer before the call is 504, and then to send more of its answer "
+            + "before it is cut short (default: 30).",
         range: 1...600, invalidValue: "--upstream-timeout takes a whole number of seconds from 1 to 600")
     var upstreamTimeout: Int?
+    /// `--upstream-response-bytes BYTES`.
+    @Option(
+        "--upstream-response-bytes", value: "BYTES",
+        help: "The most bytes of one upstream answer passed on (default: no limit): one that declares more is 502, "
+            + "one that sends more is cut short. Answers stream through; at most 256 KiB of each is held at a time.",
+        range: 1...(1 << 50), invalidValue: "--upstream-response-bytes takes a whole number of bytes from 1")
+    var upstreamResponseBytes: Int?
     /// `--idle-timeout SECONDS`.
     @Option(
         "--idle-timeout", value: "SECONDS",

@@ -63,6 +63,7 @@ struct GatewaySettings {
             staticDirectory: setting(command.staticDirectory, "STATIC"))
         if let scope = setting(command.scope, "SCOPE") { configuration.scope = scope }
         if let seconds = command.upstreamTimeout { configuration.upstreamTimeout = TimeInterval(seconds) }
+        if let bytes = command.upstreamResponseBytes { configuration.upstreamResponseBytes = bytes }
         if let seconds = command.idleTimeout { configuration.idleTimeout = seconds == 0 ? nil : TimeInterval(seconds) }
         self.configuration = configuration
     }

@@ -47,6 +47,20 @@ final class TestBrowser: Sendable {
         return response
     }
 
+    /// GETs the absolute `url` with this origin's cookies, and returns once the answer's head is in, its
+    /// body streaming (read it, or cancel it to leave as a browser would). Cookies it sets are not kept.
+    func stream(_ url: String, headers: [(String, String)] = []) async throws -> HTTPStreamedResponse {
+        let target = try #require(URL(string: url))
+        let origin = Self.origin(of: target)
+        var fields = HTTPHeaders(headers)
+        let cookies = cookies(for: origin)
+        if !cookies.isEmpty {
+            fields["Cookie"] = cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        }
+        let client = CurlHTTPClient(baseURL: URL(string: origin)!, timeout: 30, responseSizeLimit: .max)
+        return try await client.stream(HTTPRequest(method: "GET", path: String(url.dropFirst(origin.count)), headers: fields))
+    }
+
     /// GET `url`.
     func get(_ url: String, headers: [(String, String)] = []) async throws -> HTTPResponse {
         try await send("GET", url, headers: headers)

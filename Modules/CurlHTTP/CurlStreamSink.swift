@@ -1,0 +1,96 @@
+import CCurl
+import Data
+import Foundation
+
+/// What curl's callbacks do during one streamed transfer: collect the head of the final response (a
+/// `1xx` is dropped), hand it over the moment it is complete, then copy the body into the writer, where
+/// the transfer's thread waits while the reader is a full buffer behind (the upstream is then held back
+/// by TCP). Used only on the transfer's thread.
+///
+/// The timeout bounds the wait for the head from the start, then each wait for the next bytes; time the
+/// thread spends waiting for the reader is not counted (curl does not call back while it waits).
+final class CurlStreamSink {
+    /// Where the body goes.
+    let writer: HTTPBodyWriter
+    /// Whether the head was handed over.
+    private(set) var delivered = false
+    /// Whether the head, or the next bytes, took longer than the timeout (the transfer was stopped).
+    private(set) var timedOut = false
+    private let deliver: (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
+    private let isCancelled: () -> Bool
+    private let timeout: Duration
+    private let started = ContinuousClock.now
+    private var lastBytes = ContinuousClock.now
+    private var status = 0
+    private var headers = HTTPHeaders()
+
+    /// A sink writing into `writer`, handing the head to `deliver`.
+    init(
+        writer: HTTPBodyWriter, timeout: Duration, isCancelled: @escaping () -> Bool,
+        deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
+    ) {
+        self.writer = writer
+        self.timeout = timeout
+        self.isCancelled = isCancelled
+        self.deliver = deliver
+    }
+
+    /// Hands over why there is no head, unless the head was handed over already.
+    func fail(_ error: HTTPClientError) {
+        guard !delivered else { return }
+        delivered = true
+        deliver(.failure(error))
+    }
+
+    private func deliverHead() {
+        guard !delivered else { return }
+        delivered = true
+        lastBytes = ContinuousClock.now
+        deliver(.success((status, headers)))
+    }
+
+    /// curl's header callback: a status line starts a response's head, a field is kept, the blank line
+    /// ends the head (handed over if final). Lines after that (trailers) are dropped.
+    static let receiveHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        bytes, size, count, context in
+        guard let bytes, let context else { return 0 }
+        let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        guard !sink.delivered else { return length }
+        switch CurlHeaderLine(bytes, length: length) {
+        case .status(let code): (sink.status, sink.headers) = (code, HTTPHeaders())
+        case .field(let name, let value): sink.headers.add(name, value)
+        case .end: if sink.status >= 200 { sink.deliverHead() }
+        case .other: break
+        }
+        return length
+    }
+
+    /// curl's write callback: copies the bytes into the writer, waiting there while the reader is
+    /// behind; a short count (the reader went away, or the limit) stops the transfer.
+    static let receiveBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+        bytes, size, count, context in
+        guard let bytes, let context else { return 0 }
+        let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
+        let length = size * count
+        sink.deliverHead()
+        guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
+        sink.lastBytes = ContinuousClock.now
+        return length
+    }
+
+    /// curl's progress callback, called at least once a second while the transfer waits: non-zero stops
+    /// it once the caller cancelled, the reader went away, or the head or the next bytes are late.
+    static let progress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
+        context, _, _, _, _ in
+        guard let context else { return 1 }
+        let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
+        if sink.isCancelled() || sink.writer.isClosed { return 1 }
+        let since = sink.delivered ? sink.lastBytes : sink.started
+        if ContinuousClock.now - since > sink.timeout {
+            sink.timedOut = true
+            return 1
+        }
+        return 0
+    }
+}

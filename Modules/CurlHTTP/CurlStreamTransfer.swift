@@ -1,0 +1,62 @@
+import CCurl
+import Data
+import Foundation
+import Locking
+
+/// One request whose response body streams: set up as ``CurlTransfer`` sets it up (without its limit on
+/// the whole transfer's time), performed (blocking) on the calling thread, its head handed over as soon
+/// as it is complete and its body written into an ``HTTPBodyWriter`` until the end; stopped early by
+/// ``cancel()`` from any thread, or by the reader going away.
+final class CurlStreamTransfer: Sendable {
+    private let transfer: CurlTransfer
+    private let request: HTTPRequest
+    private let timeout: Duration
+    private let limit: Int
+    private let cancelled = Locked(false)
+
+    /// A transfer of `request` to `url`: `timeout` bounds the connection, the wait for the head and each
+    /// wait for more of the body; more than `limit` body bytes in all fail it.
+    init(url: String, request: HTTPRequest, timeoutMilliseconds: Int, limit: Int) {
+        transfer = CurlTransfer(url: url, request: request, timeoutMilliseconds: timeoutMilliseconds, limit: limit)
+        self.request = request
+        timeout = .milliseconds(timeoutMilliseconds)
+        self.limit = limit
+    }
+
+    /// Stops the transfer at curl's next progress call (within a second, also while it waits for the head).
+    func cancel() {
+        cancelled.withLock { $0 = true }
+    }
+
+    /// Performs the transfer: `deliver` gets the head (status and fields) the moment it is complete, or why
+    /// there is none; then the body goes into `writer`, which is finished, or failed with why the body
+    /// ended early. Returns when the transfer is over.
+    func perform(into writer: HTTPBodyWriter, deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void) {
+        let sink = CurlStreamSink(
+            writer: writer, timeout: timeout, isCancelled: { [cancelled] in cancelled.withLock { $0 } }, deliver: deliver)
+        let performed: CURLcode? = withExtendedLifetime(sink) {
+            // The sink outlives the transfer: curl's callbacks reach it through this pointer until
+            // `curl_easy_perform` returns, on this thread only.
+            transfer.withConfiguredHandle(context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
+                // No limit on the whole transfer (the sink's progress callback times the waits instead),
+                // and the sink's callbacks in place of the buffering ones.
+                _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, 0)
+                if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
+                _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
+                _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlStreamSink.receiveHeader)
+                _ = hardtack_curl_set_progress(handle, CurlStreamSink.progress)
+                return curl_easy_perform(handle)
+            }
+        }
+        guard let code = performed else { return sink.fail(.transport("the HTTP library could not start")) }
+        let failure: HTTPClientError? =
+            switch code {
+            case CURLE_OK: nil
+            case _ where sink.timedOut: .timedOut
+            case CURLE_FILESIZE_EXCEEDED: .responseTooLarge(limit: limit)
+            default: HTTPClientError(curl: code, cancelled: cancelled.withLock { $0 })
+            }
+        guard sink.delivered else { return sink.fail(failure ?? .transport("the reply was not HTTP")) }
+        if let failure { writer.fail(failure) } else { writer.finish() }
+    }
+}

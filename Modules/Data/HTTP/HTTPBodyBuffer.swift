@@ -1,0 +1,206 @@
+import Foundation
+
+/// The bytes between an ``HTTPBodyWriter`` and its ``HTTPBodyStream``: a ring of `capacity` bytes, never
+/// more, that the writer fills (waiting while it is full) and the reader empties (told to wait while it is
+/// empty), and the stream's state: open, finished by the writer, failed, or given up by the reader.
+///
+/// Safety (`@unchecked Sendable`): every mutable field, `ring`'s bytes included, is read and written
+/// with `condition` locked. The ring is allocated here and freed in `deinit`, when no one holds the
+/// buffer any more.
+final class HTTPBodyBuffer: @unchecked Sendable {
+    /// Where the stream is.
+    enum State {
+        /// The writer may write more.
+        case open
+        /// The writer wrote its last byte.
+        case finished
+        /// The stream failed: the writer's transfer, its limit, or the reader's server stopping.
+        case failed(HTTPClientError)
+        /// The reader wants no more.
+        case cancelled
+    }
+
+    /// The most bytes held at once.
+    let capacity: Int
+    /// The most bytes written in all, if bounded.
+    let limit: Int?
+    private let condition = NSCondition()
+    private let ring: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var count = 0
+    private var written = 0
+    private var delivered = 0
+    private var highWater = 0
+    private var state = State.open
+    private var waker: (@Sendable () -> Void)?
+    private var observer: (@Sendable (HTTPBodyStream.Ending, Int) -> Void)?
+    private var ending: HTTPBodyStream.Ending?
+
+    init(capacity: Int, limit: Int?) {
+        self.capacity = max(1, capacity)
+        self.limit = limit
+        ring = .allocate(byteCount: self.capacity, alignment: 1)
+    }
+
+    deinit {
+        ring.deallocate()
+    }
+
+    /// The most bytes that were held at once so far.
+    var highWaterMark: Int { locked { highWater } }
+
+    /// Whether the writer should stop: the reader went away or the stream ended.
+    var isClosed: Bool {
+        locked {
+            if case .open = state { return false }
+            return true
+        }
+    }
+
+    /// Copies `bytes` in, waiting while the ring is full; `false` (nothing more is wanted) once the reader
+    /// went away, the stream failed, or `bytes` would take it past `limit` (it then fails with
+    /// ``HTTPClientError/responseTooLarge(limit:)``).
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard case .open = state else { return false }
+        if let limit, written + bytes.count > limit {
+            close(.failed(.responseTooLarge(limit: limit)), keepingBytes: true)
+            return false
+        }
+        var done = 0
+        while done < bytes.count {
+            while count == capacity, case .open = state { condition.wait() }
+            guard case .open = state else { return false }
+            let length = min(capacity - count, bytes.count - done)
+            let tail = (start + count) % capacity
+            let first = min(length, capacity - tail)
+            (ring.baseAddress! + tail).copyMemory(from: bytes.baseAddress! + done, byteCount: first)
+            if first < length {
+                ring.baseAddress!.copyMemory(from: bytes.baseAddress! + done + first, byteCount: length - first)
+            }
+            count += length
+            done += length
+            written += length
+            highWater = max(highWater, count)
+            wake()
+        }
+        return true
+    }
+
+    /// The writer wrote its last byte: the reader gets what is held, then the end.
+    func finish() {
+        condition.lock()
+        close(.finished, keepingBytes: true)
+        condition.unlock()
+    }
+
+    /// The stream fails with `error`: from the writer's side the reader still gets the bytes held first;
+    /// from the reader's side (its server stopping) they are dropped. A waiting writer is released.
+    func fail(_ error: HTTPClientError, keepingBytes: Bool) {
+        condition.lock()
+        close(.failed(error), keepingBytes: keepingBytes)
+        condition.unlock()
+    }
+
+    /// Copies up to `buffer.count` bytes out. When there are none yet, calls `suspend` and keeps `waker`
+    /// to call once when bytes or the end arrive; both are called with the buffer locked.
+    func read(
+        into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void, wake waker: @escaping @Sendable () -> Void
+    ) -> HTTPBodyStream.Read {
+        condition.lock()
+        if count > 0 {
+            let length = min(count, buffer.count)
+            let first = min(length, capacity - start)
+            buffer.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
+            if first < length {
+                (buffer.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: length - first)
+            }
+            start = (start + length) % capacity
+            count -= length
+            delivered += length
+            condition.broadcast()
+            condition.unlock()
+            return .bytes(length)
+        }
+        let outcome: HTTPBodyStream.Read
+        let ending: HTTPBodyStream.Ending
+        switch state {
+        case .open:
+            suspend()
+            self.waker = waker
+            condition.unlock()
+            return .waiting
+        case .finished: (outcome, ending) = (.end, .complete)
+        case .failed(let error): (outcome, ending) = (.failed(error), .failed(error))
+        case .cancelled: (outcome, ending) = (.failed(.transport("the body was cancelled")), .cancelled)
+        }
+        let notify = settle(ending)
+        condition.unlock()
+        notify?()
+        return outcome
+    }
+
+    /// Calls `observer` once the reader has seen the end or a failure, or gave up (at once if it has).
+    func whenEnded(_ observer: @escaping @Sendable (HTTPBodyStream.Ending, Int) -> Void) {
+        condition.lock()
+        guard let ending else {
+            self.observer = observer
+            condition.unlock()
+            return
+        }
+        let delivered = delivered
+        condition.unlock()
+        observer(ending, delivered)
+    }
+
+    /// The reader gives up: the bytes held are dropped, a waiting writer released, a waiting reader woken.
+    func cancel() {
+        condition.lock()
+        var ending = HTTPBodyStream.Ending.cancelled
+        switch state {
+        case .open: state = .cancelled
+        case .finished: if count > 0 { state = .cancelled } else { ending = .complete }
+        case .failed(let error): ending = .failed(error)
+        case .cancelled: break
+        }
+        count = 0
+        condition.broadcast()
+        wake()
+        let notify = settle(ending)
+        condition.unlock()
+        notify?()
+    }
+
+    /// Ends the stream, the first time. With `condition` locked.
+    private func close(_ ending: State, keepingBytes: Bool) {
+        guard case .open = state else { return }
+        state = ending
+        if !keepingBytes { count = 0 }
+        condition.broadcast()
+        wake()
+    }
+
+    /// Calls the reader's waker, once. With `condition` locked.
+    private func wake() {
+        let waker = waker
+        self.waker = nil
+        waker?()
+    }
+
+    /// Notes how the stream ended for the reader, the first time; what to call once unlocked.
+    private func settle(_ ending: HTTPBodyStream.Ending) -> (() -> Void)? {
+        guard self.ending == nil else { return nil }
+        self.ending = ending
+        guard let observer else { return nil }
+        self.observer = nil
+        let delivered = delivered
+        return { observer(ending, delivered) }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+}

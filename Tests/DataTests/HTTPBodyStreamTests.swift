@@ -1,0 +1,96 @@
+import Data
+import Foundation
+import TestSupport
+import Testing
+
+/// The pipe under a streamed body: bounded, with a writer that waits for its reader, and an end its
+/// reader always sees, however either side stops.
+@Suite(.timeLimit(.minutes(1))) struct HTTPBodyStreamTests {
+    @Test func aCompleteBodyReadsWholeAndALimitRefusesMore() async throws {
+        #expect(try await HTTPBodyStream(Data("hello".utf8)).collect(upTo: 5) == Data("hello".utf8))
+        #expect(try await HTTPBodyStream(Data()).collect(upTo: 0).isEmpty)
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 4)
+        #expect(writer.write(Data("abcd".utf8)))
+        writer.finish()
+        await #expect(throws: HTTPClientError.responseTooLarge(limit: 3)) { _ = try await body.collect(upTo: 3) }
+    }
+
+    @Test func aWriterLetGoOfBeforeItsEndFailsTheStreamAfterItsBytes() async throws {
+        func abandoned() -> HTTPBodyStream {
+            let (body, writer) = HTTPBodyStream.pipe()
+            #expect(writer.write(Data("ab".utf8)))
+            return body
+        }
+        let body = abandoned()
+        #expect(try await body.next() == Data("ab".utf8))
+        await #expect(throws: HTTPClientError.transport("the body ended early")) { _ = try await body.next() }
+    }
+
+    @Test func aWriterPastItsLimitIsStoppedAndTheReaderToldWhy() async throws {
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 16, limit: 10)
+        #expect(writer.write(Data(count: 8)))
+        #expect(!writer.write(Data(count: 8)))
+        #expect(writer.isClosed)
+        await #expect(throws: HTTPClientError.responseTooLarge(limit: 10)) { _ = try await body.collect(upTo: 100) }
+    }
+
+    @Test func aWriterAheadOfItsReaderWaitsHoldingNoMoreThanTheCapacity() async throws {
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 1000)
+        let total = 1_000_000
+        let finished = Locked(false)
+        Thread {
+            var sent = 0
+            while sent < total, writer.write(Data(repeating: UInt8(truncatingIfNeeded: sent / 700), count: 700)) {
+                sent += 700
+            }
+            writer.finish()
+            finished.withLock { $0 = true }
+        }.start()
+        var received = Data()
+        while let chunk = try await body.next() {
+            received.append(chunk)
+            // The writer cannot be done while the reader is more than the buffer behind its last byte.
+            if received.count + 1000 < 1_000_300 { #expect(!finished.withLock { $0 }) }
+        }
+        #expect(received.count == 1_000_300)
+        #expect(received[699] == 0 && received[700] == 1 && received[999_999] == UInt8(truncatingIfNeeded: 999_999 / 700))
+        #expect(body.highWaterMark <= 1000)
+    }
+
+    @Test func aReaderThatGivesUpReleasesAWaitingWriterAndSaysSo() async throws {
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 10)
+        let ended = Locked<(HTTPBodyStream.Ending, Int)?>(nil)
+        body.whenEnded { ending, bytes in ended.withLock { $0 = (ending, bytes) } }
+        let filled = Locked(false)
+        let second = Task {
+            try await DedicatedThread.run {
+                // The first write fills the buffer; the second waits until the reader gives up.
+                let first = writer.write(Data(count: 10))
+                filled.withLock { $0 = true }
+                return first && writer.write(Data(count: 10))
+            }
+        }
+        while !filled.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        body.cancel()
+        #expect(try await second.value == false)
+        #expect(writer.isClosed)
+        #expect(ended.withLock { $0?.0 } == .cancelled)
+    }
+
+    @Test func anAbortedStreamWakesItsWaitingReader() async throws {
+        let (body, writer) = HTTPBodyStream.pipe()
+        let woken = Locked(false)
+        var buffer = [UInt8](repeating: 0, count: 8)
+        let read = buffer.withUnsafeMutableBytes { bytes in
+            body.read(into: bytes, suspending: {}, wake: { woken.withLock { $0 = true } })
+        }
+        guard case .waiting = read else {
+            Issue.record("an empty open stream reads as waiting")
+            return
+        }
+        body.abort()
+        #expect(woken.withLock { $0 })
+        #expect(!writer.write(Data(count: 1)))
+        await #expect(throws: HTTPBodyStream.stopped) { _ = try await body.next() }
+    }
+}

@@ -1,0 +1,88 @@
+import CurlHTTP
+import Data
+import Foundation
+import TestSupport
+import Testing
+
+/// `CurlHTTPClient.stream`: the head handed over as soon as it arrives, the body through a bounded
+/// buffer that holds a fast upstream back, and every way a body can end early ending the stream (never
+/// a hang): cut, silent, over the limit, or let go of by its reader.
+@Suite(.timeLimit(.minutes(2))) struct CurlStreamingTests {
+    static func client(_ upstream: StreamingUpstream, timeout: TimeInterval = 10, limit: Int = .max) -> CurlHTTPClient {
+        CurlHTTPClient(baseURL: upstream.url, timeout: timeout, responseSizeLimit: limit)
+    }
+
+    @Test func aLargeBodyStreamsThroughABoundedBufferThatHoldsTheUpstreamBack() async throws {
+        let size = 48 << 20
+        let upstream = StreamingUpstream(.init(bytes: size))
+        let response = try await Self.client(upstream).stream(HTTPRequest(method: "GET", path: "/big"))
+        #expect(response.status == 200)
+        #expect(response.headers["X-Upstream"] == "yes")
+        // Nobody reads yet: the upstream cannot be done, its writes wait on a full buffer and socket.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(upstream.outcome == nil && upstream.sent < size)
+        let read = await StreamedBody.drain(response.body)
+        #expect(read.failure == nil)
+        #expect(read.count == size && read.inOrder)
+        #expect(response.body.capacity == 256 << 10)
+        #expect(response.body.highWaterMark <= response.body.capacity)
+        #expect(await upstream.ended() == .sent)
+    }
+
+    @Test func anUpstreamThatStopsMidBodyFailsTheStream() async throws {
+        var script = StreamingUpstream.Script(bytes: 4 << 20)
+        script.cutAfter = 1 << 20
+        let upstream = StreamingUpstream(script)
+        let response = try await Self.client(upstream).stream(HTTPRequest(method: "GET", path: "/cut"))
+        let read = await StreamedBody.drain(response.body)
+        #expect(read.count == 1 << 20 && read.inOrder)
+        #expect(read.failure == .transport("the connection was lost"))
+    }
+
+    @Test func anUpstreamLateWithItsHeadTimesOut() async throws {
+        var script = StreamingUpstream.Script(bytes: 10)
+        script.headDelay = .seconds(5)
+        let upstream = StreamingUpstream(script)
+        await #expect(throws: HTTPClientError.timedOut) {
+            _ = try await Self.client(upstream, timeout: 1).stream(HTTPRequest(method: "GET", path: "/late"))
+        }
+    }
+
+    @Test func anUpstreamThatGoesSilentMidBodyTimesOutAndItsConnectionIsClosed() async throws {
+        var script = StreamingUpstream.Script(bytes: 1 << 20)
+        script.stallAfter = 64 << 10
+        let upstream = StreamingUpstream(script)
+        let response = try await Self.client(upstream, timeout: 1).stream(HTTPRequest(method: "GET", path: "/stall"))
+        let read = await StreamedBody.drain(response.body)
+        #expect(read.count == 64 << 10)
+        #expect(read.failure == .timedOut)
+        #expect(await upstream.ended() == .clientClosed)
+    }
+
+    @Test func lettingGoOfTheBodyStopsTheTransferAndClosesTheUpstreamConnection() async throws {
+        let size = 64 << 20
+        let upstream = StreamingUpstream(.init(bytes: size))
+        let response = try await Self.client(upstream).stream(HTTPRequest(method: "GET", path: "/big"))
+        var read = 0
+        while read < 1 << 20, let chunk = try await response.body.next() { read += chunk.count }
+        response.body.cancel()
+        #expect(await upstream.ended() == .clientClosed)
+        #expect(upstream.sent < size)
+        await #expect(throws: HTTPClientError.self) { _ = try await response.body.next() }
+    }
+
+    @Test func aBodyOverTheLimitIsRefusedBeforeItsHeadOrCutWhenItsLengthIsUnknown() async throws {
+        let declared = StreamingUpstream(.init(bytes: 2 << 20))
+        await #expect(throws: HTTPClientError.responseTooLarge(limit: 1 << 20)) {
+            _ = try await Self.client(declared, limit: 1 << 20).stream(HTTPRequest(method: "GET", path: "/big"))
+        }
+        var script = StreamingUpstream.Script(bytes: 32 << 20)
+        script.lengthKnown = false
+        let undeclared = StreamingUpstream(script)
+        let response = try await Self.client(undeclared, limit: 1 << 20).stream(HTTPRequest(method: "GET", path: "/big"))
+        let read = await StreamedBody.drain(response.body)
+        #expect(read.count <= 1 << 20)
+        #expect(read.failure == .responseTooLarge(limit: 1 << 20))
+        #expect(await undeclared.ended() == .clientClosed)
+    }
+}
