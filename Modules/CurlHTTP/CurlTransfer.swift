@@ -3,17 +3,14 @@ import Data
 import Foundation
 import Locking
 
-/// One request: set up on a curl easy handle, performed (blocking) on the calling thread, and stopped
-/// early by ``cancel()`` from any thread.
+/// One request: set up on a curl easy handle of a ``CurlHandlePool``, performed (blocking) on the calling
+/// thread, and stopped early by ``cancel()`` from any thread.
 final class CurlTransfer: Sendable {
     private let url: String
     private let request: HTTPRequest
     private let timeoutMilliseconds: Int
     private let limit: Int
     private let cancelled = Locked(false)
-
-    /// libcurl's global state, set up once before the first handle (its own setup is not thread-safe).
-    private static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     /// A transfer of `request` to `url`, accepting at most `limit` body bytes.
     init(url: String, request: HTTPRequest, timeoutMilliseconds: Int, limit: Int) {
@@ -28,12 +25,18 @@ final class CurlTransfer: Sendable {
         cancelled.withLock { $0 = true }
     }
 
-    /// Performs the transfer and returns the response or why there is none.
-    func perform() -> Result<HTTPResponse, HTTPClientError> {
-        guard Self.globalSetup == CURLE_OK, let handle = curl_easy_init() else {
-            return .failure(.transport("the HTTP library could not start"))
-        }
-        defer { curl_easy_cleanup(handle) }
+    /// Performs the transfer on a handle of `pool` and returns the response or why there is none. The
+    /// handle goes back to the pool, its connection kept for the next request, only after a transfer that
+    /// completed.
+    func perform(in pool: CurlHandlePool) -> Result<HTTPResponse, HTTPClientError> {
+        guard let pooled = pool.take() else { return .failure(.transport("the HTTP library could not start")) }
+        let result = perform(on: pooled.raw)
+        pool.give(pooled, reusable: (try? result.get()) != nil)
+        return result
+    }
+
+    /// Performs the transfer on `handle`.
+    private func perform(on handle: UnsafeMutableRawPointer) -> Result<HTTPResponse, HTTPClientError> {
         let sink = CurlResponseSink(limit: limit, isCancelled: { [cancelled] in cancelled.withLock { $0 } })
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
