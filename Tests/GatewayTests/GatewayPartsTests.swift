@@ -81,4 +81,15 @@ import Testing
         #expect(first != GatewaySeal.seal(SecretBytes(utf8: "token-valuf"), key: key, context: "c", deterministic: true))
         #expect(GatewaySeal.open(first, key: key, context: "c") == plaintext)
     }
+
+    @Test func aLogLineIsOneJSONObjectWithoutTheQuery() throws {
+        let request = HTTPRequest(method: "GET", path: "/api/\"x\\y\u{1}é/?code=secret", headers: HTTPHeaders())
+        let line = RequestLogLine(request: request, route: "/api/", status: 200, duration: .microseconds(12_345)).json
+        #expect(line == #"{"method":"GET","ms":12.345,"path":"/api/\"x\\y?é/","route":"/api/","status":200}"#)
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(fields["path"] as? String == "/api/\"x\\y?é/" && fields["ms"] as? Double == 12.345)
+        let slow = RequestLogLine(request: request, route: "none", status: 504, duration: .seconds(30) + .microseconds(7))
+        #expect(slow.json.contains(#""ms":30000.007,"#))
+        #expect(RequestLogLine.quoted("a\u{7F}b\tc") == #""a\u007fb\u0009c""#)
+    }
 }

@@ -24,7 +24,10 @@ public struct SessionCookie: Sendable {
 
     /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
     /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
-    var sessionID: String { id.map { String(format: "%02x", $0) }.joined() }
+    var sessionID: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: id.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
 
     /// The cookie's value: base64url of the id and the secret.
     var value: String {
