@@ -82,6 +82,11 @@ import Testing
         #expect(GatewaySeal.open(first, key: key, context: "c") == plaintext)
     }
 
+    @Test func hexIsLowercaseTwoDigitsAByte() {
+        #expect(GatewaySeal.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        #expect(GatewaySeal.hex([UInt8]()) == "")
+    }
+
     @Test func aLogLineIsOneJSONObjectWithoutTheQuery() throws {
         let request = HTTPRequest(method: "GET", path: "/api/\"x\\y\u{1}é/?code=secret", headers: HTTPHeaders())
         let line = RequestLogLine(request: request, route: "/api/", status: 200, duration: .microseconds(12_345)).json

@@ -24,10 +24,7 @@ public struct SessionCookie: Sendable {
 
     /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
     /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
-    var sessionID: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: id.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
+    var sessionID: String { GatewaySeal.hex(id) }
 
     /// The cookie's value: base64url of the id and the secret.
     var value: String {
