@@ -16,15 +16,14 @@ extension CurlHTTPClient {
             url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
             limit: responseSizeLimit)
         let (body, writer) = HTTPBodyStream.pipe(limit: responseSizeLimit)
+        let handles = handles
         let head = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // A thread of its own, as `send` has: the transfer blocks in curl's `poll`, and in the writer
                 // while the reader is behind, for as long as the body takes.
-                let thread = Thread {
-                    transfer.perform(into: writer, deliver: { continuation.resume(returning: $0) })
+                TransferThreads.shared.run {
+                    transfer.perform(in: handles, into: writer, deliver: { continuation.resume(returning: $0) })
                 }
-                thread.name = "hardtack.http.stream"
-                thread.start()
             }
         } onCancel: {
             transfer.cancel()

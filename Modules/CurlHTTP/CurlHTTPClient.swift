@@ -2,7 +2,10 @@ public import Data
 public import Foundation
 
 /// The ``HTTPClient`` port over libcurl's easy interface, one blocking transfer per request on a thread
-/// of its own: no cookies, no cache, no credential store, no redirects followed, `http` and `https` only.
+/// of its own (``TransferThreads``): no cookies, no cache, no credential store, no redirects followed,
+/// `http` and `https` only.
+/// A client keeps the connections of its finished transfers open (up to ``idleConnections``) and reuses
+/// them, so keep one client per server rather than one per request.
 ///
 /// On Linux this replaces `URLSession`, whose curl driver (swift-corelibs-foundation's `MultiHandle`)
 /// keeps the write source it made for the connect on the socket after curl asks only to read, so a
@@ -16,16 +19,22 @@ public final class CurlHTTPClient: HTTPClient {
     public let timeout: TimeInterval
     /// The largest response body accepted, in bytes.
     public let responseSizeLimit: Int
+    /// The most connections kept open, idle, for the next requests.
+    public var idleConnections: Int { handles.capacity }
+    /// The idle handles (and connections) of this client's transfers.
+    let handles: CurlHandlePool
 
     /// Creates a client for the server at `baseURL`.
     /// - Parameters:
     ///   - baseURL: the server, such as `https://auth.example.com` or `https://example.com/api`.
     ///   - timeout: the limit for one request, 15 seconds by default.
     ///   - responseSizeLimit: the largest body accepted, 1 MiB by default.
-    public init(baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20) {
+    ///   - idleConnections: the most connections kept open for reuse, 64 by default.
+    public init(baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20, idleConnections: Int = 64) {
         self.baseURL = baseURL
         self.timeout = timeout
         self.responseSizeLimit = responseSizeLimit
+        handles = CurlHandlePool(capacity: max(0, idleConnections))
     }
 
     /// Sends `request` and returns the server's response, whatever its status.
@@ -35,13 +44,12 @@ public final class CurlHTTPClient: HTTPClient {
         let transfer = CurlTransfer(
             url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
             limit: responseSizeLimit)
+        let handles = handles
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                // A thread of its own: the transfer blocks in curl's `poll` for as long as the server takes,
-                // which must not hold one of the few threads Swift's concurrency runs on.
-                let thread = Thread { continuation.resume(returning: transfer.perform()) }
-                thread.name = "hardtack.http"
-                thread.start()
+                // A thread of its own (an idle one reused): the transfer blocks in curl's `poll` for as long
+                // as the server takes, which must not hold one of the few threads Swift's concurrency runs on.
+                TransferThreads.shared.run { continuation.resume(returning: transfer.perform(in: handles)) }
             }
         } onCancel: {
             transfer.cancel()

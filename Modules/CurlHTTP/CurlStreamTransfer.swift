@@ -31,13 +31,17 @@ final class CurlStreamTransfer: Sendable {
     /// Performs the transfer: `deliver` gets the head (status and fields) the moment it is complete, or why
     /// there is none; then the body goes into `writer`, which is finished, or failed with why the body
     /// ended early. Returns when the transfer is over.
-    func perform(into writer: HTTPBodyWriter, deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void) {
+    /// The handle comes from `pool` and goes back to it, its connection kept, after a body read to its end.
+    func perform(
+        in pool: CurlHandlePool, into writer: HTTPBodyWriter,
+        deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
+    ) {
         let sink = CurlStreamSink(
             writer: writer, timeout: timeout, isCancelled: { [cancelled] in cancelled.withLock { $0 } }, deliver: deliver)
         let performed: CURLcode? = withExtendedLifetime(sink) {
             // The sink outlives the transfer: curl's callbacks reach it through this pointer until
             // `curl_easy_perform` returns, on this thread only.
-            transfer.withConfiguredHandle(context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
+            transfer.withConfiguredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
                 // No limit on the whole transfer (the sink's progress callback times the waits instead),
                 // and the sink's callbacks in place of the buffering ones.
                 _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, 0)
@@ -45,7 +49,8 @@ final class CurlStreamTransfer: Sendable {
                 _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
                 _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlStreamSink.receiveHeader)
                 _ = hardtack_curl_set_progress(handle, CurlStreamSink.progress)
-                return curl_easy_perform(handle)
+                let code = curl_easy_perform(handle)
+                return (code, code == CURLE_OK && sink.delivered && !sink.timedOut)
             }
         }
         guard let code = performed else { return sink.fail(.transport("the HTTP library could not start")) }

@@ -3,17 +3,14 @@ import Data
 import Foundation
 import Locking
 
-/// One request: set up on a curl easy handle, performed (blocking) on the calling thread, and stopped
-/// early by ``cancel()`` from any thread.
+/// One request: set up on a curl easy handle of a ``CurlHandlePool``, performed (blocking) on the calling
+/// thread, and stopped early by ``cancel()`` from any thread.
 final class CurlTransfer: Sendable {
     private let url: String
     private let request: HTTPRequest
     private let timeoutMilliseconds: Int
     private let limit: Int
     private let cancelled = Locked(false)
-
-    /// libcurl's global state, set up once before the first handle (its own setup is not thread-safe).
-    private static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     /// A transfer of `request` to `url`, accepting at most `limit` body bytes.
     init(url: String, request: HTTPRequest, timeoutMilliseconds: Int, limit: Int) {
@@ -28,15 +25,17 @@ final class CurlTransfer: Sendable {
         cancelled.withLock { $0 = true }
     }
 
-    /// Performs the transfer and returns the response or why there is none.
-    func perform() -> Result<HTTPResponse, HTTPClientError> {
+    /// Performs the transfer on a handle of `pool` and returns the response or why there is none. The
+    /// handle goes back to the pool, its connection kept for the next request, only after a transfer that
+    /// completed.
+    func perform(in pool: CurlHandlePool) -> Result<HTTPResponse, HTTPClientError> {
         let sink = CurlResponseSink(limit: limit, isCancelled: { [cancelled] in cancelled.withLock { $0 } })
         let outcome: (code: CURLcode, status: Int)? = withExtendedLifetime(sink) {
-            withConfiguredHandle(context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
+            withConfiguredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
                 let code = curl_easy_perform(handle)
                 var status = 0
                 _ = hardtack_curl_response_code(handle, &status)
-                return (code, status)
+                return ((code, status), code == CURLE_OK && status != 0 && !sink.overflowed)
             }
         }
         guard let (code, status) = outcome else { return .failure(.transport("the HTTP library could not start")) }
@@ -46,21 +45,28 @@ final class CurlTransfer: Sendable {
         return .success(HTTPResponse(status: status, headers: sink.headers, body: sink.body))
     }
 
-    /// Runs `run` on the calling thread with a new easy handle on which every option of the transfer is
-    /// set, its callbacks reaching `context` (which must outlive the call); the header list and the body
-    /// stay alive until it returns, the handle is cleaned up after. `nil` when libcurl could not start.
-    func withConfiguredHandle<T>(context: UnsafeMutableRawPointer, _ run: (UnsafeMutableRawPointer) -> T) -> T? {
-        guard Self.globalSetup == CURLE_OK, let handle = curl_easy_init() else { return nil }
-        defer { curl_easy_cleanup(handle) }
+    /// Runs `run` on the calling thread with an easy handle of `pool` on which every option of the
+    /// transfer is set, its callbacks reaching `context` (which must outlive the call); the header list and
+    /// the body stay alive until it returns. The handle goes back to `pool` (reset, its connection kept)
+    /// when `run` says the transfer completed, and is cleaned up otherwise, its connection closed. `nil`
+    /// when libcurl could not start.
+    func withConfiguredHandle<T>(
+        from pool: CurlHandlePool, context: UnsafeMutableRawPointer,
+        _ run: (UnsafeMutableRawPointer) -> (result: T, reusable: Bool)
+    ) -> T? {
+        guard let pooled = pool.take() else { return nil }
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
         // No `Expect: 100-continue` round trip before a body.
         headers = curl_slist_append(headers, "Expect:")
         defer { curl_slist_free_all(headers) }
-        return request.body.withUnsafeBytes { body in
-            configure(handle, headers: headers, body: body, context: context)
-            return run(handle)
+        let (result, reusable) = request.body.withUnsafeBytes { body in
+            configure(pooled.raw, headers: headers, body: body, context: context)
+            return run(pooled.raw)
         }
+        // Reset (in the pool) or cleaned up before the header list and the body it points at go.
+        pool.give(pooled, reusable: reusable)
+        return result
     }
 
     /// Sets every option of the transfer on `handle`; `body` outlives the transfer.

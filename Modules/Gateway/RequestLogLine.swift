@@ -12,20 +12,33 @@ struct RequestLogLine {
     /// Why a streamed answer ended early (`upstream_lost`, `browser_gone`…) and the bytes sent before.
     var cut: (reason: String, bytes: Int)?
 
-    /// The line: one JSON object.
+    /// The line: one JSON object, its keys sorted. Written by hand (every call logs one: `JSONSerialization`
+    /// cost the gateway an eighth of its time per call).
     var json: String {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let shown = String(path.prefix(256)).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        var fields: [String: Any] = [
-            "method": String(request.method.prefix(16)), "path": shown, "route": route, "status": status,
-            "ms": (milliseconds * 1000).rounded() / 1000,
-        ]
-        if let cut {
-            fields["stream"] = cut.reason
-            fields["bytes"] = cut.bytes
+        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let milliseconds = "\(microseconds / 1000).\(String(1000 + microseconds % 1000).dropFirst())"
+        var line = "{"
+        if let cut { line += #""bytes":\#(cut.bytes),"# }
+        line += #""method":"# + Self.quoted(String(request.method.prefix(16))) + #","ms":"# + milliseconds
+        line += #","path":"# + Self.quoted(shown) + #","route":"# + Self.quoted(route) + #","status":\#(status)"#
+        if let cut { line += #","stream":"# + Self.quoted(cut.reason) }
+        return line + "}"
+    }
+
+    /// `text` as a JSON string: quotation mark, backslash and control characters escaped, the rest as it is.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\u" + String(String(scalar.value + 0x10000, radix: 16).dropFirst())
+            default: out.unicodeScalars.append(scalar)
+            }
         }
-        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return out + "\""
     }
 }

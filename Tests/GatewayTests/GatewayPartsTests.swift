@@ -94,4 +94,20 @@ import Testing
         #expect(fields["path"] as? String == "/api/files/a" && fields["status"] as? Int == 200)
         for secret in ["secret-code", "abc", "body-bytes"] { #expect(!line.json.contains(secret)) }
     }
+
+    @Test func hexIsLowercaseTwoDigitsAByte() {
+        #expect(GatewaySeal.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        #expect(GatewaySeal.hex([UInt8]()) == "")
+    }
+
+    @Test func aLogLineIsOneJSONObjectWithoutTheQuery() throws {
+        let request = HTTPRequest(method: "GET", path: "/api/\"x\\y\u{1}é/?code=secret", headers: HTTPHeaders())
+        let line = RequestLogLine(request: request, route: "/api/", status: 200, duration: .microseconds(12_345)).json
+        #expect(line == #"{"method":"GET","ms":12.345,"path":"/api/\"x\\y?é/","route":"/api/","status":200}"#)
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(fields["path"] as? String == "/api/\"x\\y?é/" && fields["ms"] as? Double == 12.345)
+        let slow = RequestLogLine(request: request, route: "none", status: 504, duration: .seconds(30) + .microseconds(7))
+        #expect(slow.json.contains(#""ms":30000.007,"#))
+        #expect(RequestLogLine.quoted("a\u{7F}b\tc") == #""a\u007fb\u0009c""#)
+    }
 }

@@ -70,4 +70,28 @@ import Testing
         #expect(Base64URL.decode("A") == nil)
         #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
     }
+
+    /// The table-driven codec against Foundation's base64 with the alphabet swapped and the padding
+    /// dropped: every length from 0 to 66 bytes, random contents, round trips (a length of 4n + 1 never
+    /// decodes), and every last character
+    /// of a 1- and 2-byte remainder, of which only the canonical ones decode.
+    @Test func base64URLAgreesWithFoundationAndDecodesOnlyItsOwnSpelling() {
+        var generator = SystemRandomNumberGenerator()
+        for count in 0...66 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected, "\(count) bytes")
+            #expect(Base64URL.decode(expected) == Data(bytes), "\(count) bytes")
+            #expect(Base64URL.decode(Substring(expected + "A")) == nil || count % 3 != 0, "\(count) bytes and a stray A")
+        }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        for (index, last) in alphabet.enumerated() {
+            #expect((Base64URL.decode("AA\(last)") != nil) == (index % 4 == 0), "AA\(last)")
+            #expect((Base64URL.decode("A\(last)") != nil) == (index % 16 == 0), "A\(last)")
+        }
+        for refused in ["A+", "A/", "AA=", " AA", "AA\n", "é", "AAAA AAAA"] {
+            #expect(Base64URL.decode(refused) == nil, "\(refused)")
+        }
+    }
 }

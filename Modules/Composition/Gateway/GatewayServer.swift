@@ -46,10 +46,19 @@ public final class GatewayServer: Sendable {
         let upstreamTimeout = configuration.upstreamTimeout
         let upstreamLimit = configuration.upstreamResponseBytes ?? Int.max
         let items = keychain.items
+        // One client per upstream, kept for the gateway's life: each keeps its connections open for the next calls.
+        var upstreams: [URL: CurlHTTPClient] = [:]
+        for route in configuration.routes where upstreams[route.origin] == nil {
+            upstreams[route.origin] = CurlHTTPClient(
+                baseURL: route.origin, timeout: upstreamTimeout, responseSizeLimit: upstreamLimit)
+        }
+        let upstreamClients = upstreams
         let dependencies = GatewayDependencies(
             store: items, metadata: metadata, signatures: OpenSSLSignatureVerifier(), signInCrypto: OpenSSLSignInCrypto(),
             clients: clients,
-            upstreamClients: { CurlHTTPClient(baseURL: $0, timeout: upstreamTimeout, responseSizeLimit: upstreamLimit) },
+            upstreamClients: {
+                upstreamClients[$0] ?? CurlHTTPClient(baseURL: $0, timeout: upstreamTimeout, responseSizeLimit: upstreamLimit)
+            },
             ownerID: ownerID, claimantIsGone: claimants.isGone,
             storeAnswers: {
                 switch await items.lookup(GatewayServer.probe, returning: .attributes) {

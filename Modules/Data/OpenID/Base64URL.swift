@@ -2,30 +2,67 @@ package import Foundation
 
 /// Base64url without padding (RFC 4648 §5, RFC 7515 §2), as JWS, JWTs, PKCE and opaque tokens write bytes.
 /// Decoding accepts the one canonical spelling only (no padding, no `+`, `/` or spaces, no stray bits in
-/// the last character), so a token or signature has exactly one accepted form.
+/// the last character), so a token or signature has exactly one accepted form. Both work on bytes with
+/// tables: the gateway opens a session's sealed tokens on every call.
 package enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// Each byte's value in ``alphabet``, or 0xFF for a byte outside it.
+    private static let values: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in alphabet.enumerated() { values[Int(byte)] = UInt8(value) }
+        return values
+    }()
+
     /// The unpadded base64url text of `bytes`.
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        var output = [UInt8]()
+        output.reserveCapacity((input.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= input.count {
+            let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output += [
+                alphabet[Int(group >> 18)], alphabet[Int(group >> 12 & 63)], alphabet[Int(group >> 6 & 63)],
+                alphabet[Int(group & 63)],
+            ]
+            index += 3
+        }
+        switch input.count - index {
+        case 1:
+            let group = UInt32(input[index]) << 16
+            output += [alphabet[Int(group >> 18)], alphabet[Int(group >> 12 & 63)]]
+        case 2:
+            let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+            output += [alphabet[Int(group >> 18)], alphabet[Int(group >> 12 & 63)], alphabet[Int(group >> 6 & 63)]]
+        default: break
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The bytes of canonical unpadded base64url `text`, or `nil` when it is anything else.
     package static func decode(_ text: some StringProtocol) -> Data? {
-        guard text.utf8.allSatisfy(isAlphabet), text.utf8.count % 4 != 1 else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), encode(data) == text else { return nil }
-        return data
+        var string = String(text)
+        return string.withUTF8 { decode(bytes: $0) }
     }
 
-    private static func isAlphabet(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default: false
+    private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            let value = values[Int(byte)]
+            guard value != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
         }
+        // Six bits left over (a length of 4n + 1) make no byte; the bits past the last byte must be zero.
+        guard bits < 6, accumulator == 0 else { return nil }
+        return Data(output)
     }
 }

@@ -32,6 +32,9 @@ public struct AccountName: Sendable, Hashable, CustomStringConvertible {
     public static func problem(with value: String) -> String? {
         if value.isEmpty { return "an account name cannot be empty" }
         if value.utf8.count > maximumBytes { return "an account name is at most \(maximumBytes) bytes of UTF-8" }
+        // Printable ASCII holds no control, format or separator character: most names end here, without
+        // the Unicode properties below (the gateway names a session's account on every call).
+        if value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return nil }
         if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "an account name cannot hold control characters"
         }

@@ -24,6 +24,12 @@ enum GatewaySeal {
         return bytes
     }
 
+    /// `bytes` as lowercase hexadecimal digits (without `String(format:)`, which costs on every call).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
     /// A 32-byte key derived from `key` for `purpose` (keyed BLAKE2b).
     static func derive(_ key: SecretBytes, purpose: String) -> SecretBytes {
         precondition(initialized, "libsodium could not be initialised")

@@ -58,7 +58,7 @@ final class RefresherCache: Sendable {
 
     private static func key(_ cookie: SessionCookie) -> String {
         let fingerprint = GatewaySeal.derive(cookie.secret, purpose: "hardtack gateway refresher").withUnsafeBytes {
-            $0.prefix(8).map { String(format: "%02x", $0) }.joined()
+            GatewaySeal.hex($0.prefix(8))
         }
         return cookie.sessionID + "." + fingerprint
     }

@@ -24,7 +24,7 @@ public struct SessionCookie: Sendable {
 
     /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
     /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
-    var sessionID: String { id.map { String(format: "%02x", $0) }.joined() }
+    var sessionID: String { GatewaySeal.hex(id) }
 
     /// The cookie's value: base64url of the id and the secret.
     var value: String {

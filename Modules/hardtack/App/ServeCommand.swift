@@ -5,8 +5,10 @@
 #endif
 import CommandLineKit
 import Composition
+import Data
 import DevelopmentComposition
 import Dispatch
+import Domain
 import Foundation
 
 /// `hardtack serve`: the embedded auth server on a loopback port, until interrupted.
@@ -16,7 +18,8 @@ struct ServeCommand: HardtackCommand {
         abstract: "Run the embedded auth server on 127.0.0.1 over HTTP/1.1 (a development server).",
         discussion: [
             "A DEVELOPMENT server: plain HTTP on the loopback interface only, request heads up to 16 KiB and bodies "
-                + "up to 64 KiB, users and tokens in memory (alice / wonderland; client id hardtack-cli). It speaks "
+                + "up to 64 KiB, users and tokens in memory (alice / wonderland; client id hardtack-cli, and any "
+                + "--confidential-client, such as a gateway's). It speaks "
                 + "both contracts: POST /oauth/token, /oauth/revoke, /auth/signin[/PROVIDER], /auth/refresh, "
                 + "GET /api/me, and GET /debug/stats (counters, for tests). Never expose it to a network.",
             "It prints `listening on http://127.0.0.1:PORT` once ready and runs until SIGINT or SIGTERM.",
@@ -45,13 +48,21 @@ struct ServeCommand: HardtackCommand {
     /// `--bare-authorization`: header style, no `Bearer ` prefix.
     @Flag("--bare-authorization", help: "Header style: send the access token without the `Bearer ` prefix.")
     var bareAuthorization: Bool
+    /// `--confidential-client ID=SECRETFILE`, repeatable: confidential clients (a gateway) it also knows.
+    @Option(
+        "--confidential-client", value: "ID=SECRETFILE",
+        help: "Also know a confidential client (a gateway, such as hardtack gateway's), its secret the first line of "
+            + "SECRETFILE (mode 0600); repeat for more.", allowsEmpty: false)
+    var confidentialClients: [String]
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
+        let clients = try confidentialClientSecrets(context)
         let server: DevelopmentServer
         do throws(DevelopmentServerError) {
             server = try DevelopmentServer(
                 port: UInt16(port ?? 8080), accessTokenLifetime: TimeInterval(lifetime ?? 300),
-                refreshTokenInBody: refreshTokenInBody, bareAuthorization: bareAuthorization)
+                refreshTokenInBody: refreshTokenInBody, bareAuthorization: bareAuthorization,
+                confidentialClients: clients)
         } catch {
             throw .finding(.failure, "\(error). Choose another --port.")
         }
@@ -59,5 +70,31 @@ struct ServeCommand: HardtackCommand {
         Console.print("listening on \(server.baseURL.absoluteString)")
         await Signals.waitForTermination()
         await server.stop()
+    }
+
+    /// Each `--confidential-client ID=SECRETFILE` as id and secret, the secret read from its file.
+    /// - Throws: ``CommandFailure/usage(_:)`` for a malformed or repeated one; ``CommandFailure/store(_:)``
+    ///   when a secret file cannot be read or others may read it.
+    private func confidentialClientSecrets(_ context: CommandContext) throws(CommandFailure) -> [String: String] {
+        var clients: [String: String] = [:]
+        for text in confidentialClients {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw context.usage("--confidential-client takes ID=SECRETFILE, such as hardtack-gateway=./client-secret")
+            }
+            let id = String(parts[0])
+            guard clients[id] == nil else { throw context.usage("--confidential-client: the client \(id) is given twice") }
+            let secret: SecretBytes
+            do throws(SecureStoreError) {
+                secret = try PassphraseFile.readFirstLine(String(parts[1]))
+            } catch {
+                throw .store(error)
+            }
+            guard let text = secret.revealedString() else {
+                throw context.usage("--confidential-client: the secret of \(id) is not UTF-8 text")
+            }
+            clients[id] = text
+        }
+        return clients
     }
 }
