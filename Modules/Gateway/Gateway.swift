@@ -151,8 +151,9 @@ public final class Gateway: Sendable {
     /// `use` succeeded), or the answer when it went unused past the idle timeout (it is signed out then).
     func admit(_ cookie: SessionCookie) async -> (SessionActivity.Use?, HTTPResponse?) {
         guard let timeout = configuration.idleTimeout else { return (nil, nil) }
-        let use = await activity.lastUse(cookie)
+        let use = await activity.lastUse(cookie, timeout: timeout)
         guard activity.isIdle(use, timeout: timeout) else { return (use, nil) }
+        activity.forget(cookie)
         if (try? await sessions.signOut(cookie))?.deletedLocalSession == true { metrics.sessionEnded() }
         return (
             use,

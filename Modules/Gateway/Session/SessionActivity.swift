@@ -4,12 +4,15 @@ import Foundation
 
 /// When each session was last used, for the gateway's idle timeout: an item beside the session's own
 /// (deleted with them), written at most once per ``interval`` so that a busy session does not write the
-/// store on every call.
+/// store on every call, and read only when this process's own record of it does not already show the
+/// session in use (so a busy session does not read it on every call either).
 struct SessionActivity {
     let store: any SecureItemStore
     let now: @Sendable () -> Date
     /// How old the record of use may grow before a use writes it again, in seconds.
     let interval: TimeInterval
+    /// The uses this process recorded.
+    let recent = RecentUses(capacity: 100_000)
 
     /// The record of a session's last use: when, if known.
     struct Use {
@@ -22,12 +25,17 @@ struct SessionActivity {
             accessGroup: store.accessGroups.first)
     }
 
-    /// The session's last recorded use (`at` is `nil` when none is recorded, or it cannot be read).
-    func lastUse(_ cookie: SessionCookie) async -> Use {
+    /// The session's last recorded use (`at` is `nil` when none is recorded, or it cannot be read): this
+    /// process's own record when that is less than `timeout` old (the session is not idle then, whatever
+    /// the store holds), else the store's.
+    func lastUse(_ cookie: SessionCookie, timeout: TimeInterval) async -> Use {
+        let known = recent.recordedUse(of: cookie.sessionID)
+        if let known, now().timeIntervalSince(known) <= timeout { return Use(at: known) }
         guard case .found(let found) = await store.lookup(item(cookie)), let text = found.data?.revealedString(),
             let seconds = Double(text)
-        else { return Use(at: nil) }
-        return Use(at: Date(timeIntervalSince1970: seconds))
+        else { return Use(at: known) }
+        let stored = Date(timeIntervalSince1970: seconds)
+        return Use(at: known.map { max($0, stored) } ?? stored)
     }
 
     /// Whether `use` is more than `timeout` old now.
@@ -38,6 +46,18 @@ struct SessionActivity {
     /// Records a use now, unless `previous` is less than ``interval`` old.
     func record(_ cookie: SessionCookie, after previous: Use) async {
         if let at = previous.at, now().timeIntervalSince(at) < interval { return }
-        _ = try? await store.addOrUpdate(item(cookie), string: String(Int64(now().timeIntervalSince1970)))
+        let used = now()
+        do throws(SecureStoreError) {
+            try await store.addOrUpdate(item(cookie), string: String(Int64(used.timeIntervalSince1970)))
+            // What the store now holds (whole seconds), so that this process never trusts a later time.
+            recent.noteRecorded(cookie.sessionID, at: Date(timeIntervalSince1970: used.timeIntervalSince1970.rounded(.down)))
+        } catch {
+            // Not recorded: the next use tries again.
+        }
+    }
+
+    /// Forgets what this process recorded of `cookie`'s session (it ended).
+    func forget(_ cookie: SessionCookie) {
+        recent.forget(cookie.sessionID)
     }
 }
