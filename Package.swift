@@ -61,6 +61,8 @@ let package = Package(
         // No unsafe flags anywhere: a package that has them cannot be a versioned dependency (Tools/profile
         // passes -Xcc -gdwarf-4 itself, for valgrind).
         .target(name: "CCRC32C", path: "Modules/CCRC32C"),
+        // The executable's process settings that only C can make (prctl is variadic): no core dumps.
+        .target(name: "CProcessHardening", path: "Modules/CProcessHardening"),
         .target(
             name: "SQLiteStore", dependencies: ["StoreCore", "Data", "Domain", "CSQLite", "CSodium", "CCRC32C"],
             path: "Modules/SQLiteStore", swiftSettings: swiftSettings),
@@ -134,7 +136,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(
             name: "hardtack",
-            dependencies: ["Composition", "DevelopmentComposition", "Gateway", "StoreCore", "Data", "Domain", "CommandLineKit"],
+            dependencies: [
+                "Composition", "DevelopmentComposition", "Gateway", "StoreCore", "Data", "Domain", "CommandLineKit",
+                "CProcessHardening",
+            ],
             path: "Modules/hardtack",
             swiftSettings: swiftSettings),
 

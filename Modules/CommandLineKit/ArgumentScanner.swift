@@ -50,6 +50,14 @@ struct ArgumentScanner {
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
+            } else if !argument.hasPrefix("--"), argument.count > 2,
+                !named.contains(where: { $0.names.contains(argument) }),
+                named.contains(where: { $0.kind != .flag && $0.names.contains(String(argument.prefix(2))) })
+            {
+                // A short option's value written on (`-wSecret`), as getopt and `security` take it. What
+                // follows the option's letter is a value, perhaps a secret: never echoed, even when wrong.
+                name = String(argument.prefix(2))
+                inlineValue = String(argument.dropFirst(2))
             }
             guard let declaration = named.first(where: { $0.names.contains(name) }) else {
                 throw values.usageError("unknown option \(Echo.option(name))")

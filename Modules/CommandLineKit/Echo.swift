@@ -9,8 +9,14 @@ enum Echo {
         return looksLikeWord ? "'\(text)'" : "(not shown)"
     }
 
-    /// An unknown option's name when it looks like one, else `(not shown)`.
+    /// An unknown option's name when it looks like one, else `(not shown)`. A single-dash word longer than
+    /// two characters shows only its first letter: it may be a short option with a secret written on
+    /// (`-xSecret`).
     static func option(_ name: String) -> String {
+        if !name.hasPrefix("--") && name.count > 2 {
+            let head = option(String(name.prefix(2)))
+            return head == "(not shown)" ? head : head + " (followed by text not shown)"
+        }
         let looksLikeOption =
             name.count <= 32
             && name.dropFirst(name.hasPrefix("--") ? 2 : 1).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }

@@ -8,7 +8,8 @@
 
 /// Secret bytes (a token, a password, a key) held in memory that is wiped when the last reference goes.
 ///
-/// The bytes are copied once into a private heap buffer and never exposed as a `String`, `Array` or
+/// The bytes are copied once into private memory kept out of core dumps and locked in RAM where the
+/// system allows (``SecretMemory``), and never exposed as a `String`, `Array` or
 /// `Data` unless the caller asks through ``withUnsafeBytes(_:)`` or ``revealedString()``. The type has no
 /// `Codable` conformance, and its `description` is a fixed placeholder, so it cannot slip into a log.
 /// Equality is constant-time.
@@ -27,7 +28,7 @@ public final class SecretBytes: Sendable {
     /// Copies `bytes` into wiped-on-release memory.
     public init<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
         let count = bytes.count
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        let buffer = SecretMemory.allocate(byteCount: max(count, 1))
         // Contiguous sources (arrays, buffers) are copied in one move, not byte by byte.
         let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in
             if count > 0 { buffer.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: count) }
@@ -46,7 +47,7 @@ public final class SecretBytes: Sendable {
 
     /// Creates `count` bytes filled by `fill`, which writes straight into the wiped-on-release buffer.
     public init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
-        storage = .allocate(byteCount: max(count, 1), alignment: 16)
+        storage = SecretMemory.allocate(byteCount: max(count, 1))
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         byteCount = count
         // Every stored property is set, so if `fill` throws, releasing `self` runs `deinit`, which wipes
@@ -58,7 +59,7 @@ public final class SecretBytes: Sendable {
     /// buffer and returns how many of them are the secret (a decryption that also strips padding).
     /// Bytes past that count are wiped with the rest when the secret is released.
     public init(capacity: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+        let buffer = SecretMemory.allocate(byteCount: max(capacity, 1))
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         let count: Int
         do {
@@ -66,7 +67,7 @@ public final class SecretBytes: Sendable {
         } catch {
             // No stored property is set yet, so `deinit` will not run: wipe and free here.
             SecretBytes.wipe(buffer)
-            buffer.deallocate()
+            SecretMemory.deallocate(buffer)
             throw error
         }
         precondition(count >= 0 && count <= capacity, "fill returned a count outside the buffer")
@@ -76,7 +77,7 @@ public final class SecretBytes: Sendable {
 
     deinit {
         SecretBytes.wipe(storage)
-        storage.deallocate()
+        SecretMemory.deallocate(storage)
     }
 
     /// Calls `body` with the secret bytes; the pointer must not escape the call.

@@ -3,8 +3,14 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CProcessHardening
 import CommandLineKit
 import Foundation
+
+// Before anything is read: no core dump of this process, and no other process of this user attaching to
+// it or reading its memory (/proc/PID/mem), since it holds keys, passphrases and tokens. Secrets are also
+// kept in memory marked out of core dumps (SecretMemory), for adopters' processes that stay dumpable.
+_ = hardtack_forbid_core_dumps()
 
 // Everything happens in the command that runs; the store is closed (and its log checkpointed) before exit.
 // The arguments are read as bytes, so one that is not valid UTF-8 is refused instead of altered.

@@ -23,6 +23,15 @@ import Testing
         #expect(copy.destination == nil)
     }
 
+    /// A short option's value may be written on, as getopt and `security` take it: `-wSECRET`, `-tTAG`.
+    @Test func aShortOptionsValueMayBeWrittenOn() throws {
+        let add = try Parse.command(RemoteAdd.self, ["remote", "add", "-wSecret8"])
+        #expect(add.secret == "Secret8")
+        let copy = try Parse.command(Copy.self, ["copy", "-ta", "SRC", "-t", "b"])
+        #expect(copy.tags == ["a", "b"])
+        #expect(Parse.error(["copy", "-vx", "SRC"])?.problem == "unknown option -v (followed by text not shown)")
+    }
+
     @Test func aFlagAnswersToItsAlias() throws {
         #expect(try Parse.command(Copy.self, ["copy", "SRC", "-v"]).verbose)
     }

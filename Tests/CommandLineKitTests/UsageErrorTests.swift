@@ -34,7 +34,10 @@ import Testing
         let option = Parse.error(["copy", "S", "--pass=Tr0ub4dor&3"])
         #expect(option?.problem == "unknown option --pass")
         let shaped = Parse.error(["copy", "S", "-Tr0ub4dor&3"])
-        #expect(shaped?.problem == "unknown option (not shown)")
+        #expect(shaped?.problem == "unknown option -T (followed by text not shown)")
+        let glued = Parse.error(["remote", "-wTr0ub4dor&3", "add"])
+        #expect(glued?.problem == "unknown option -w (followed by text not shown)")
+        #expect(Parse.error(["copy", "S", "-&x"])?.problem == "unknown option (not shown)")
     }
 
     @Test func aTypedValueIsNotEchoedWhenItFailsToConvert() {

@@ -61,7 +61,8 @@ struct CLISandbox {
         return RunningProcess(process: process, outPath: outPath, errPath: errPath)
     }
 
-    private var baseEnvironment: [String: String] {
+    /// What every run's environment starts from: a `PATH`, the sandbox's home, the C locale.
+    var baseEnvironment: [String: String] {
         var environment = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "HOME": directory.file("home"),

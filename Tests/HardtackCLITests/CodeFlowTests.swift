@@ -113,4 +113,23 @@ import Testing
         #expect(result.status != 0 && result.stderr.contains("within 1 s"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }
+
+    /// The browser started for the sign-in gets no variable that holds the store's key: not the one
+    /// `--key-env` names (any name, not only `HARDTACK_*`), nor the passphrase.
+    @Test func theBrowserGetsNoKeyVariable() throws {
+        let (server, url) = try serve()
+        defer { stop(server) }
+        let dump = sandbox.directory.file("browser-environment")
+        let browser = sandbox.directory.file("env-browser")
+        try ExecutableScript.write("#!/bin/sh\n/usr/bin/env > '\(dump).tmp' && /bin/mv '\(dump).tmp' '\(dump)'\n", to: browser)
+        let key = String(repeating: "5a", count: 32)
+        let result = try sandbox.run(
+            ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.directory.file("keyed.db"), "--key-env", "MY_STORE_KEY",
+             "--timeout", "2"],
+            environment: ["BROWSER": browser, "MY_STORE_KEY": key, "MY_OTHER": "kept"])
+        #expect(result.status != 0 && result.stderr.contains("within 2 s"), "\(result.stderr)")
+        let seen = String(decoding: FileBytes.read(dump), as: UTF8.self)
+        #expect(seen.contains("MY_OTHER=kept"), "the browser was not started, or got no environment")
+        #expect(!seen.contains(key) && !seen.contains("MY_STORE_KEY"))
+    }
 }

@@ -54,6 +54,23 @@ final class PseudoTerminal {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Sends `signal` to the program, as a key at the terminal would (Ctrl-C: SIGINT).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Whether the terminal echoes what is typed (its settings, read through the master side).
+    var echoes: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ECHO) != 0
+    }
+
+    /// How the program ended: by a signal (and which), or with an exit status.
+    var endedBySignal: Int32? {
+        process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+    }
+
     /// Waits for the program to end, reads what it still showed, and returns its exit status.
     func finish() -> Int32 {
         let deadline = Date().addingTimeInterval(10)

@@ -45,4 +45,20 @@ import Testing
         #expect(middle.status == 0, "\(middle.stderr)")
         #expect(try sandbox.keychain(["find-generic-password", "-s", "x", "-w"]).stdout == "literal\n")
     }
+
+    /// Ctrl-C (or SIGTERM, SIGHUP, Ctrl-\) at the prompt, with echo off: the terminal's echo is back
+    /// when the process has ended, the process ended by that signal, and nothing was stored.
+    @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
+    func aSignalAtThePromptLeavesEchoOn(_ signal: Int32) throws {
+        let terminal = try PseudoTerminal(
+            sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
+        #expect(terminal.echoes)
+        #expect(terminal.waitFor("Secret for the new generic password: "))
+        #expect(!terminal.echoes)
+        terminal.send(signal)
+        _ = terminal.finish()
+        #expect(terminal.endedBySignal == signal, "\(terminal.transcript)")
+        #expect(terminal.echoes, "the terminal was left with echo off")
+        #expect(try sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
+    }
 }

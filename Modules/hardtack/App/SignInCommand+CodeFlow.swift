@@ -40,7 +40,8 @@ extension SignInCommand {
         } else {
             let flow = CodeFlowSignIn(
                 issuer: url, clientID: clientID, scope: scope, timeout: flowOptions.timeout ?? 300,
-                environment: context.environment, store: store, account: account, clientSecret: secret)
+                environment: options.store.withoutKeyVariable(context.environment), store: store, account: account,
+                clientSecret: secret)
             outcome = await Interruptible.run { () async throws(SignInFailure) in try await flow.run(announce: announce) }
         }
         let session: Session

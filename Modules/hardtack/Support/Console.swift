@@ -56,20 +56,18 @@ enum Console {
     /// ``readSecretFromStandardInput()`` does.
     static func readSecret(prompt: String) -> SecretBytes? {
         guard inputIsTerminal else { return readSecretFromStandardInput() }
-        var saved = termios()
-        let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
-        if canHide {
-            var silent = saved
-            silent.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        return HiddenEcho.run(on: STDIN_FILENO) {
+            // The prompt only once echo is off: whatever is typed after it is never shown.
+            emit(Array(prompt.utf8), to: STDERR_FILENO)
+            defer { emit([0x0A], to: STDERR_FILENO) }
+            return readLine(upTo: 4095)
         }
-        // The prompt only once echo is off: whatever is typed after it is never shown.
-        emit(Array(prompt.utf8), to: STDERR_FILENO)
-        defer {
-            if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-            emit([0x0A], to: STDERR_FILENO)
-        }
-        var line = [UInt8](repeating: 0, count: 4096)
+    }
+
+    /// Reads one line from standard input into wiped memory: `nil` when it is longer than `limit` bytes
+    /// (the rest of the line is read and dropped: never a silently shortened secret).
+    private static func readLine(upTo limit: Int) -> SecretBytes? {
+        var line = [UInt8](repeating: 0, count: limit + 1)
         defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         var count = 0
         while true {
@@ -77,7 +75,6 @@ enum Console {
             let got = read(STDIN_FILENO, &byte, 1)
             if got < 0 && errno == EINTR { continue }
             if got <= 0 || byte == 0x0A { break }
-            // Too long: read to the end of the line, keep nothing (never a silently shortened secret).
             if count < line.count { line[count] = byte }
             count += 1
             byte = 0

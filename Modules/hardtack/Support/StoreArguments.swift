@@ -51,6 +51,13 @@ struct StoreArguments: ParsableArguments {
     /// Whether any of the key options is given.
     var namesAKey: Bool { passphraseFile != nil || keyVariable != nil || credentialName != nil || keyFile != nil }
 
+    /// `environment` less the variable `--key-env` names, for programs this one starts (the browser):
+    /// `HARDTACK_*` variables are withheld from them anyway, but `--key-env` may name any variable.
+    func withoutKeyVariable(_ environment: [String: String]) -> [String: String] {
+        guard let keyVariable else { return environment }
+        return environment.filter { $0.key != keyVariable }
+    }
+
     /// The key a command line names, by precedence: the passphrase file (read now), else the key variable,
     /// else the credential, else the key file; `nil` when none is named.
     /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` when the passphrase file cannot be read or its
