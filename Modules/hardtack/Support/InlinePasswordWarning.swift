@@ -11,8 +11,8 @@ enum InlinePasswordWarning {
     /// The warning for a password in `option`'s URI.
     static func text(option: String) -> String {
         "warning: the password in the \(option) URI is visible to other users of this machine (ps, /proc/PID/cmdline); "
-            + "leave it out and keep it in ~/.pgpass (or the file PGPASSFILE names) or PGPASSWORD, or give the "
-            + "whole URI with --store-file FILE (mode 0600)"
+            + "leave it out and keep it in ~/.pgpass (or the file PGPASSFILE names) or PGPASSWORD"
+            + (option == "--store" ? ", or give the whole URI with --store-file FILE (mode 0600)" : "")
     }
 
     /// Prints the warning on standard error when `location`, given as `option` on the command line, is a
