@@ -43,6 +43,18 @@ struct PostgreSQLPasswordTests {
         expectNoPassword([add, find], password)
     }
 
+    @Test func aPasswordInSalvagesTargetIsWarnedAboutWithoutIt() throws {
+        let sandbox = CLISandbox()
+        try sandbox.addGeneric(service: "api", account: "alice", secret: "x")
+        let secret = "target-pw-\(UInt32.random(in: 0...UInt32.max))"
+        let salvage = try sandbox.keychain(
+            ["salvage", "--to", "postgresql://u:\(secret)@127.0.0.1:1/x", "--to-key-env", "PG_KEY"], environment: key)
+        #expect(salvage.status != 0)
+        #expect(salvage.stderr.contains("hardtack: warning: the password in the --to URI is visible"), "\(salvage.stderr)")
+        #expect(!salvage.stderr.contains("--store-file"), "\(salvage.stderr)")
+        expectNoPassword([salvage], secret)
+    }
+
     @Test func thePasswordFileIsReadAsLibpqReadsIt() throws {
         let sandbox = CLISandbox()
         let (uri, password) = try sandbox.freshPostgreSQLDatabase()
