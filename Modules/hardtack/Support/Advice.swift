@@ -24,7 +24,7 @@ enum Advice {
             "\(failure.message). Use a newer hardtack."
         case .storage(let failure) where failure.kind == .serverNotVerified:
             "\(failure.message). Give the CA certificate that signed the server's certificate as sslrootcert=FILE in "
-                + "the --store URI (or put it in ~/.postgresql/root.crt; for a server certified by a public CA, "
+                + "the store's URI (or put it in ~/.postgresql/root.crt; for a server certified by a public CA, "
                 + "sslrootcert=/etc/ssl/certs/ca-certificates.crt), and name the server as its certificate does. To "
                 + "connect without the check, add sslmode=require (encrypted, the server unverified) or "
                 + "sslmode=disable (plaintext) to the URI, or set PGSSLMODE."
