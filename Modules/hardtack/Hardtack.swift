@@ -18,6 +18,8 @@ struct Hardtack: Command {
             (ServerOptions.serverVariable, "The server for signin, me, refresh, signout."),
             ("HARDTACK_STORE", "The store (a file, or a postgresql:// URI) when no --store is given."),
             ("HARDTACK_PASSPHRASE", "The store's passphrase when no key option is given."),
+            ("PGPASSWORD", "A PostgreSQL store's password when its URI has none (else PGPASSFILE, else ~/.pgpass)."),
+            ("PGSSLMODE", "The TLS check when the URI names none (default: verify-full for a host that is not loopback)."),
         ],
         subcommands: [
             KeychainCommand.self, DemoCommand.self, SignInCommand.self, StatusCommand.self, MeCommand.self,

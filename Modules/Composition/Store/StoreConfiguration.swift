@@ -90,6 +90,12 @@ public struct StoreConfiguration: Sendable {
         PostgreSQLSecureItemStore.isLocation(location)
     }
 
+    /// Whether `location` is a PostgreSQL URI that carries a password itself (rather than leaving libpq
+    /// to find it in `PGPASSWORD` or the password file).
+    public static func holdsPassword(_ location: String) -> Bool {
+        isPostgreSQL(location) && PostgreSQLSecureItemStore.holdsPassword(location)
+    }
+
     /// Where the store is, safe to show: the file path, or the URI with any password replaced by `***`.
     public var displayLocation: String {
         guard Self.isPostgreSQL(storePath) else { return storePath }

@@ -18,6 +18,9 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case permission
         /// The database server cannot be reached or is not accepting connections.
         case unavailable
+        /// The database server was reached but failed the TLS check: it offers no TLS, or its
+        /// certificate is not trusted or not issued for the host named. Trying again will not help.
+        case serverNotVerified
         /// The connection was lost during the call (the outcome of a write is told separately).
         case connectionLost
         /// The call did not finish within its time limit.
@@ -66,6 +69,8 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .readOnly: "Reads work there, writes are impossible; to change the store, copy it to a writable place."
         case .permission: "Check that this user (or database role) owns the store and may write to it."
         case .unavailable: "Check that the database server is running and reachable, then try again."
+        case .serverNotVerified:
+            "Give the client the CA certificate that signed the server's certificate, and name the server as its certificate does."
         case .connectionLost: "The store is consistent; read what you wrote before trying it again (it may have been saved)."
         case .timedOut: "Try again later."
         case .resources: "Free some memory and try again."

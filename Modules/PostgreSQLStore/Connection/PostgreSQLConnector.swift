@@ -19,8 +19,12 @@ struct PostgreSQLConnector {
     /// A connected handle in non-blocking mode, with notices silenced.
     func connect() throws(PostgreSQLError) -> OpaquePointer {
         let deadline = ContinuousClock.now + options.connectTimeout
-        // Settings before `dbname`: libpq lets the URI (expanded from `dbname`) override them.
-        let settings: [(String, String)] = [
+        let environment = ProcessInfo.processInfo.environment
+        let sslMode = PostgreSQLTLSDefault.sslMode(for: location, environment: environment)
+        // Settings before `dbname`: libpq lets the URI (expanded from `dbname`) override them. The TLS
+        // mode is set only when neither the URI nor the environment names one; libpq reads every other
+        // TLS setting (sslrootcert, sslcert, sslkey, sslcrl, sslsni, …) from them itself.
+        let settings: [(String, String)] = (sslMode.map { [("sslmode", $0)] } ?? []) + [
             ("connect_timeout", String(max(2, options.connectTimeout.wholeSeconds))),
             ("keepalives", "1"),
             ("keepalives_idle", String(max(1, options.keepaliveIdle.wholeSeconds))),
@@ -35,6 +39,9 @@ struct PostgreSQLConnector {
         }
         guard let connection else {
             throw PostgreSQLError(.connectionFailed, message: "out of memory")
+        }
+        let failure = { (connection: OpaquePointer) in
+            self.failure(connection, modeIsDefault: sslMode != nil, environment: environment)
         }
         guard PQstatus(connection) != CONNECTION_BAD else { throw failure(connection) }
         var state = PGRES_POLLING_WRITING
@@ -57,11 +64,20 @@ struct PostgreSQLConnector {
         return connection
     }
 
-    /// Closes `connection` and describes why it failed, scrubbed of the password.
-    private func failure(_ connection: OpaquePointer) -> PostgreSQLError {
+    /// Closes `connection` and describes why it failed, scrubbed of the password: a failed TLS check by
+    /// its cause, anything else in libpq's words.
+    private func failure(_ connection: OpaquePointer, modeIsDefault: Bool, environment: [String: String])
+        -> PostgreSQLError
+    {
         let said = String(cString: PQerrorMessage(connection))
         PQfinish(connection)
         let message = location.scrub(PostgreSQLConnector.tidy(said))
+        if let cause = PostgreSQLTLSFailure.cause(of: message) {
+            let roots = location.connectionSettings["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? environment["PGSSLROOTCERT"].flatMap { $0.isEmpty ? nil : $0 } ?? "~/.postgresql/root.crt"
+            let tls = PostgreSQLTLSFailure(cause: cause, modeIsDefault: modeIsDefault, rootCertificates: roots)
+            return PostgreSQLError(.tlsCheckFailed, message: message, tlsFailure: tls)
+        }
         return PostgreSQLError(.connectionFailed, message: message.isEmpty ? "connection failed" : message)
     }
 

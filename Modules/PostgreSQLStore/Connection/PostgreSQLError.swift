@@ -13,6 +13,9 @@
         /// No connection could be made: refused, unreachable, authentication failed, or no answer in
         /// time.
         case connectionFailed
+        /// No connection was made because the server failed libpq's TLS check (`sslmode` `require`,
+        /// `verify-ca` or `verify-full`); ``PostgreSQLError/tlsFailure`` says why.
+        case tlsCheckFailed
         /// The connection broke (before or during the call); nothing more can be sent on it until
         /// `reconnect()`. The outcome of a call that was under way is unknown.
         case connectionLost
@@ -43,12 +46,16 @@
     @_spi(HardtackTools) public let constraint: String?
     /// The SQL of the call, shortened, or `nil` when there was none.
     @_spi(HardtackTools) public let sql: String?
+    /// Why the server failed the TLS check, for ``Kind/tlsCheckFailed``.
+    @_spi(HardtackTools) public let tlsFailure: PostgreSQLTLSFailure?
 
     /// Makes an error; `sql` is shortened to its first 80 characters.
     @_spi(HardtackTools) public init(
-        _ kind: Kind, message: String, sqlState: String? = nil, constraint: String? = nil, sql: String? = nil
+        _ kind: Kind, message: String, sqlState: String? = nil, constraint: String? = nil, sql: String? = nil,
+        tlsFailure: PostgreSQLTLSFailure? = nil
     ) {
         self.kind = kind
+        self.tlsFailure = tlsFailure
         self.message = message
         self.sqlState = sqlState
         self.constraint = constraint
@@ -82,6 +89,7 @@ extension PostgreSQLError: CustomStringConvertible {
         switch kind {
         case .invalidLocation: text = "invalid PostgreSQL location"
         case .connectionFailed: text = "cannot connect to PostgreSQL"
+        case .tlsCheckFailed: text = "cannot connect to PostgreSQL: the server failed the TLS check"
         case .connectionLost: text = "the PostgreSQL connection was lost"
         case .server: text = "PostgreSQL error"
         case .timedOut: text = "the PostgreSQL call timed out and was cancelled"
@@ -90,7 +98,8 @@ extension PostgreSQLError: CustomStringConvertible {
         case .unexpected: text = "unexpected PostgreSQL answer"
         }
         if let sqlState { text += " \(sqlState)" }
-        if !message.isEmpty { text += ": \(message)" }
+        if let tlsFailure { text += ": \(tlsFailure)" }
+        if !message.isEmpty { text += kind == .tlsCheckFailed ? " (libpq: \(message))" : ": \(message)" }
         if let constraint { text += " (constraint \(constraint))" }
         if let sql { text += " in `\(sql)`" }
         return text

@@ -23,6 +23,9 @@ import Foundation
     /// Whether the URI itself carries a password (otherwise libpq may find one in `PGPASSWORD` or
     /// `~/.pgpass`).
     @_spi(HardtackTools) public let hasPassword: Bool
+    /// The URI's settings that choose where and how securely to connect (`host`, `hostaddr`, `sslmode`,
+    /// `requiressl`, `service`, `sslrootcert`), as libpq parsed them; never the password.
+    let connectionSettings: [String: String]
     /// Every form of the password in the URI (as written and decoded), to scrub from messages.
     private let secrets: [String]
 
@@ -55,11 +58,15 @@ import Foundation
         port = values["port"]
         database = values["dbname"]
         user = values["user"]
+        connectionSettings = values.filter { Self.connectionKeywords.contains($0.key) }
         let password = values["password"]
         hasPassword = password != nil
         // The decoded password as libpq will use it, besides the forms found in the text.
         self.secrets = Self.expand(rawSecrets + (password.map { [$0] } ?? []))
     }
+
+    /// The keywords kept in ``connectionSettings``.
+    private static let connectionKeywords: Set<String> = ["host", "hostaddr", "sslmode", "requiressl", "service", "sslrootcert"]
 
     /// `message` with every form of this location's password replaced by `***`.
     @_spi(HardtackTools) public func scrub(_ message: String) -> String { Self.scrub(message, secrets) }

@@ -30,6 +30,9 @@ enum PostgreSQLFailure {
             (kind, message) = (.other, "the PostgreSQL URI is not valid: \(error.message)")
         case .connectionFailed:
             (kind, message) = (.unavailable, "cannot connect to the PostgreSQL server: \(error.message)")
+        case .tlsCheckFailed:
+            let cause = error.tlsFailure.map(\.description) ?? "the TLS check failed"
+            (kind, message) = (.serverNotVerified, "the PostgreSQL server failed the TLS check: \(cause) (libpq: \(error.message))")
         case .connectionLost:
             (kind, message) = (.connectionLost, "the connection to the PostgreSQL server was lost")
         case .timedOut, .timedOutConnectionClosed:

@@ -80,6 +80,12 @@ public final class PostgreSQLSecureItemStore: EngineBackedStore {
         (try? PostgreSQLLocation(uri).redacted) ?? "postgresql://(a URI that is not valid)"
     }
 
+    /// Whether `uri` carries a password itself (`user:password@`, or a `password` parameter), valid URI
+    /// or not; without one libpq looks in `PGPASSWORD` and the password file.
+    public static func holdsPassword(_ uri: String) -> Bool {
+        PostgreSQLLocation.redact(uri).1.contains { !$0.isEmpty }
+    }
+
     /// Whether the server at `uri` holds a store in `schema` (a damaged one included).
     /// - Throws: ``SecureStoreError/storage(_:)`` when the server cannot be asked.
     public static func exists(uri: String, schema: String = "hardtack") throws(SecureStoreError) -> Bool {

@@ -10,6 +10,8 @@ struct KeychainCommand: Command {
         environment: [
             ("HARDTACK_STORE", "The store (a file, or a postgresql:// URI) when no --store is given."),
             ("HARDTACK_PASSPHRASE", "The passphrase, when no --passphrase-file is given."),
+            ("PGPASSWORD", "A PostgreSQL store's password when its URI has none (else PGPASSFILE, else ~/.pgpass)."),
+            ("PGSSLMODE", "The TLS check when the URI names none (default: verify-full for a host that is not loopback)."),
             (ChangePassphraseVerb.newPassphraseVariable, "The new passphrase for change-passphrase."),
             ("HARDTACK_ARGON2_COST", "`interactive` lowers the cost of a new passphrase. For tests only."),
         ],

@@ -97,6 +97,7 @@ struct SalvageVerb: HardtackCommand {
     private func targetConfiguration(_ context: CommandContext, source: StoreConfiguration) throws(CommandFailure)
         -> StoreConfiguration
     {
+        InlinePasswordWarning.check(target, option: "--to")
         let namesAKey =
             targetPassphraseFile != nil || targetKeyVariable != nil || targetCredentialName != nil || targetKeyFile != nil
         if StoreConfiguration.isPostgreSQL(target), !namesAKey {

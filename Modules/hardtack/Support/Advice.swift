@@ -22,6 +22,12 @@ enum Advice {
                 + "copies every item that still authenticates into a new store)."
         case .storage(let failure) where failure.kind == .newerFormat:
             "\(failure.message). Use a newer hardtack."
+        case .storage(let failure) where failure.kind == .serverNotVerified:
+            "\(failure.message). Give the CA certificate that signed the server's certificate as sslrootcert=FILE in "
+                + "the store's URI (or put it in ~/.postgresql/root.crt; for a server certified by a public CA, "
+                + "sslrootcert=/etc/ssl/certs/ca-certificates.crt), and name the server as its certificate does. To "
+                + "connect without the check, add sslmode=require (encrypted, the server unverified) or "
+                + "sslmode=disable (plaintext) to the URI, or set PGSSLMODE."
         default:
             error.description
         }

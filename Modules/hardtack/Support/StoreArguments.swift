@@ -16,9 +16,18 @@ struct StoreArguments: ParsableArguments {
         "--store", value: "PATH|URI",
         help: "The store: a file (default: $HARDTACK_STORE, else $XDG_DATA_HOME/hardtack/keychain.db, else "
             + "~/.local/share/hardtack/keychain.db), or a postgresql:// URI, which needs a key option. "
-            + "Commands that write create it on first use; commands that only read never do.",
+            + "Commands that write create it on first use; commands that only read never do. A password in the "
+            + "URI is visible to other users of this machine (ps, /proc); leave it out and keep it in ~/.pgpass, "
+            + "PGPASSFILE or PGPASSWORD, or use --store-file.",
         allowsEmpty: false)
     var storePath: String?
+    /// `--store-file FILE`, if given.
+    @Option(
+        "--store-file", value: "FILE",
+        help: "Read the store (a path or a postgresql:// URI, its password included) from the first line of FILE, "
+            + "which group and others may neither read nor write (mode 0600), instead of --store.",
+        allowsEmpty: false)
+    var storeFile: String?
     /// `--key-file PATH`, if given.
     @Option(
         "--key-file", value: "PATH",
@@ -72,6 +81,19 @@ struct StoreArguments: ParsableArguments {
         return nil
     }
 
+    /// The store the command line names: `--store` (warning once when its URI holds a password), or the
+    /// first line of the `--store-file`; `nil` when neither is given.
+    /// - Throws: ``CommandFailure/usage(_:)`` when both are given or the file cannot be read,
+    ///   ``CommandFailure/store(_:)`` when others may read or change the file.
+    func namedStore(_ context: CommandContext) throws(CommandFailure) -> String? {
+        guard let storeFile else {
+            if let storePath { InlinePasswordWarning.check(storePath, option: "--store") }
+            return storePath
+        }
+        guard storePath == nil else { throw context.usage("--store and --store-file both name the store; give one") }
+        return try StoreFile.readFirstLine(storeFile)
+    }
+
     /// The store configuration these options and the environment describe.
     /// With `onlyReads`, a store on read-only media is opened read-only rather than refused.
     /// - Throws: ``CommandFailure/usage(_:)`` for an unknown `HARDTACK_ARGON2_COST`;
@@ -81,6 +103,7 @@ struct StoreArguments: ParsableArguments {
             throw context.usage(
                 "\(StoreConfiguration.passphraseCostVariable) may only be 'interactive' (for tests) or unset")
         }
+        let storePath = try namedStore(context)
         let named = storePath ?? context.environment[StoreConfiguration.storeVariable]
         if let named, StoreConfiguration.isPostgreSQL(named), !namesAKey,
             context.environment[StoreConfiguration.passphraseVariable] == nil
