@@ -51,8 +51,26 @@ enum PostgreSQLSchemaCheck {
 
     /// Refuses a store whose schema (at `version`) holds a trigger, function, rule or policy the store
     /// did not make, one of its own defined otherwise or switched off, or lacks one of its own.
+    ///
+    /// Another instance may upgrade the tables between the caller's read of their version and this
+    /// check (in one transaction, so the check sees one version's objects or the other's): what does
+    /// not match `version` is checked again at the version the tables have then.
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` naming the object; never its definition.
     static func refuseForeignCode(_ storage: PostgreSQLItemStorage, version: Int32) throws(SecureStoreError) {
+        do {
+            try check(storage, version: version)
+        } catch .integrityFailure(let message) {
+            let now = try storage.run("SELECT schema_version FROM \(storage.schema).meta WHERE id = 1")
+            guard now.rowCount == 1,
+                let current = try? PostgreSQLStoreOpener.translated({ () throws(PostgreSQLError) in try now.int32(0, 0) }),
+                current > version, current <= PostgreSQLSchema.currentVersion
+            else { throw .integrityFailure(message) }
+            try check(storage, version: current)
+        }
+    }
+
+    /// ``refuseForeignCode(_:version:)`` at `version`, once.
+    private static func check(_ storage: PostgreSQLItemStorage, version: Int32) throws(SecureStoreError) {
         let schema = storage.schema
         let result = try storage.run(query, [.text(schema)])
         let body = version >= 2 ? PostgreSQLSchema.countItemChange(schema) : PostgreSQLSchema.version1CountItemChange(schema)
