@@ -114,20 +114,9 @@ import Testing
             try store.delete(refresh)
         }
         // The schema of the first stores: AUTOINCREMENT, a unique `uniq`, a separate primary index.
-        let raw = try fixture.raw()
-        try raw.query("BEGIN")
-        try raw.query(
-            """
-            CREATE TABLE old_items (id INTEGER PRIMARY KEY AUTOINCREMENT, class INTEGER NOT NULL,
-                grp BLOB NOT NULL, uniq BLOB NOT NULL UNIQUE, prim BLOB NOT NULL, attrs BLOB NOT NULL,
-                data BLOB NOT NULL)
-            """)
-        try raw.query("INSERT INTO old_items SELECT * FROM items")
-        try raw.query("UPDATE sqlite_sequence SET seq = 2 WHERE name = 'old_items'")
-        try raw.query("DROP TABLE items")
-        try raw.query("ALTER TABLE old_items RENAME TO items")
-        try raw.query("CREATE INDEX items_prim ON items (prim)")
-        try raw.query("COMMIT")
+        try FirstBuildSchema.apply(to: try fixture.raw())
+        // AUTOINCREMENT remembers the deleted row's id.
+        try fixture.raw().query("UPDATE sqlite_sequence SET seq = 2 WHERE name = 'items'")
 
         let store = try fixture.open()
         #expect(try store.findString(access) == "A")

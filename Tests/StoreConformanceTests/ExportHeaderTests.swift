@@ -25,7 +25,7 @@ struct ExportHeaderTests {
         let key = ExportKey.passphrase(secret("right"))
         _ = try StoreExport.write(from: store, to: path, key: key, cost: .interactive)
         let original = FileBytes.read(path)
-        #expect(original[8] == 2, "version 2 is written")
+        #expect(original[8] == 3, "version 3 is written")
         #expect(Self.stream + SecretStream.headerBytes == ExportFormat.headerBytes)
         let damaged = fixture.directory.file("damaged.htk")
         func refusal(flipping offset: Int, bit: Int = 0) throws -> SecureStoreError? {

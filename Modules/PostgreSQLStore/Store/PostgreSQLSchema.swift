@@ -81,7 +81,21 @@ enum PostgreSQLSchema {
             value bytea NOT NULL
         );
         CREATE SEQUENCE IF NOT EXISTS \(schema).row_ids;
-        CREATE OR REPLACE FUNCTION \(schema).count_item_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        CREATE OR REPLACE FUNCTION \(schema).count_item_change() RETURNS trigger LANGUAGE plpgsql AS $$\(countItemChange(schema))$$;
+        DROP TRIGGER IF EXISTS items_changed ON \(schema).items;
+        CREATE TRIGGER items_changed AFTER INSERT OR UPDATE OR DELETE ON \(schema).items
+            FOR EACH ROW EXECUTE FUNCTION \(schema).count_item_change();
+        DROP TRIGGER IF EXISTS items_truncated ON \(schema).items;
+        CREATE TRIGGER items_truncated AFTER TRUNCATE ON \(schema).items
+            FOR EACH STATEMENT EXECUTE FUNCTION \(schema).count_item_change();
+        """
+    }
+
+    /// The body of the trigger function `count_item_change` (version 2), as PostgreSQL keeps it
+    /// (`pg_proc.prosrc`, the text between the dollar quotes, to the byte).
+    static func countItemChange(_ schema: String) -> String {
+        """
+
         BEGIN
             IF TG_OP = 'TRUNCATE' THEN
                 UPDATE \(schema).group_digests SET version = version + 1;
@@ -94,14 +108,38 @@ enum PostgreSQLSchema {
                 UPDATE \(schema).group_digests SET version = version + 1 WHERE grp = NEW.grp;
             END IF;
             RETURN NULL;
-        END $$;
-        DROP TRIGGER IF EXISTS items_changed ON \(schema).items;
-        CREATE TRIGGER items_changed AFTER INSERT OR UPDATE OR DELETE ON \(schema).items
-            FOR EACH ROW EXECUTE FUNCTION \(schema).count_item_change();
-        DROP TRIGGER IF EXISTS items_truncated ON \(schema).items;
-        CREATE TRIGGER items_truncated AFTER TRUNCATE ON \(schema).items
-            FOR EACH STATEMENT EXECUTE FUNCTION \(schema).count_item_change();
+        END\u{20}
         """
+    }
+
+    /// The body of `count_item_change` in version 1, as the code of that version wrote it (commit
+    /// 7d3f2cb): one counter for the whole store, bumped once per statement.
+    static func version1CountItemChange(_ schema: String) -> String {
+        """
+
+        BEGIN
+            UPDATE \(schema).rows_digest SET version = version + 1 WHERE id = 1;
+            RETURN NULL;
+        END\u{20}
+        """
+    }
+
+    /// The triggers on `items` at schema `version`, by name, each as `pg_get_triggerdef` gives it,
+    /// with `function` for the name of the function it runs (which PostgreSQL qualifies with its
+    /// schema only when the session's search path does not find it).
+    static func triggers(_ schema: String, version: Int32, function: String) -> [String: String] {
+        let on = "ON \(schema).items"
+        let execute = "EXECUTE FUNCTION \(function)()"
+        guard version >= 2 else {
+            return [
+                "items_changed":
+                    "CREATE TRIGGER items_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE \(on) FOR EACH STATEMENT \(execute)"
+            ]
+        }
+        return [
+            "items_changed": "CREATE TRIGGER items_changed AFTER INSERT OR DELETE OR UPDATE \(on) FOR EACH ROW \(execute)",
+            "items_truncated": "CREATE TRIGGER items_truncated AFTER TRUNCATE \(on) FOR EACH STATEMENT \(execute)",
+        ]
     }
 
     /// Upgrades version-1 tables (one `rows_digest` row for the store, row versions from its counter)

@@ -94,6 +94,8 @@ package enum PostgreSQLStoreOpener {
         guard version.rowCount == 1 else { throw missingHeader }
         let found = try translated { () throws(PostgreSQLError) in try version.int32(0, 0) }
         try checkVersion(found)
+        // Before anything runs in a transaction of the store's: the code on its tables is its own.
+        try PostgreSQLSchemaCheck.refuseForeignCode(storage, version: found)
         return (try storage.readHeaderRecord(), found)
     }
 

@@ -151,4 +151,12 @@ final class SQLiteStatement {
         guard let text = sqlite3_column_text(raw, index) else { return nil }
         return String(cString: text)
     }
+
+    /// The text in column `index` of the current row, every byte of it (``text(at:)`` stops at the
+    /// first NUL byte, which text written into the file by other means may hold); `nil` for NULL.
+    func wholeText(at index: Int32) -> String? {
+        guard let text = sqlite3_column_text(raw, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(raw, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
 }

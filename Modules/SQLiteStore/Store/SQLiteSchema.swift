@@ -34,29 +34,6 @@ enum SQLiteSchema {
         try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = '\(name)'") == "1"
     }
 
-    /// The triggers the store makes, all on `meta` (``headerCopy``). The store makes no views.
-    static let ownTriggers: Set<String> = ["meta_copy_on_insert", "meta_copy_on_update"]
-
-    /// Refuses a file whose schema holds a trigger or a view the store did not make: code put there by
-    /// someone who could write the file would run on the store's connection, inside its transactions
-    /// (rewriting what it writes, say). Tamper evidence would catch most of what such code does, later;
-    /// the store does not let it run at all.
-    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` naming the trigger or view.
-    static func refuseForeignCode(_ connection: SQLiteConnection) throws(SecureStoreError) {
-        let statement = try connection.prepared(
-            "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY name")
-        defer { statement.reset() }
-        while try statement.step() {
-            let type = statement.text(at: 0) ?? "?"
-            // Shown only as printable ASCII, at most 64 characters: the name is the file's, anyone's.
-            let name = String((statement.text(at: 1) ?? "").unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F }.prefix(64).map(Character.init))
-            if type == "trigger", ownTriggers.contains(name), statement.text(at: 2) == "meta" { continue }
-            throw .integrityFailure(
-                "the store's file holds a \(type) the store did not make (\(name)): its schema was "
-                    + "changed outside Hardtack")
-        }
-    }
-
     /// Whether the database has no tables at all: a new file.
     static func isEmpty(_ connection: SQLiteConnection) throws(SecureStoreError) -> Bool {
         try connection.scalarText("SELECT count(*) FROM sqlite_master") == "0"

@@ -31,7 +31,7 @@ enum SQLiteStoreOpener {
         // Either copy that is sound unlocks; two sound copies that differ unlock nothing.
         let copies = try SQLiteHeaderCopies.read(connection)
         let stored = try copies.record()
-        try SQLiteSchema.refuseForeignCode(connection)
+        try SQLiteSchema.refuseUnknownSchema(connection)
         // Read-only (media that cannot be written): nothing is created, upgraded or switched; the
         // checksum VFS, the rows digest and the items' authentication check every read as usual.
         if !writable {

@@ -1,22 +1,30 @@
 package import Data
 import Domain
 
-/// The export file's layout, version 2 (version 1, without the header MAC, is still read):
+/// The export file's layout, version 3 (versions 1, without the header MAC, and 2, without the
+/// padding, are still read):
 ///
-///     header:  "HTKEXPRT" ‖ version (2) ‖ key kind (1: passphrase, 2: key file) ‖
+///     header:  "HTKEXPRT" ‖ version (3) ‖ key kind (1: passphrase, 2: key file) ‖
 ///              Argon2id opslimit (8, big-endian) ‖ memlimit (8) ‖ salt (16) ‖ key check (16) ‖
 ///              header MAC (16) ‖ secretstream header (24); the key check and the MAC tell a wrong
 ///              export key from a changed header (``ExportHeader``)
 ///     then frames: length (4, big-endian) ‖ a secretstream message, every one bound to the header
 ///              as additional data; one message per item, then a final one holding the item count.
 ///     item:    class (1) ‖ attributes' length (4) ‖ attributes (the store's attribute encoding, with
-///              the access group and dates) ‖ data's length (4) ‖ data
+///              the access group and dates) ‖ data's length (4) ‖ data ‖ padding (version 3: ISO/IEC
+///              7816-4, 0x80 then zeros, to the next multiple of ``paddingBlock``, as the store pads
+///              its own rows; so a message shows its item's size only to that bucket)
 ///     final:   "END" ‖ item count (8)
 package enum ExportFormat {
     /// The file's first bytes.
     static let magic = Array("HTKEXPRT".utf8)
-    /// The layout version this code writes and reads.
-    static let version: UInt8 = 2
+    /// The layout version this code writes (it reads this one and every earlier one).
+    package static let version: UInt8 = 3
+    /// The first version whose item messages are padded.
+    static let firstPaddedVersion: UInt8 = 3
+    /// Item messages are padded to a multiple of this many bytes: the store's own bucket for a row's
+    /// plaintext (``ItemRow/paddingBlock``).
+    package static let paddingBlock = ItemRow.paddingBlock
     /// The size of the Argon2id salt.
     static let saltBytes = 16
     /// The size of the key check.
@@ -42,6 +50,25 @@ package enum ExportFormat {
             }
             return key
         }
+    }
+
+    /// Pads `record` in place (ISO/IEC 7816-4: 0x80, then zeros) to the next multiple of
+    /// ``paddingBlock``; at least one byte is added. The caller reserved the capacity, so the secret
+    /// in `record` is not copied to a larger buffer on the way.
+    static func pad(_ record: inout [UInt8]) {
+        let padded = Sodium.paddedLength(record.count, block: paddingBlock)
+        record.append(0x80)
+        record.append(contentsOf: repeatElement(0, count: padded - record.count))
+    }
+
+    /// How many of `padded`'s bytes come before its padding (``pad(_:)``), or `nil` when it is not
+    /// padded so: a length that is not a multiple of ``paddingBlock``, or no 0x80 after the last
+    /// non-zero byte within the last block.
+    static func unpaddedCount(_ padded: UnsafeRawBufferPointer) -> Int? {
+        guard !padded.isEmpty, padded.count % paddingBlock == 0 else { return nil }
+        var index = padded.count - 1
+        while index > padded.count - paddingBlock, padded[index] == 0 { index -= 1 }
+        return padded[index] == 0x80 ? index : nil
     }
 
     /// Appends `value` as 4 (or 8) big-endian bytes.

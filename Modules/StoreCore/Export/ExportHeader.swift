@@ -3,13 +3,13 @@ import Domain
 
 /// An export file's header, and how it tells a wrong export key from a header that was changed.
 ///
-/// Version 2 (written) holds, after the cost and salt, a key check and a header MAC, both keyed hashes
-/// under a check key: for a key file, a key from the file alone (no header byte goes into it); for a
-/// passphrase, the stream key (Argon2id needs the salt and cost). The right key reproduces the check
-/// whatever else changed, and the MAC covers every other header byte; so a check that holds with a MAC
-/// that fails, or the reverse, is a changed header, and only both failing is a wrong key (or, for a
-/// passphrase, a changed salt or cost, which no key can tell apart from a wrong passphrase). Version 1
-/// (read only) has the key check alone.
+/// Versions 2 and 3 (3, written, also pads the item messages: ``ExportFormat``) hold, after the cost
+/// and salt, a key check and a header MAC, both keyed hashes under a check key: for a key file, a key
+/// from the file alone (no header byte goes into it); for a passphrase, the stream key (Argon2id needs
+/// the salt and cost). The right key reproduces the check whatever else changed, and the MAC covers
+/// every other header byte; so a check that holds with a MAC that fails, or the reverse, is a changed
+/// header, and only both failing is a wrong key (or, for a passphrase, a changed salt or cost, which
+/// no key can tell apart from a wrong passphrase). Version 1 (read only) has the key check alone.
 struct ExportHeader {
     /// The layout version.
     let version: UInt8
@@ -45,13 +45,14 @@ struct ExportHeader {
         return bytes + streamHeader
     }
 
-    /// A new version-2 header for `key` with the stream's header; its check and MAC under `streamKey`.
+    /// A new header of `version` (2 or later: the layout of this header is theirs) for `key` with the
+    /// stream's header; its check and MAC under `streamKey`.
     static func make(
-        key: ExportKey, cost: Argon2Cost, salt: [UInt8], streamKey: SecureKey, streamHeader: [UInt8]
+        version: UInt8, key: ExportKey, cost: Argon2Cost, salt: [UInt8], streamKey: SecureKey, streamHeader: [UInt8]
     ) throws(SecureStoreError) -> ExportHeader {
         let checkKey = try checkKey(key, streamKey: streamKey)
         var header = ExportHeader(
-            version: ExportFormat.version, kind: key.kindCode, cost: cost, salt: salt, check: [], mac: [],
+            version: version, kind: key.kindCode, cost: cost, salt: salt, check: [], mac: [],
             streamHeader: streamHeader)
         let check = try keyCheck(checkKey)
         let mac = try header.headerMAC(checkKey)
@@ -72,7 +73,7 @@ struct ExportHeader {
         guard version <= ExportFormat.version else {
             throw .storage(
                 .store(
-                    "the export has format version \(version), which this version of Hardtack (versions 1 and 2) "
+                    "the export has format version \(version), which this version of Hardtack (versions 1 to \(ExportFormat.version)) "
                         + "cannot read: it was written by a newer one, or its header was changed", kind: .newerFormat))
         }
         // A single changed bit never turns one valid kind (1, 2) into the other.

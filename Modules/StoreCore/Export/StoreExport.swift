@@ -25,22 +25,41 @@ public enum StoreExport {
         from store: any SecureItemStore, to path: String, key: ExportKey, cost: Argon2Cost = .moderate,
         replacing: Bool = false, progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
     ) throws(SecureStoreError) -> Int {
+        try write(
+            from: store, to: path, key: key, cost: cost, replacing: replacing, version: ExportFormat.version,
+            progress: progress)
+    }
+
+    /// ``write(from:to:key:cost:replacing:progress:)`` in layout `version`: 3 (``ExportFormat/version``)
+    /// or 2, whose item messages are not padded, as every build before version 3 wrote them; kept so
+    /// that tests make such files with the code that wrote them, and check they are still read.
+    package static func write(
+        from store: any SecureItemStore, to path: String, key: ExportKey, cost: Argon2Cost = .moderate,
+        replacing: Bool = false, version: UInt8, progress: (ExportStep, Int, Int) -> Void = { _, _, _ in }
+    ) throws(SecureStoreError) -> Int {
+        precondition((2...ExportFormat.version).contains(version), "an export layout this code writes")
+        let padded = version >= ExportFormat.firstPaddedVersion
         let items = try readAll(store, progress: progress)
         let salt = Sodium.randomBytes(ExportFormat.saltBytes)
         let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
         let writer = try SecretStream.Writer(key: streamKey)
         let header = try ExportHeader.make(
-            key: key, cost: cost, salt: salt, streamKey: streamKey, streamHeader: writer.header
+            version: version, key: key, cost: cost, salt: salt, streamKey: streamKey, streamHeader: writer.header
         ).encoded
         var file = header
         for (index, item) in items.enumerated() {
             guard let attributes = item.attributes, let data = item.data else { continue }
-            var record: [UInt8] = [item.itemClass.rawValue]
             let encoded = AttributeCodec.encode(attributes)
+            let length = 1 + 4 + encoded.count + 4 + data.count
+            var record: [UInt8] = []
+            // The whole record's room at once: growing it would leave copies of the secret behind.
+            record.reserveCapacity(padded ? Sodium.paddedLength(length, block: ExportFormat.paddingBlock) : length)
+            record.append(item.itemClass.rawValue)
             ExportFormat.append(UInt32(encoded.count), to: &record)
             record += encoded
             ExportFormat.append(UInt32(data.count), to: &record)
             data.withUnsafeBytes { record.append(contentsOf: $0) }
+            if padded { ExportFormat.pad(&record) }
             defer { record.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
             let box = try seal(record, writer, header: header, final: false)
             ExportFormat.append(UInt32(box.count), to: &file)
@@ -172,7 +191,15 @@ public enum StoreExport {
                 }
                 return items
             }
-            items.append(try message.withUnsafeBytes { raw throws(SecureStoreError) in try item(raw) })
+            let padded = parsed.version >= ExportFormat.firstPaddedVersion
+            items.append(
+                try message.withUnsafeBytes { raw throws(SecureStoreError) in
+                    guard padded else { return try item(raw) }
+                    guard let count = ExportFormat.unpaddedCount(raw) else {
+                        throw .integrityFailure("an item in the export is malformed (its padding)")
+                    }
+                    return try item(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                })
         }
     }
 
