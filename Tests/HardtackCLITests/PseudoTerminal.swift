@@ -10,8 +10,8 @@ final class PseudoTerminal {
     private let master: Int32
     private let process = Process()
 
-    /// Starts `hardtack ARGUMENTS` on a new pseudo-terminal.
-    init(_ sandbox: CLISandbox, _ arguments: [String]) throws {
+    /// Starts `hardtack ARGUMENTS` on a new pseudo-terminal, with `environment` added to the sandbox's.
+    init(_ sandbox: CLISandbox, _ arguments: [String], environment: [String: String] = [:]) throws {
         let executable = try #require(HardtackExecutable.path)
         // posix_openpt and friends need _XOPEN_SOURCE, which Swift's Glibc module does not set: the same
         // through /dev/ptmx and its two ioctls (unlock, number).
@@ -27,6 +27,7 @@ final class PseudoTerminal {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.directory.file("home"), "LANG": "C"]
+            .merging(environment) { $1 }
         process.standardInput = handle
         process.standardOutput = handle
         process.standardError = handle

@@ -61,4 +61,70 @@ import Testing
         #expect(terminal.echoes, "the terminal was left with echo off")
         #expect(try sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
     }
+
+    /// A store protected by a passphrase, used at a terminal with no passphrase given: hardtack asks for
+    /// it (echo off) instead of failing; a wrong one is a wrong key (77), and nothing typed is shown.
+    @Test func aStoresPassphraseIsAskedForAtATerminal() throws {
+        let passphrase = "correct-horse-battery"
+        try sandbox.addGeneric(
+            service: "svc", account: "a", secret: "kept-secret", environment: CLISandbox.passphrase(passphrase))
+        let arguments = ["keychain", "--store", sandbox.store, "find-generic-password", "-s", "svc", "-w"]
+        let terminal = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
+        #expect(terminal.waitFor("Passphrase for \(sandbox.store): "))
+        #expect(!terminal.echoes)
+        terminal.type(passphrase)
+        #expect(terminal.finish() == 0, "\(terminal.transcript)")
+        #expect(terminal.transcript.contains("kept-secret"))
+        #expect(!terminal.transcript.contains(passphrase))
+        #expect(terminal.echoes)
+
+        let wrong = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
+        #expect(wrong.waitFor("Passphrase for \(sandbox.store): "))
+        wrong.type("not-the-passphrase")
+        #expect(wrong.finish() == 77, "\(wrong.transcript)")
+        #expect(!wrong.transcript.contains("kept-secret") && !wrong.transcript.contains("not-the-passphrase"))
+    }
+
+    /// `change-passphrase` at a terminal with no new passphrase given asks for it twice (echo off); the
+    /// store then opens with it, and says it was wrapped at the test cost the tests ask for.
+    @Test func aNewPassphraseIsAskedForTwiceAtATerminal() throws {
+        try sandbox.addGeneric(service: "svc", account: "a", secret: "kept-secret")
+        let terminal = try PseudoTerminal(
+            sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
+            environment: ["HARDTACK_ARGON2_COST": "interactive"])
+        #expect(terminal.waitFor("New passphrase: "))
+        terminal.type("a-new-passphrase")
+        #expect(terminal.waitFor("Type it again: "))
+        terminal.type("a-new-passphrase")
+        #expect(terminal.finish() == 0, "\(terminal.transcript)")
+        #expect(terminal.transcript.contains("The store is now protected by a passphrase"))
+        #expect(terminal.transcript.contains("warning: HARDTACK_ARGON2_COST=interactive"))
+        #expect(!terminal.transcript.contains("a-new-passphrase"))
+        let find = try sandbox.keychain(
+            ["find-generic-password", "-s", "svc", "-w"], environment: CLISandbox.passphrase("a-new-passphrase"))
+        #expect(find.stdout == "kept-secret\n", "\(find.stderr)")
+
+        let differ = try PseudoTerminal(sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
+            environment: CLISandbox.passphrase("a-new-passphrase"))
+        #expect(differ.waitFor("New passphrase: "))
+        differ.type("first")
+        #expect(differ.waitFor("Type it again: "))
+        differ.type("second")
+        #expect(differ.finish() == 1)
+        #expect(differ.transcript.contains("differ; nothing changed"))
+    }
+
+    /// A store made with a passphrase under the test cost says so once; made at the real cost, nothing.
+    @Test func aStoreMadeAtTheTestCostSaysSo() throws {
+        let cheap = try sandbox.keychain(
+            ["add-generic-password", "-s", "svc", "-a", "a", "-w", "s"], environment: CLISandbox.passphrase("pw-one"))
+        #expect(cheap.status == 0 && cheap.stderr.contains("warning: HARDTACK_ARGON2_COST=interactive"), "\(cheap.stderr)")
+        let again = try sandbox.keychain(
+            ["add-generic-password", "-s", "svc2", "-a", "a", "-w", "s"], environment: CLISandbox.passphrase("pw-one"))
+        #expect(again.status == 0 && again.stderr.isEmpty, "an existing store says nothing: \(again.stderr)")
+        let other = CLISandbox()
+        let real = try other.keychain(
+            ["add-generic-password", "-s", "svc", "-a", "a", "-w", "s"], environment: ["HARDTACK_PASSPHRASE": "pw-two"])
+        #expect(real.status == 0 && real.stderr.isEmpty, "\(real.stderr)")
+    }
 }

@@ -56,7 +56,9 @@ struct ChangePassphraseVerb: HardtackCommand {
         } catch {
             throw .store(error)
         }
-        guard let newKey = resolved else {
+        var typed: KeySource?
+        if resolved == nil { typed = try Self.typedPassphrase() }
+        guard let newKey = resolved ?? typed else {
             throw context.usage(
                 "give the new passphrase with --new-passphrase-file PATH or $\(Self.newPassphraseVariable), or a "
                     + "key file with --new-key-file PATH")
@@ -71,11 +73,26 @@ struct ChangePassphraseVerb: HardtackCommand {
             throw .store(error)
         }
         Console.print("The store is now protected by \(newKey.summary).")
+        if case .passphrase = newKey { TestCostWarning.announce(configuration) }
         if case .keyFile(let oldPath) = configuration.key {
             if case .keyFile(let newPath) = newKey, newPath == oldPath { return }
             Console.print(
                 "The key file \(oldPath) no longer opens it; delete that file once no backup of the store "
                     + "needs it.")
         }
+    }
+
+    /// The new passphrase typed twice at a terminal (echo off), when standard input is one; `nil` when it
+    /// is not.
+    /// - Throws: ``CommandFailure/finding(_:_:)`` when the two entries differ or are empty: nothing changed.
+    private static func typedPassphrase() throws(CommandFailure) -> KeySource? {
+        guard Console.inputIsTerminal else { return nil }
+        guard let first = Console.readSecret(prompt: "New passphrase: "), !first.isEmpty else {
+            throw .finding(.failure, "no new passphrase was typed; nothing changed")
+        }
+        guard let again = Console.readSecret(prompt: "Type it again: "), again == first else {
+            throw .finding(.failure, "the two entries differ; nothing changed")
+        }
+        return .passphrase(first)
     }
 }

@@ -57,9 +57,11 @@ struct ExportVerb: HardtackCommand {
         do throws(SecureStoreError) {
             let cost: Argon2Cost =
                 context.environment[StoreConfiguration.passphraseCostVariable] == "interactive" ? .interactive : .moderate
-            count = try await handle.export(to: path, key: try exportKey.key(), cost: cost, replacing: overwrite) {
+            let key = try exportKey.key()
+            count = try await handle.export(to: path, key: key, cost: cost, replacing: overwrite) {
                 step, done, total in lines.report(step, done, total)
             }
+            if case .passphrase = key { TestCostWarning.announce(cost: cost) }
         } catch {
             throw .store(error)
         }

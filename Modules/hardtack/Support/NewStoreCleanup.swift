@@ -18,6 +18,9 @@ struct NewStoreCleanup {
         directory = created.isEmpty || manager.fileExists(atPath: parent) ? nil : parent
     }
 
+    /// Whether the store did not exist before the command (so that it made it, if it succeeded).
+    var storeIsNew: Bool { !created.isEmpty }
+
     /// Removes what was created, unless the store now holds items: another process that made the store
     /// at the same moment and wrote to it keeps what it wrote.
     func removeWhatWasCreated(_ configuration: StoreConfiguration) async {

@@ -4,11 +4,24 @@ import Data
 
 extension StoreArguments {
     /// Opens (creating on first use) and unlocks the store a configuration describes, on the store's
-    /// threads.
+    /// threads. A store protected by a passphrase that was opened with something else asks for its
+    /// passphrase when standard input is a terminal (echo off), and opens with that: nobody has to put a
+    /// passphrase in the environment or a file to use a store by hand.
     /// - Throws: ``CommandFailure/store(_:)`` with the store's reason.
     static func open(_ configuration: StoreConfiguration) async throws(CommandFailure) -> KeychainHandle {
         do throws(SecureStoreError) {
             return try await configuration.open()
+        } catch .keySourceMismatch(expected: .passphrase) where Console.inputIsTerminal {
+            guard let passphrase = Console.readSecret(prompt: "Passphrase for \(configuration.displayLocation): "),
+                !passphrase.isEmpty
+            else { throw .store(.keySourceMismatch(expected: .passphrase)) }
+            var typed = configuration
+            typed.key = .passphrase(passphrase)
+            do throws(SecureStoreError) {
+                return try await typed.open()
+            } catch {
+                throw .store(error)
+            }
         } catch {
             throw .store(error)
         }
@@ -32,6 +45,7 @@ extension StoreArguments {
         let outcome = await Self.run(configuration, body)
         switch outcome {
         case .success(let value):
+            if cleanup.storeIsNew, case .passphrase = configuration.key { TestCostWarning.announce(configuration) }
             return value
         case .failure(let failure):
             await cleanup.removeWhatWasCreated(configuration)
