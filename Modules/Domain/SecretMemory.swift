@@ -18,7 +18,7 @@ import Synchronization
 /// its own, unmapped when it is freed. Slots are reused, never returned to the system, as `malloc` does.
 ///
 /// Locking is best effort: past `RLIMIT_MEMLOCK` the pages are still kept out of core dumps, only not
-/// locked (``lockedBytes`` tells how much is).
+/// locked.
 enum SecretMemory {
     /// The slot sizes, smallest first: a secret takes the smallest that holds it.
     static let slotSizes = [32, 64, 128, 256, 512, 1024, 2048, 4096]
@@ -32,22 +32,17 @@ enum SecretMemory {
         var freeSlots = [UInt](repeating: 0, count: slotSizes.count)
         var unusedStart = [UInt](repeating: 0, count: slotSizes.count)
         var unusedCount = [Int](repeating: 0, count: slotSizes.count)
-        var lockedBytes = 0
     }
 
     private static let state = Mutex(State())
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-
-    /// How many bytes of secret memory are locked in RAM (the rest, past the limit, is not).
-    static var lockedBytes: Int { state.withLock { $0.lockedBytes } }
 
     /// `byteCount` bytes (at least one) of secret memory, aligned to 16 bytes. Their contents are
     /// undefined; the caller wipes them before ``deallocate(_:)``.
     static func allocate(byteCount: Int) -> UnsafeMutableRawBufferPointer {
         let size = max(byteCount, 1)
         guard let slotClass = slotSizes.firstIndex(where: { $0 >= size }) else {
-            let (pages, locked) = mapGuarded(byteCount: size)
-            if locked { state.withLock { $0.lockedBytes += pages.count } }
+            let pages = mapGuarded(byteCount: size)
             return UnsafeMutableRawBufferPointer(start: pages.baseAddress, count: size)
         }
         let slotSize = slotSizes[slotClass]
@@ -58,8 +53,7 @@ enum SecretMemory {
                 return free
             }
             if state.unusedCount[slotClass] < slotSize {
-                let (pages, locked) = mapGuarded(byteCount: chunkBytes)
-                if locked { state.lockedBytes += pages.count }
+                let pages = mapGuarded(byteCount: chunkBytes)
                 state.unusedStart[slotClass] = UInt(bitPattern: pages.baseAddress)
                 state.unusedCount[slotClass] = pages.count
             }
@@ -76,10 +70,8 @@ enum SecretMemory {
         guard let base = buffer.baseAddress else { return }
         let size = max(buffer.count, 1)
         guard let slotClass = slotSizes.firstIndex(where: { $0 >= size }) else {
-            let length = roundedToPages(size)
-            let locked = munlock(base, length) == 0
-            if locked { state.withLock { $0.lockedBytes -= length } }
-            munmap(base - pageSize, length + 2 * pageSize)
+            // Unmapping also unlocks.
+            munmap(base - pageSize, roundedToPages(size) + 2 * pageSize)
             return
         }
         let address = UInt(bitPattern: base)
@@ -95,8 +87,8 @@ enum SecretMemory {
     }
 
     /// A fresh mapping of `byteCount` bytes (rounded up to pages) between two inaccessible guard pages,
-    /// kept out of core dumps, and whether it could be locked in RAM.
-    private static func mapGuarded(byteCount: Int) -> (UnsafeMutableRawBufferPointer, locked: Bool) {
+    /// kept out of core dumps, and locked in RAM when the limit allows.
+    private static func mapGuarded(byteCount: Int) -> UnsafeMutableRawBufferPointer {
         let length = roundedToPages(byteCount)
         let total = length + 2 * pageSize
         guard let mapping = mmap(nil, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), Int(bitPattern: mapping) != -1,
@@ -110,7 +102,7 @@ enum SecretMemory {
             // The guard pages too: nothing of the mapping is worth a core's space.
             _ = madvise(mapping, total, MADV_DONTDUMP)
         #endif
-        let locked = mlock(pages, length) == 0
-        return (UnsafeMutableRawBufferPointer(start: pages, count: length), locked)
+        _ = mlock(pages, length)
+        return UnsafeMutableRawBufferPointer(start: pages, count: length)
     }
 }
