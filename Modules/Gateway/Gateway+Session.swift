@@ -42,7 +42,9 @@ extension Gateway {
         let repository = sessions.repository(for: cookie)
         let idToken: SecretBytes?
         do throws(AuthenticationError) {
-            idToken = try await repository.load()?.identity?.idToken
+            // A cookie that opens no session (none, or one forged from a real session's id) has nothing to end.
+            guard let session = try await repository.load() else { return GatewayReply.redirect("/", headers: [clear]) }
+            idToken = session.identity?.idToken
             let result = try await sessions.signOut(cookie)
             if result.deletedLocalSession { metrics.sessionEnded() }
         } catch {

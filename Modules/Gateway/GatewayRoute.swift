@@ -40,18 +40,48 @@ public struct GatewayRoute: Sendable, Equatable {
     }
 
     /// Where `target` (a request target: path and query, as sent) goes below the upstream's origin, or
-    /// `nil` when it is not under this route's prefix. A target whose remaining path climbs out of the
-    /// upstream's base (`..`, or its percent-encoded forms) goes nowhere.
+    /// `nil` when it is not under this route's prefix. A target whose remaining path could climb out of the
+    /// upstream's base goes nowhere: a segment that is `.` or `..` once percent-decoded, or before a `;`
+    /// (which Tomcat and Spring read as a path parameter: `..;`), an escape that is not valid (`%zz`) or
+    /// decodes to `/`, `\` or NUL.
     public func upstreamTarget(for target: String) -> String? {
         guard target.hasPrefix(prefix) else { return nil }
         let rest = target.dropFirst(prefix.count)
         let path = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let decoded = path.removingPercentEncoding ?? String(path)
-        let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
-        guard !segments.contains(".."), !segments.contains("."), !decoded.contains("\\"), !decoded.contains("\0") else {
-            return nil
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let decoded = Self.percentDecoded(segment.utf8),
+                !decoded.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 })
+            else { return nil }
+            let name = decoded.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+            if name.elementsEqual(".".utf8) || name.elementsEqual("..".utf8) { return nil }
         }
         return basePath + rest
+    }
+
+    /// `text` with its percent escapes decoded to bytes, or `nil` when one is not `%` and two hex digits.
+    static func percentDecoded(_ text: Substring.UTF8View) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var iterator = text.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The upstream's path, percent-encoded as given, ending with `/`.

@@ -12,6 +12,7 @@ import Testing
         #expect(route.origin.absoluteString == "https://api.example")
         #expect(route.upstreamTarget(for: "/api/items?a=1&b=%2F") == "/v1/items?a=1&b=%2F")
         #expect(route.upstreamTarget(for: "/api/") == "/v1/")
+        #expect(route.upstreamTarget(for: "/api/a;b=1/%ff/..x/x..") == "/v1/a;b=1/%ff/..x/x..")
         #expect(route.upstreamTarget(for: "/other/items") == nil)
         let bare = try #require(GatewayRoute("/data/=http://127.0.0.1:9000"))
         #expect(bare.upstreamTarget(for: "/data/x") == "/x")
@@ -19,6 +20,9 @@ import Testing
 
     @Test(arguments: [
         "/api/../admin", "/api/%2e%2e/admin", "/api/a/../../b", "/api/./x", "/api/a%5c..%5cb",
+        // An escape that is not UTF-8 elsewhere in the path once let the whole path go undecoded.
+        "/api/%2e%2e/admin/%ff", "/api/.%2E/x", "/api/..;/admin", "/api/%2e%2e;jsessionid=1/admin",
+        "/api/a%2Fb/../../c", "/api/a%2fb", "/api/%zz/x", "/api/x%2", "/api/a%00b",
     ])
     func aPathThatClimbsOutOfTheUpstreamGoesNowhere(_ target: String) throws {
         let route = try #require(GatewayRoute("/api/=https://api.example/v1/"))

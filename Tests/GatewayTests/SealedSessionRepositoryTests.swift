@@ -61,6 +61,12 @@ import Testing
         #expect(forged.sessionID == cookie.sessionID)
         let stolen = SealedSessionRepository(SecureStoreSessionRepository(store: store, account: forged.account), cookie: forged)
         #expect(try await stolen.load() == nil)
+        // Nor does it delete the session it names.
+        #expect(try await stolen.delete() == false)
+        let owner = SealedSessionRepository(SecureStoreSessionRepository(store: store, account: cookie.account), cookie: cookie)
+        #expect(try await owner.load()?.refreshToken.value == SecretBytes(utf8: "refresh-1"))
+        #expect(try await owner.delete() == true)
+        #expect(try await owner.load() == nil)
     }
 
     @Test func aRefreshGoesThroughTheStoresClaimWithSealedTokens() async throws {

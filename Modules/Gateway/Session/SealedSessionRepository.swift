@@ -32,9 +32,12 @@ public struct SealedSessionRepository: SessionRepository {
         try await base.replace(with: try sealed(session))
     }
 
-    /// Deletes the stored session, sealed or not; whether there was one.
+    /// Deletes the stored session when this cookie's key opens it (or there is none, and only leftovers of
+    /// one go); whether there was one. A cookie forged from a session's id (which is not secret: the app
+    /// shows it, and logout asks for it) and another secret deletes nothing.
     public func delete() async throws(AuthenticationError) -> Bool {
-        try await base.delete()
+        if let stored = try await base.load(), opened(stored) == nil { return false }
+        return try await base.delete()
     }
 
     /// Claims the refresh of `stale` (sealed to compare) for `owner`; a newer session found is returned opened.

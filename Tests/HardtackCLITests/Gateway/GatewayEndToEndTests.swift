@@ -114,6 +114,15 @@ extension GatewayScenarios {
             #expect(
                 try await browser.get(origin + "/bff/logout?sid=" + String(repeating: "0", count: 32)).status == 400)
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+            // Nor does a cookie forged from the session's id (which the page shows) and another secret.
+            let real = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            var forgedBytes = try #require(Base64URL.decode(real).map(Array.init))
+            forgedBytes[forgedBytes.count - 1] ^= 0x55
+            let attacker = TestBrowser()
+            attacker.setCookie("__Host-hardtack", Base64URL.encode(forgedBytes), for: origin)
+            let forged = try await attacker.get(origin + "/bff/logout?sid=" + sid)
+            #expect(forged.status == 302 && forged.headers["Location"] == "/")
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
 
             let revocationsBefore = try await provider.count("revocations")
             let out = try await browser.get(origin + "/bff/logout?sid=" + sid)
