@@ -2,17 +2,26 @@ import Domain
 public import Foundation
 
 /// Validates ID tokens against an issuer's key set fetched from its `jwks_uri`, fetching the set
-/// again once when a token names a key the set lacks (the issuer rotated its keys), never more per
-/// token, so a stream of forged key ids cannot make the client hammer the issuer.
+/// again when a token names a key the set lacks (the issuer rotated its keys): once per token at most,
+/// and at most once per ``refetchInterval`` in all, so a stream of forged key ids (which anyone may post
+/// to a back-channel logout endpoint) can make the client fetch the set no more than that.
 public actor IDTokenVerifier {
+    /// The least time between two fetches made for an unknown key id.
+    public let refetchInterval: Duration
     private let jwksURI: EndpointURL
     private let client: any HTTPClient
     private let validator: IDTokenValidator
     private var keys: [JSONWebKey]?
+    private var lastRefetch: ContinuousClock.Instant?
 
-    /// Creates a verifier for the key set at `jwksURI`, fetched through `clients`.
-    public init(jwksURI: EndpointURL, clients: HTTPClientForOrigin, verifier: any JWSSignatureVerifier) {
+    /// Creates a verifier for the key set at `jwksURI`, fetched through `clients`, fetched again for an
+    /// unknown key id at most once per `refetchInterval`.
+    public init(
+        jwksURI: EndpointURL, clients: HTTPClientForOrigin, verifier: any JWSSignatureVerifier,
+        refetchInterval: Duration = .seconds(60)
+    ) {
         self.jwksURI = jwksURI
+        self.refetchInterval = refetchInterval
         client = clients(jwksURI.origin)
         validator = IDTokenValidator(verifier: verifier)
     }
@@ -34,11 +43,16 @@ public actor IDTokenVerifier {
     }
 
     /// The key set to check `token` against: the cached one, or fetched again once when the token names
-    /// a key it lacks (a set fetched for this very token is not fetched again).
+    /// a key it lacks (a set fetched for this very token is not fetched again, nor one within
+    /// ``refetchInterval`` of the last such fetch).
     private func keys(for token: String) async throws(IDTokenError) -> [JSONWebKey] {
         let cached = keys
         let current = try await keySet(refetch: false)
-        if cached != nil, try !validator.hasKey(for: token, in: current) {
+        let now = ContinuousClock.now
+        if cached != nil, try !validator.hasKey(for: token, in: current),
+            lastRefetch.map({ now - $0 >= refetchInterval }) ?? true
+        {
+            lastRefetch = now
             return try await keySet(refetch: true)
         }
         return current

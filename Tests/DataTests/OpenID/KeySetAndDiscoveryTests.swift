@@ -13,9 +13,28 @@ import Testing
     let expected = IDTokenExpectations(issuer: "https://id.example.com", clientID: "app", nonce: "n1")
     var clients: HTTPClientForOrigin { { [http] _ in http } }
 
-    func verifier() throws -> IDTokenVerifier {
+    func verifier(refetchInterval: Duration = .seconds(60)) throws -> IDTokenVerifier {
         let jwks = try #require(EndpointURL(URL(string: "https://id.example.com/jwks")!))
-        return IDTokenVerifier(jwksURI: jwks, clients: clients, verifier: OpenSSLSignatureVerifier())
+        return IDTokenVerifier(
+            jwksURI: jwks, clients: clients, verifier: OpenSSLSignatureVerifier(), refetchInterval: refetchInterval)
+    }
+
+    /// Tokens naming key ids the issuer never had, one after another (anyone may post them to a
+    /// back-channel logout endpoint): one fetch for the first, then none within the interval; with no
+    /// interval, one each.
+    @Test(arguments: [(Duration.seconds(60), 2), (Duration.zero, 4)])
+    func forgedKeyIdsFetchTheSetAtMostOncePerInterval(_ interval: Duration, _ fetches: Int) async throws {
+        let issuer = try TestIssuer(keyID: "k1")
+        http.reply("/jwks", status: 200, body: issuer.jwks)
+        let verifier = try verifier(refetchInterval: interval)
+        _ = try await verifier.validate(try issuer.token(issuer.claims(now: now)), expecting: expected, now: now)
+        for id in ["f1", "f2", "f3"] {
+            let stranger = try TestIssuer(keyID: id)
+            await #expect(throws: IDTokenError.unknownKey) {
+                try await verifier.validate(try stranger.token(stranger.claims(now: now)), expecting: expected, now: now)
+            }
+        }
+        #expect(http.requests.count == fetches)
     }
 
     @Test func anUnknownKeyIdAfterARotationSucceedsAfterOneRefetch() async throws {
