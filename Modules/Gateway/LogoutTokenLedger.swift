@@ -9,7 +9,8 @@ struct LogoutTokenLedger {
 
     private static let service = GatewayStoreItems.service + ".logout-token"
 
-    /// Records `logout` as received, to be kept until `until`; `false` when it was received before.
+    /// Records `logout` as received, with `until` (when a replay would be refused anyway for its `iat`) kept
+    /// beside it for a sweep to come (nothing removes entries yet); `false` when it was received before.
     /// - Throws: ``AuthenticationError`` when the store cannot record it.
     func remember(_ logout: LogoutToken, until: Date) async throws(AuthenticationError) -> Bool {
         do throws(SecureStoreError) {

@@ -8,8 +8,15 @@ import Testing
     @Test func aThreeSecondTokenIsUsableAtBirthDespiteALargeSkew() throws {
         let token = try AccessToken(value: SecretBytes(utf8: "abc"), issuedAt: birth, expiresAt: birth + 3)
         #expect(token.isUsable(at: birth, skew: 30))
-        #expect(token.isUsable(at: birth + 1, skew: 30))
-        #expect(!token.isUsable(at: birth + 1.6, skew: 30))
+        #expect(token.isUsable(at: birth + 2.6, skew: 30))
+        #expect(!token.isUsable(at: birth + 2.75, skew: 30))
+    }
+
+    /// A minute's token serves 54 s, not 30: the margin is a tenth of a short lifetime, not half.
+    @Test func aMinutesTokenIsRefreshedOnlyInItsLastTenth() throws {
+        let token = try AccessToken(value: SecretBytes(utf8: "abc"), issuedAt: birth, expiresAt: birth + 60)
+        #expect(token.isUsable(at: birth + 53.5, skew: 30))
+        #expect(!token.isUsable(at: birth + 54.5, skew: 30))
     }
 
     @Test func aLongTokenKeepsTheFullSkewInHand() throws {

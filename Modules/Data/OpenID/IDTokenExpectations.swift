@@ -8,7 +8,7 @@ public struct IDTokenExpectations: Sendable {
     public let clientID: String
     /// The `nonce` sent with the authorization request, or `nil` when none was sent.
     public let nonce: String?
-    /// The clock-skew allowance, in seconds, capped at half the token's lifetime as for access tokens.
+    /// The clock-skew allowance, in seconds, capped at half the token's lifetime.
     public let clockSkew: TimeInterval
 
     /// Creates the expectations.

@@ -72,7 +72,7 @@ public struct IDTokenValidator: Sendable {
         }
         let issuedAt = Date(timeIntervalSince1970: claims.iat)
         let expiresAt = Date(timeIntervalSince1970: claims.exp)
-        // The access tokens' rule: the skew allowance is capped at half the token's lifetime.
+        // The skew allowance past `exp` is capped at half the token's lifetime.
         let allowance = min(max(expected.clockSkew, 0), expiresAt.timeIntervalSince(issuedAt) / 2)
         guard now < expiresAt.addingTimeInterval(allowance) else { throw .claimRejected("it has expired (`exp`)") }
         guard issuedAt <= now.addingTimeInterval(allowance) else {

@@ -32,13 +32,13 @@ public struct AccessToken: Sendable {
     /// Whether the token may still be sent at `now`, keeping `skew` seconds in hand for clock
     /// differences and time in flight.
     ///
-    /// The allowance is capped at half the token's lifetime, so a short-lived token (a few seconds)
-    /// is used on its first call rather than looking expired at birth. A token whose expiry is
-    /// unknown is usable until a 401 says otherwise.
+    /// The allowance is capped at a tenth of the token's lifetime, so a short-lived token (a minute, a
+    /// few seconds) serves nine tenths of its life rather than being refreshed at every call or looking
+    /// expired at birth. A token whose expiry is unknown is usable until a 401 says otherwise.
     public func isUsable(at now: Date, skew: TimeInterval) -> Bool {
         guard let expiresAt else { return true }
         let lifetime = expiresAt.timeIntervalSince(issuedAt)
-        let allowance = min(max(skew, 0), max(lifetime, 0) / 2)
+        let allowance = min(max(skew, 0), max(lifetime, 0) / 10)
         return now.addingTimeInterval(allowance) < expiresAt
     }
 }
