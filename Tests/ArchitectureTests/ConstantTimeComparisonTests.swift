@@ -18,7 +18,7 @@ import Testing
 ///
 /// Not flagged, and fine: comparisons with `nil` or a literal; public values (row ids, counts, format
 /// versions, the unkeyed BLAKE2b checksum of the store header and the CRC-32C of pages, which hash bytes
-/// the file holds anyway); and SQL that looks a row up by its blind index (`WHERE unique_idx = ?`), which
+/// the file holds anyway); and SQL that looks a row up by its blind index (`WHERE uniq = ?`), which
 /// is the database's lookup, not a comparison in our code.
 @Suite struct ConstantTimeComparisonTests {
     /// The store's targets.
