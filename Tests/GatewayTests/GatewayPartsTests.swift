@@ -86,6 +86,21 @@ import Testing
         #expect(GatewaySeal.open(first, key: key, context: "c") == plaintext)
     }
 
+    @Test func theGatewaysComparisonSeesEveryByteAndTheLength() {
+        // GatewaySeal.equal, the gateway's one constant-time comparison (sodium_memcmp).
+        let value = GatewaySeal.random(32)
+        #expect(GatewaySeal.equal(value, Array(value)))
+        #expect(GatewaySeal.equal([], []))
+        for position in [0, value.count - 1] {
+            var changed = value
+            changed[position] ^= 0x01
+            #expect(!GatewaySeal.equal(value, changed))
+        }
+        #expect(!GatewaySeal.equal(value, Array(value.dropLast())))
+        #expect(!GatewaySeal.equal(Array(value.dropLast()), value))
+        #expect(!GatewaySeal.equal([], [0]))
+    }
+
     @Test func aStreamCutShortIsLoggedWithWhyAndHowFarButNeverItsQueryOrBody() throws {
         let request = HTTPRequest(
             method: "GET", path: "/api/files/a?code=secret-code", headers: HTTPHeaders([("Cookie", "__Host-hardtack=abc")]),

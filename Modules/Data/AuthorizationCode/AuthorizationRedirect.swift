@@ -25,7 +25,7 @@ public struct AuthorizationRedirect: Sendable {
         } else if issuerSendsIss {
             throw .invalidResponse("the redirect has no `iss`, which the issuer says it always sends")
         }
-        guard let state = fields["state"], SecretBytes(utf8: state) == request.state else {
+        guard let state = fields["state"], SecretBytes(utf8: state).constantTimeEquals(request.state) else {
             throw .invalidResponse("the redirect's `state` does not match the request (a forged or stale redirect)")
         }
         if let error = fields["error"] {

@@ -41,7 +41,7 @@ extension PostgreSQLItemStorage {
             }
             guard let groupBytes = Self.bytea(cells[0]), let value = Self.bytea(cells[1]), let version = Int64(cells[2])
             else { throw .integrityFailure("a rows digest row is malformed") }
-            guard let group = groups.first(where: { $0.bytes == groupBytes }) else { continue }
+            guard let group = groups.first(where: { Sodium.constantTimeEquals($0.bytes, groupBytes) }) else { continue }
             found[group] = value
             transactionStates[group] = RowState(version: version, xmin: cells[3])
             if locking {

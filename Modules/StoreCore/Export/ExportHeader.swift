@@ -109,13 +109,14 @@ struct ExportHeader {
         }
         let streamKey = try ExportFormat.streamKey(key, salt: salt, cost: cost)
         guard version >= 2 else {
-            guard try Sodium.keyedHash(Array("HTK-export-check".utf8) + salt, key: streamKey, length: check.count) == check
-            else { throw .wrongKey }
+            let expected = try Sodium.keyedHash(
+                Array("HTK-export-check".utf8) + salt, key: streamKey, length: check.count)
+            guard Sodium.constantTimeEquals(expected, check) else { throw .wrongKey }
             return streamKey
         }
         let checkKey = try Self.checkKey(key, streamKey: streamKey)
-        let checkHolds = try Self.keyCheck(checkKey) == check
-        let macHolds = try headerMAC(checkKey) == mac
+        let checkHolds = Sodium.constantTimeEquals(try Self.keyCheck(checkKey), check)
+        let macHolds = Sodium.constantTimeEquals(try headerMAC(checkKey), mac)
         switch (checkHolds, macHolds) {
         case (true, true): return streamKey
         case (false, false): throw .wrongKey

@@ -1,7 +1,8 @@
 /// One blind index cell (the access-group, unique-key or primary-attribute index of an item): at most
 /// 16 bytes, held inline so that computing, reading and comparing one allocates nothing.
 ///
-/// Not secret (the file stores it as it is), so equality need not be constant-time.
+/// Equality is constant-time (``Sodium/constantTimeEquals(_:_:)-pointer``): the file stores an index as it
+/// is, but a keyed value is compared without telling by its timing how much of a candidate matched.
 package struct BlindIndex: Hashable {
     /// The largest index Hardtack computes.
     package static let capacity = 16
@@ -49,9 +50,10 @@ package struct BlindIndex: Hashable {
         }
     }
 
+    /// Whether both hold the same bytes, compared in constant time (the counts, public, first).
     @inlinable
     package static func == (lhs: BlindIndex, rhs: BlindIndex) -> Bool {
-        lhs.count == rhs.count && lhs.words == rhs.words
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in Sodium.constantTimeEquals(left, right) } }
     }
 
     /// Hashes the bytes (the unused tail is always zero).

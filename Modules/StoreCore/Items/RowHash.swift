@@ -37,8 +37,9 @@ package struct RowHash: Equatable {
         Swift.withUnsafeMutableBytes(of: &words, body)
     }
 
-    /// Whether both hold the same bytes (not constant-time: the digest is not secret).
+    /// Whether both hold the same bytes, compared in constant time (``Sodium/constantTimeEquals(_:_:)-pointer``):
+    /// a keyed hash, or the XOR of many, that a check compares with one it computed.
     package static func == (lhs: RowHash, rhs: RowHash) -> Bool {
-        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in Sodium.constantTimeEquals(left, right) } }
     }
 }

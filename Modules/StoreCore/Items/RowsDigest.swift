@@ -53,6 +53,12 @@ package struct RowsDigest: Equatable {
         return encoded
     }
 
+    /// Whether both count the same rows: the accumulator, a keyed value, compared in constant time
+    /// (``RowHash``'s `==`), then the count, which is public (the table shows its rows).
+    package static func == (lhs: RowsDigest, rhs: RowsDigest) -> Bool {
+        lhs.accumulator == rhs.accumulator && lhs.count == rhs.count
+    }
+
     /// Counts a row in.
     package mutating func insert(_ hash: RowHash) {
         count += 1
