@@ -57,14 +57,20 @@ extension Gateway {
                 var call = outgoing
                 call.headers["Authorization"] = BearerAuthorization.headerValue(token)
                 let started = ContinuousClock.now
-                do throws(HTTPClientError) {
-                    let response = try await client.stream(call)
+                // Every call is timed, a failed one too (an upstream that times out is the latency most
+                // worth seeing).
+                func timed() {
                     let elapsed = ContinuousClock.now - started
                     metrics.upstream(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+                do throws(HTTPClientError) {
+                    let response = try await client.stream(call)
+                    timed()
                     guard response.status == 401 else { return .success(.answered(response)) }
                     _ = try? await response.body.collect(upTo: Self.refusedBodyBytes)
                     return .unauthorized
                 } catch {
+                    timed()
                     return .success(.failed(error))
                 }
             }

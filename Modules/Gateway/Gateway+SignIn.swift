@@ -56,9 +56,22 @@ extension Gateway {
         }
         metrics.sessionCreated()
         if configuration.idleTimeout != nil { await activity.record(cookie, after: SessionActivity.Use(at: nil)) }
+        await endReplacedSession(request)
         return GatewayReply.redirect(
             state.returnURL,
             headers: [clear, GatewayReply.setCookie(configuration.cookieName, cookie.value, sameSite: Self.sameSite)])
+    }
+
+    /// Ends the session of the cookie a new sign-in replaces in this browser (its refresh token revoked,
+    /// its items deleted), when the browser sent one and its key opens a session: the browser will not
+    /// present it again, so it would otherwise stay in the store, and live at the issuer, until it expired.
+    /// Best effort: the new session is stored whatever happens here.
+    private func endReplacedSession(_ request: HTTPRequest) async {
+        guard let old = sessionCookie(request), (try? await sessions.repository(for: old).load()) ?? nil != nil else {
+            return
+        }
+        activity.forget(old)
+        if (try? await sessions.signOut(old))?.deletedLocalSession == true { metrics.sessionEnded() }
     }
 
     /// The answer to a failed sign-in: the issuer unreachable is 503, a refusal or a bad redirect 400.

@@ -61,7 +61,13 @@ struct GatewaySettings {
         var configuration = GatewayConfiguration(
             issuer: issuer, clientID: clientID, clientSecret: secret, publicOrigin: origin, routes: routes,
             staticDirectory: setting(command.staticDirectory, "STATIC"))
-        if let scope = setting(command.scope, "SCOPE") { configuration.scope = scope }
+        if let scope = setting(command.scope, "SCOPE") {
+            // Without `openid` there is no ID token: no verified user, no `sid` for back-channel logout.
+            guard scope.split(separator: " ").contains("openid") else {
+                throw context.usage("--scope must include openid (the gateway verifies the ID token and keys logout on it)")
+            }
+            configuration.scope = scope
+        }
         if let seconds = command.upstreamTimeout { configuration.upstreamTimeout = TimeInterval(seconds) }
         if let bytes = command.upstreamResponseBytes { configuration.upstreamResponseBytes = bytes }
         if let seconds = command.idleTimeout { configuration.idleTimeout = seconds == 0 ? nil : TimeInterval(seconds) }

@@ -140,6 +140,25 @@ extension GatewayScenarios {
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
         }
 
+        /// Signing in again in the same browser ends the session it replaces (revoked at the issuer,
+        /// gone from the store), so none is left behind that the browser will never present again.
+        @Test func aSecondSignInEndsTheSessionItReplaces() async throws {
+            let provider = try provider()
+            let (gateway, origin) = try gateway(provider)
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let first = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            let revocationsBefore = try await provider.count("revocations")
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let second = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            #expect(first != second)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+            #expect(try await provider.count("revocations") == revocationsBefore + 1)
+            let old = TestBrowser()
+            old.setCookie("__Host-hardtack", first, for: origin)
+            #expect(try await old.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+        }
+
         @Test func aRestartKeepsTheSessionAndACopyOfTheStoreHoldsNoToken() async throws {
             let provider = try provider()
             var (gateway, origin) = try gateway(provider)

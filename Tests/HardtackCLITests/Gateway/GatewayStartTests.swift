@@ -28,6 +28,8 @@ import Testing
         #expect(plainHTTP.status == 2 && plainHTTP.stderr.contains("--public-origin"), "\(plainHTTP.stderr)")
         let route = try sandbox.run(arguments() + ["--route", "/bff/=http://127.0.0.1:1/"])
         #expect(route.status == 2 && route.stderr.contains("--route takes PREFIX=UPSTREAM"), "\(route.stderr)")
+        let scope = try sandbox.run(arguments() + ["--scope", "profile offline_access"])
+        #expect(scope.status == 2 && scope.stderr.contains("--scope must include openid"), "\(scope.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }
 
