@@ -59,7 +59,7 @@ extension Gateway {
         await endReplacedSession(request)
         return GatewayReply.redirect(
             state.returnURL,
-            headers: [clear, GatewayReply.setCookie(configuration.cookieName, cookie.value, sameSite: Self.sameSite)])
+            headers: [clear, GatewayReply.setCookie(configuration.cookieName, cookie.value(tagKey: cookieTagKey), sameSite: Self.sameSite)])
     }
 
     /// Ends the session of the cookie a new sign-in replaces in this browser (its refresh token revoked,

@@ -19,6 +19,8 @@ public final class Gateway: Sendable {
     let sessions: GatewaySessions
     let metrics = GatewayMetrics()
     let loginKey: SecretBytes
+    /// The key of the session cookies' tags, derived from the login key (shared by every instance).
+    let cookieTagKey: SecretBytes
     let policy: AuthenticationPolicy
     let activity: SessionActivity
 
@@ -57,6 +59,7 @@ public final class Gateway: Sendable {
         activity = SessionActivity(
             store: dependencies.store, now: dependencies.now, interval: min(60, (configuration.idleTimeout ?? 600) / 10))
         loginKey = try await GatewayKeys.loginKey(in: dependencies.store)
+        cookieTagKey = GatewaySeal.derive(loginKey, purpose: "hardtack gateway session cookie tag")
     }
 
     /// Answers `request`, an upstream's answer with its body streaming; logs one JSON line for it once its
@@ -138,7 +141,7 @@ public final class Gateway: Sendable {
 
     /// The session cookie of `request`, if it carries a well-formed one.
     func sessionCookie(_ request: HTTPRequest) -> SessionCookie? {
-        SessionCookie(request.headers, name: configuration.cookieName)
+        SessionCookie(request.headers, name: configuration.cookieName, tagKey: cookieTagKey)
     }
 
     /// Whether `request` carries the anti-forgery header every API call must (`X-CSRF: 1`): a browser

@@ -50,21 +50,28 @@ import Testing
     }
 
     @Test func aSessionCookieReadsBackAndNothingElseDoes() throws {
+        let key = SecretBytes(GatewaySeal.random(32))
         let cookie = SessionCookie.fresh()
-        #expect(cookie.value.utf8.count == 64 && cookie.sessionID.utf8.count == 32)
+        let value = cookie.value(tagKey: key)
+        #expect(value.utf8.count == 86 && cookie.sessionID.utf8.count == 32)
+        let names = "__Host-hardtack"
         let read = try #require(
-            SessionCookie(HTTPHeaders([("Cookie", "other=1; __Host-hardtack=\(cookie.value); x=y")]), name: "__Host-hardtack"))
+            SessionCookie(HTTPHeaders([("Cookie", "other=1; \(names)=\(value); x=y")]), name: names, tagKey: key))
         #expect(read.sessionID == cookie.sessionID && read.secret == cookie.secret)
         #expect(SessionCookie.sessionID(of: cookie.account) == cookie.sessionID)
-        // Tampered, cut short, doubled, or of another name: no session.
-        var tampered = Array(cookie.value)
-        tampered[40] = tampered[40] == "A" ? "B" : "A"
-        let names = "__Host-hardtack"
-        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(String(tampered))")]), name: names)?.secret != cookie.secret)
-        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(cookie.value.dropLast())")]), name: names) == nil)
-        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(cookie.value); \(names)=\(cookie.value)")]), name: names) == nil)
-        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=!!!")]), name: names) == nil)
-        #expect(SessionCookie(HTTPHeaders([("Cookie", "hardtack=\(cookie.value)")]), name: names) == nil)
+        // Any character changed (id, secret or tag), cut short, doubled, of another name, or tagged under
+        // another key: no session, before anything is read.
+        for index in [0, 20, 40, 70, 85] {
+            var tampered = Array(value)
+            tampered[index] = tampered[index] == "A" ? "B" : "A"
+            #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(String(tampered))")]), name: names, tagKey: key) == nil)
+        }
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(value.dropLast())")]), name: names, tagKey: key) == nil)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(value); \(names)=\(value)")]), name: names, tagKey: key) == nil)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=!!!")]), name: names, tagKey: key) == nil)
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "hardtack=\(value)")]), name: names, tagKey: key) == nil)
+        let otherKey = SecretBytes(GatewaySeal.random(32))
+        #expect(SessionCookie(HTTPHeaders([("Cookie", "\(names)=\(value)")]), name: names, tagKey: otherKey) == nil)
         #expect(SessionCookie.sessionID(of: AccountName("alice")!) == nil)
     }
 

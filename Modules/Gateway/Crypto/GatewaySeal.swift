@@ -96,6 +96,18 @@ enum GatewaySeal {
         return SecretBytes(plaintext.prefix(Int(length)))
     }
 
+    /// A 16-byte tag of `message` under `key` (keyed BLAKE2b): what makes a value only its maker could have made.
+    static func tag(_ message: UnsafeRawBufferPointer, key: SecretBytes) -> [UInt8] {
+        precondition(initialized, "libsodium could not be initialised")
+        var output = [UInt8](repeating: 0, count: 16)
+        key.withUnsafeBytes { keyBytes in
+            _ = crypto_generichash(
+                &output, output.count, message.bindMemory(to: UInt8.self).baseAddress, UInt64(message.count),
+                keyBytes.bindMemory(to: UInt8.self).baseAddress, keyBytes.count)
+        }
+        return output
+    }
+
     /// Whether two byte strings are equal, in time that does not depend on where they differ.
     static func equal(_ first: [UInt8], _ second: [UInt8]) -> Bool {
         first.count == second.count && sodium_memcmp(first, second, first.count) == 0

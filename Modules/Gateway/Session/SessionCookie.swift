@@ -3,9 +3,11 @@ import Data
 import Foundation
 
 /// What the browser holds of a session: an opaque `__Host-` cookie of a session id (128 random bits,
-/// which names the session in the store) and a secret (256 random bits, from which the key that seals
-/// the session's tokens is derived, and which the server never stores). A copy of the store and of the
-/// server's key file together open no token without the user's cookie.
+/// which names the session in the store), a secret (256 random bits, from which the key that seals the
+/// session's tokens is derived, and which the server never stores), and a 128-bit tag of both under a
+/// key the gateway keeps in the store. A copy of the store and of the server's key file together open no
+/// token without the user's cookie; a cookie the gateway did not make is refused before the store is
+/// read (so that no one can make it search the store for sessions at will).
 public struct SessionCookie: Sendable {
     /// The session id, 16 bytes.
     let id: [UInt8]
@@ -17,7 +19,8 @@ public struct SessionCookie: Sendable {
         SessionCookie(id: GatewaySeal.random(16), secret: SecretBytes(GatewaySeal.random(32)))
     }
 
-    private init(id: [UInt8], secret: SecretBytes) {
+    /// A cookie of `id` (16 bytes) and `secret` (32 bytes).
+    init(id: [UInt8], secret: SecretBytes) {
         self.id = id
         self.secret = secret
     }
@@ -26,19 +29,26 @@ public struct SessionCookie: Sendable {
     /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
     var sessionID: String { GatewaySeal.hex(id) }
 
-    /// The cookie's value: base64url of the id and the secret.
-    var value: String {
+    /// The cookie's value: base64url of the id, the secret and their tag under `tagKey` (86 characters).
+    func value(tagKey: SecretBytes) -> String {
         var bytes = id
         secret.withUnsafeBytes { bytes.append(contentsOf: $0) }
         defer { bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
+        bytes += bytes.withUnsafeBytes { GatewaySeal.tag($0, key: tagKey) }
         return Base64URL.encode(bytes)
     }
 
-    /// The cookie named `name` in a request's `Cookie` fields, or `nil` when there is none or its value is
-    /// not a session cookie's (never an error: a tampered cookie is no session).
-    init?(_ headers: HTTPHeaders, name: String) {
-        guard let found = CookieHeader.value(name, in: headers), found.utf8.count == 64, let bytes = Base64URL.decode(found), bytes.count == 48 else { return nil }
-        self.init(id: Array(bytes.prefix(16)), secret: SecretBytes(bytes.dropFirst(16)))
+    /// The cookie named `name` in a request's `Cookie` fields, or `nil` when there is none, or its value is
+    /// not a session cookie's, or its tag under `tagKey` is not the one the gateway made (never an error:
+    /// a tampered or forged cookie is no session).
+    init?(_ headers: HTTPHeaders, name: String, tagKey: SecretBytes) {
+        guard let found = CookieHeader.value(name, in: headers), found.utf8.count == 86,
+            var bytes = Base64URL.decode(found).map(Array.init), bytes.count == 64
+        else { return nil }
+        defer { bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
+        let tag = bytes.withUnsafeBytes { GatewaySeal.tag(UnsafeRawBufferPointer(rebasing: $0[0..<48]), key: tagKey) }
+        guard GatewaySeal.equal(tag, Array(bytes[48...])) else { return nil }
+        self.init(id: Array(bytes[0..<16]), secret: SecretBytes(bytes[16..<48]))
     }
 
     /// The account the session is kept under in the store.

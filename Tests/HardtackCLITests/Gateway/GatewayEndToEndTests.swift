@@ -33,7 +33,7 @@ extension GatewayScenarios {
             }
             #expect(!setCookie.lowercased().contains("domain="))
             let value = try #require(browser.cookies(for: origin)["__Host-hardtack"])
-            #expect(value.utf8.count == 64, "384 bits, base64url")
+            #expect(value.utf8.count == 86, "an id, a secret and a tag: 512 bits, base64url")
             #expect(!value.contains("eyJ"), "an opaque value, no token")
 
             let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
