@@ -4,7 +4,7 @@ import Domain
 /// The gateway's own key, kept in the store so that every instance sharing it has the same: it seals
 /// the cookie that carries a sign-in in progress from `/bff/login` to `/bff/callback`.
 enum GatewayKeys {
-    private static let item = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: "login-state-key")
+    private static let item = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: GatewayStoreItems.loginKeyAccount)
 
     /// The key, made (32 random bytes) by the first instance to ask.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot keep or give it.

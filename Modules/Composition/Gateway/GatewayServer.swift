@@ -81,8 +81,10 @@ public final class GatewayServer: Sendable {
         }
     }
 
-    /// What `/healthz` reads: any answer from the store, found or not, means it answers.
-    static let probe = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: "health")
+    /// What `/healthz` reads: the login-state key, found once the gateway has started (any answer, found or
+    /// not, means the store answers; a found item needs no check of every row).
+    static let probe = ItemAttributes.genericPassword(
+        service: GatewayStoreItems.service, account: GatewayStoreItems.loginKeyAccount)
 
     /// Stops accepting, lets the requests in flight (answers still streaming too) finish for up to `grace`,
     /// cuts what is left, and stops.

@@ -19,9 +19,10 @@ struct GatewayCommand: HardtackCommand {
                 + "/bff/callback, /bff/user, /bff/logout?sid=, POST /bff/backchannel, GET /healthz, /metrics. API calls "
                 + "and /bff/user need the header X-CSRF: 1.",
             "Register ORIGIN/bff/callback as the client's redirect URI, ORIGIN/ as its post-logout redirect URI (and "
-                + "ORIGIN/bff/backchannel for back-channel logout). These may also come from the environment, as "
+                + "ORIGIN/bff/backchannel for back-channel logout). Each setting may also come from the environment, as "
                 + "containers expect: HARDTACK_GATEWAY_ISSUER, _CLIENT_ID, _CLIENT_SECRET_FILE, _LISTEN, "
-                + "_PUBLIC_ORIGIN, _ROUTES (PREFIX=UPSTREAM, separated by spaces), _SCOPE, _STATIC; an option given wins.",
+                + "_PUBLIC_ORIGIN, _ROUTES (PREFIX=UPSTREAM, separated by spaces), _SCOPE, _STATIC, _UPSTREAM_TIMEOUT, "
+                + "_UPSTREAM_RESPONSE_BYTES, _IDLE_TIMEOUT; an option given wins.",
             "Upstream answers stream to the browser as they arrive (a slow browser holds the upstream back; one that "
                 + "leaves stops it); request bodies are read whole, up to 1 MiB (413 above).",
             "It prints `listening on http://HOST:PORT` once it serves, one JSON line per request on standard error "

@@ -68,9 +68,24 @@ struct GatewaySettings {
             }
             configuration.scope = scope
         }
-        if let seconds = command.upstreamTimeout { configuration.upstreamTimeout = TimeInterval(seconds) }
-        if let bytes = command.upstreamResponseBytes { configuration.upstreamResponseBytes = bytes }
-        if let seconds = command.idleTimeout { configuration.idleTimeout = seconds == 0 ? nil : TimeInterval(seconds) }
+        // The numbers: the option, else its variable, held to the option's own range.
+        func number(_ option: Int?, _ variable: String, _ range: ClosedRange<Int>, _ name: String) throws(CommandFailure) -> Int? {
+            if let option { return option }
+            guard let text = setting(nil, variable) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw context.usage("HARDTACK_GATEWAY_\(variable) takes what \(name) takes: a whole number from \(range.lowerBound)")
+            }
+            return value
+        }
+        if let seconds = try number(command.upstreamTimeout, "UPSTREAM_TIMEOUT", 1...600, "--upstream-timeout") {
+            configuration.upstreamTimeout = TimeInterval(seconds)
+        }
+        if let bytes = try number(command.upstreamResponseBytes, "UPSTREAM_RESPONSE_BYTES", 1...(1 << 50), "--upstream-response-bytes") {
+            configuration.upstreamResponseBytes = bytes
+        }
+        if let seconds = try number(command.idleTimeout, "IDLE_TIMEOUT", 0...31_536_000, "--idle-timeout") {
+            configuration.idleTimeout = seconds == 0 ? nil : TimeInterval(seconds)
+        }
         self.configuration = configuration
     }
 
