@@ -1,6 +1,7 @@
 public import Data
 public import Domain
 import Foundation
+import Synchronization
 
 /// A backend-for-frontend (IETF "OAuth 2.0 for Browser-Based Applications" §6.1): the browser holds only
 /// an opaque `__Host-` session cookie; the gateway signs the user in as a confidential client, keeps the
@@ -19,6 +20,13 @@ public final class Gateway: Sendable {
     let sessions: GatewaySessions
     let metrics = GatewayMetrics()
     let loginKey: SecretBytes
+    /// The requests being handled now: their answers may have been given up on (a stopping server answers
+    /// 503), while their work (a refresh whose new tokens are not stored yet) goes on.
+    private let handling = Mutex(0)
+
+    /// How many requests are being handled now, answered or not: a stopping process waits for none to be
+    /// left, so that no refreshed token is lost with it.
+    public var requestsInHand: Int { handling.withLock { $0 } }
     /// The key of the session cookies' tags, derived from the login key (shared by every instance).
     let cookieTagKey: SecretBytes
     let policy: AuthenticationPolicy
@@ -65,6 +73,8 @@ public final class Gateway: Sendable {
     /// Answers `request`, an upstream's answer with its body streaming; logs one JSON line for it once its
     /// head is known (and one more if its stream is cut short).
     public func reply(to request: HTTPRequest) async -> HTTPReply {
+        handling.withLock { $0 += 1 }
+        defer { handling.withLock { $0 -= 1 } }
         let started = ContinuousClock.now
         let route: String
         let reply: HTTPReply

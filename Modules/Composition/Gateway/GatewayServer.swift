@@ -87,8 +87,15 @@ public final class GatewayServer: Sendable {
         service: GatewayStoreItems.service, account: GatewayStoreItems.loginKeyAccount)
 
     /// Stops accepting, lets the requests in flight (answers still streaming too) finish for up to `grace`,
-    /// cuts what is left, and stops.
-    public func stop(grace: Duration = .seconds(10)) async {
+    /// cuts what is left, and stops; then waits up to `settle` for the work of requests it gave up on (a
+    /// refresh whose new tokens are not yet stored: lost with the process, it would end its session at the
+    /// next refresh, when the issuer sees the old token again). That work has its own bounds (the issuer's
+    /// timeout, the store write's retries), within `settle`.
+    public func stop(grace: Duration = .seconds(10), settle: Duration = .seconds(30)) async {
         await server.stop(grace: grace)
+        let deadline = ContinuousClock.now.advanced(by: settle)
+        while gateway.requestsInHand > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 }

@@ -27,7 +27,7 @@ struct GatewayCommand: HardtackCommand {
                 + "leaves stops it); request bodies are read whole, up to 1 MiB (413 above).",
             "It prints `listening on http://HOST:PORT` once it serves, one JSON line per request on standard error "
                 + "(never a token, a cookie or a code), and on SIGTERM or SIGINT stops accepting, lets what is in "
-                + "flight finish (10 s at most) and exits 0.",
+                + "flight finish (10 s at most, then 503), lets a refresh under way store its tokens (30 s at most) and exits 0.",
         ],
         exitStatuses: ExitStatus.appTable)
 

@@ -159,6 +159,39 @@ extension GatewayScenarios {
             #expect(try await old.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
         }
 
+        /// SIGTERM while a refresh is in flight, the issuer slower than the stop's 10 s grace: the caller
+        /// gets 503, but the process stores the rotated tokens before it exits, so after a restart the
+        /// session goes on and the issuer never sees the old refresh token again.
+        @Test func aStopDuringARefreshKeepsItsTokens() async throws {
+            let provider = try provider()
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "1")])
+            var (gateway, origin) = try gateway(provider)
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let reuseBefore = try await provider.count("reuse_detections")
+            let refreshesBefore = try await provider.refreshes(CLISandbox.gatewayClient.id)
+            try await provider.control("/test/token-endpoint", [("delay_ms", "12000")])
+            try await Task.sleep(for: .seconds(2))
+            let (browser, url) = (browser, origin + "/api/echo")
+            let call = Task { try await browser.get(url, headers: [("X-CSRF", "1")]).status }
+            try await Task.sleep(for: .milliseconds(700))
+            let stopped = sandbox.stopGateway(gateway)
+            #expect(stopped.status == 0, "\(stopped.stderr.suffix(300))")
+            #expect(try await call.value == 503)
+            #expect(try await provider.refreshes(CLISandbox.gatewayClient.id) == refreshesBefore + 1)
+            try await provider.control("/test/token-endpoint", [("delay_ms", "0")])
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "3600")])
+
+            let port = try #require(URL(string: origin)?.port)
+            (gateway, origin) = try sandbox.startGateway(
+                issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], port: UInt16(port))
+            defer { _ = sandbox.stopGateway(gateway) }
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
+            #expect(try await provider.count("reuse_detections") == reuseBefore)
+        }
+
         @Test func aRestartKeepsTheSessionAndACopyOfTheStoreHoldsNoToken() async throws {
             let provider = try provider()
             var (gateway, origin) = try gateway(provider)
