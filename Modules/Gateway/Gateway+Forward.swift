@@ -41,8 +41,7 @@ extension Gateway {
         if let ended { return .complete(ended) }
         let client = dependencies.upstreamClients(route.origin)
         var headers = HTTPHeaders()
-        let connectionFields = Set(
-            (request.headers["Connection"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let connectionFields = Self.connectionOptions(request.headers)
         for field in request.headers {
             let name = field.name.lowercased()
             if Self.droppedRequestFields.contains(name) || connectionFields.contains(name) { continue }
@@ -95,7 +94,10 @@ extension Gateway {
         switch outcome {
         case .answered(let response):
             var passed = HTTPHeaders()
-            for field in response.headers where !Self.droppedResponseFields.contains(field.name.lowercased()) {
+            let hopByHop = Self.connectionOptions(response.headers)
+            for field in response.headers {
+                let name = field.name.lowercased()
+                if Self.droppedResponseFields.contains(name) || hopByHop.contains(name) { continue }
                 passed.add(field.name, field.value)
             }
             watch(response.body, of: request, on: route, status: response.status, started: started)
@@ -107,6 +109,18 @@ extension Gateway {
         case .failed:
             return .complete(GatewayReply.error(502, "upstream_unreachable", "the API could not be reached"))
         }
+    }
+
+    /// The fields every `Connection` field of `headers` names (RFC 9110 §7.6.1): hop-by-hop, for this
+    /// connection only, never passed on. Lowercased.
+    static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
+        var names = Set<String>()
+        for field in headers where field.name.lowercased() == "connection" {
+            for option in field.value.split(separator: ",") {
+                names.insert(option.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        return names
     }
 
     /// Logs a line, and counts it, when `body` ends early: the upstream lost, late or over the limit, the

@@ -55,7 +55,9 @@ extension GatewayScenarios {
                 "POST", origin + "/api/echo/items?q=a%20b",
                 headers: [
                     ("X-CSRF", "1"), ("Authorization", "Bearer the-browsers-own"), ("X-Trace", "t1"),
-                    ("Content-Type", "text/plain"),
+                    ("Content-Type", "text/plain"), ("Connection", "X-Hop-One"), ("X-Hop-One", "1"),
+                    ("Connection", "x-hop-two, keep-alive"), ("X-Hop-Two", "2"), ("TE", "trailers"),
+                    ("Proxy-Authorization", "Basic cHJveHk6cHc="), ("Upgrade", "websocket"),
                 ],
                 body: Data("hello".utf8))
             #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
@@ -65,6 +67,10 @@ extension GatewayScenarios {
             #expect(echo["path"] as? String == "/api/echo/items" && echo["body_length"] as? Int == 5)
             #expect(headers["authorization"] == "present" && headers["cookie"] == nil && headers["x-csrf"] == nil)
             #expect(headers["x-trace"] == "t1")
+            // Hop-by-hop fields, and those a Connection field names (from every one), stay on this hop.
+            for name in ["x-hop-one", "x-hop-two", "te", "proxy-authorization", "upgrade"] {
+                #expect(headers[name] == nil, "\(name) was forwarded")
+            }
 
             let before = try await provider.count("api_calls")
             #expect(try await browser.get(origin + "/api/echo").status == 403, "no X-CSRF header")
