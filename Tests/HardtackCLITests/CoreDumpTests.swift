@@ -63,7 +63,9 @@ import Testing
         let reader = try blockedReader(in: directory)
         defer { reader.stop() }
         try abortWithCoresAllowed(reader.process, in: directory)
-        #expect(reader.process.terminationReason == .uncaughtSignal && reader.process.terminationStatus == SIGSEGV)
+        // Ended by the signal (under AddressSanitizer, whose handler catches SIGSEGV, by its report's exit).
+        #expect(reader.process.terminationReason == .uncaughtSignal ? reader.process.terminationStatus == SIGSEGV
+            : reader.process.terminationStatus != 0)
         #expect(cores().isEmpty, "the kernel wrote a core of hardtack: \(cores())")
     }
 
