@@ -107,6 +107,16 @@ public final class LockedEngine: Sendable {
         try withEngine { engine throws(SecureStoreError) in try KeyHierarchy.rewrap(engine, to: newSource) }
     }
 
+    /// Rotates the master key and re-seals every row under it. See ``KeyRotation/rotate(_:to:progress:stoppingAfter:)``.
+    @usableFromInline
+    package func rotateKey(to newSource: KeySource, progress: (Int, Int) -> Void, stoppingAfter: Int? = nil)
+        throws(SecureStoreError) -> Int
+    {
+        try withEngine { engine throws(SecureStoreError) in
+            try KeyRotation.rotate(engine, to: newSource, progress: progress, stoppingAfter: stoppingAfter)
+        }
+    }
+
     /// Decrypts and checks every item. See ``StoreEngine/verify()``.
     @usableFromInline
     package func verify() throws(SecureStoreError) -> VerifyReport {
