@@ -99,7 +99,7 @@ import Testing
         #expect(try opened.findString(other) == "OLD-B")
     }
 
-    @Test func aHandleOpenedBeforeARotationWritesNothingUnderTheOldKey() throws {
+    @Test func aHandleOpenedBeforeARotationWritesNothingUnderTheOldKeyAndLocksItself() throws {
         let test = TestStore()
         _ = try oldStore(test)
         let stale = try test.open(groups: ["a", "b", "c"])
@@ -110,12 +110,15 @@ import Testing
             let store = try test.open(groups: ["b"])
             #expect(try store.rotateKey(to: .key(newKey)) == 2)
         }
-        // A handle opened before it writes nothing under the old key, in a group it had locked before.
-        #expect(throwsIntegrityFailure { try stale.update(before, attributes: nil, data: secret("STALE")) })
-        let added = #expect(throws: SecureStoreError.self) {
+        // A handle opened before it writes nothing under the old key, in a group it wrote before or a
+        // new one: it finds the key changed, and locks itself.
+        #expect(throws: SecureStoreError.locked) { try stale.update(before, attributes: nil, data: secret("STALE")) }
+        #expect(throws: SecureStoreError.locked) {
             try stale.add(.genericPassword(service: "s", accessGroup: "c"), data: secret("S"))
         }
-        #expect(added?.isIntegrityFailure == true, "\(String(describing: added))")
+        #expect(throws: SecureStoreError.wrongKey) { try stale.unlock(with: .key(test.key)) }
+        try stale.unlock(with: .key(newKey))
+        try stale.add(.genericPassword(service: "s", accessGroup: "c"), data: secret("S"))
         let store = try test.open(groups: ["a", "b", "c"], key: newKey)
         #expect(try store.findString(before) == "OLD-A")
         #expect(try store.verify().isSound)
