@@ -6,7 +6,7 @@ import Testing
 @Suite struct UsageTests {
     static let verbs = [
         "add-generic-password", "find-generic-password", "delete-generic-password", "add-internet-password",
-        "find-internet-password", "delete-internet-password", "dump", "verify", "change-passphrase",
+        "find-internet-password", "delete-internet-password", "dump", "verify", "change-passphrase", "rotate-key",
     ]
 
     @Test func topLevelHelpListsCommands() throws {

@@ -85,6 +85,34 @@ import Testing
         #expect(report.isSound && report.soundItems == 4)
     }
 
+    @Test(arguments: [UInt8(1), 2])
+    func anOlderFormatKeepsItsLayoutAndDigestThroughARotation(format: UInt8) throws {
+        var fixture = StoreFixture()
+        fixture.format = format
+        do {
+            let store = try fixture.open()
+            try store.add(item, data: secret(token))
+            try store.add(other, data: secret("OTHER"))
+        }
+        let digestBefore = try fixture.raw().blob("SELECT value FROM rows_digest")
+        let newKey = fixture.directory.file("new.key")
+        do {
+            let store = try fixture.open()
+            #expect(try store.rotateKey(to: .keyFile(path: newKey)) == 2)
+        }
+        #expect(try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")[3] == format, "the header's format")
+        if format == 1 {
+            #expect(try lengths(fixture, 1) == (attrs: 168, data: 680), "a format-1 row stays two ciphertexts")
+        }
+        // The digest keeps its form (plain in formats 1 and 2), under the new key's hash.
+        let digestAfter = try fixture.raw().blob("SELECT value FROM rows_digest")
+        #expect(digestAfter.count == digestBefore.count && digestAfter != digestBefore)
+        let store = try fixture.openWithKeyFile(newKey)
+        #expect(try store.findString(item) == token)
+        #expect(try store.findString(other) == "OTHER")
+        #expect(try store.verify().isSound)
+    }
+
     @Test func aJointRowsCiphertextMovedToAnotherRowIsDamage() throws {
         let fixture = StoreFixture()
         do {

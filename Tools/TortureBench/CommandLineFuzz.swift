@@ -9,7 +9,8 @@ enum CommandLineFuzz {
     ]
     private static let verbs = [
         "add-generic-password", "find-generic-password", "delete-generic-password", "add-internet-password",
-        "find-internet-password", "delete-internet-password", "dump", "verify", "change-passphrase", "nope", "",
+        "find-internet-password", "delete-internet-password", "dump", "verify", "change-passphrase", "rotate-key",
+        "nope", "",
     ]
     private static let options = [
         "--store", "--key-file", "--passphrase-file", "--key-env", "--key-credential", "--access-group", "-s", "-a",

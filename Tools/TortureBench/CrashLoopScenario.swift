@@ -12,7 +12,8 @@ import StoreCore
 #endif
 
 /// Scenario 4: a writer process killed with SIGKILL at random moments while it adds, updates, renames
-/// and deletes items, rotates the session's token pair and changes the store's key; after each kill
+/// and deletes items, rotates the session's token pair, changes the store's key and rotates its master
+/// key (every item re-sealed in one transaction); after each kill
 /// the store is reopened and compared with the writer's durable log of acknowledged commits.
 enum CrashLoopScenario {
     static let scenario = Scenario(
@@ -47,6 +48,8 @@ enum CrashLoopScenario {
         var verifies = 0
         var unsoundVerifies = 0
         var rekeys = 0
+        var keyRotations = 0
+        var keyRotationKills = 0
         var rotations = 0
     }
 
@@ -104,6 +107,8 @@ enum CrashLoopScenario {
             for op in log.acknowledged { start = start.applying(op) }
             figures.acknowledged += log.acknowledged.count
             figures.rekeys += log.acknowledged.filter { if case .rekey = $0 { true } else { false } }.count
+            figures.keyRotations += log.acknowledged.filter { if case .rotateKey = $0 { true } else { false } }.count
+            if case .rotateKey = log.pending { figures.keyRotationKills += 1 }
             figures.rotations += log.acknowledged.filter { if case .rotate = $0 { true } else { false } }.count
             let expected = start
             let withPending = log.pending.map { expected.applying($0) }
@@ -143,7 +148,8 @@ enum CrashLoopScenario {
                 + String(format: "%.0f s", seconds) + "; writer lives of 2–\(longestLife) ms")
         context.say(
             "acknowledged commits \(figures.acknowledged) (\(figures.rotations) token-pair rotations, "
-                + "\(figures.rekeys) key changes); at the kill, an unacknowledged write had committed "
+                + "\(figures.rekeys) key changes, \(figures.keyRotations) master-key rotations, "
+                + "\(figures.keyRotationKills) killed midway); at the kill, an unacknowledged write had committed "
                 + "\(figures.pendingApplied) times and had not \(figures.pendingNotApplied) times")
         context.say(
             "acknowledged commits lost \(figures.lost), torn token pairs \(figures.torn), stores failing to open "

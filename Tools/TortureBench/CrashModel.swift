@@ -27,7 +27,7 @@ struct CrashModel: Equatable {
             next.items[account] = nil
         case .rotate(let generation, let access, let refresh):
             next.session = Session(generation: generation, access: access, refresh: refresh)
-        case .rekey(let key):
+        case .rekey(let key), .rotateKey(let key):
             next.key = key
         }
         return next

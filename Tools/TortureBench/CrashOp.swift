@@ -13,6 +13,8 @@ enum CrashOp: Equatable {
     case rotate(generation: Int, access: String, refresh: String)
     /// The store's key changed (`k:HEX` raw key or `p:TEXT` passphrase).
     case rekey(key: String)
+    /// A new master key, every item re-sealed under it, wrapped under `key`.
+    case rotateKey(key: String)
 
     /// The op as one log line's fields.
     var encoded: String {
@@ -23,6 +25,7 @@ enum CrashOp: Equatable {
         case .delete(let account): "delete \(account)"
         case .rotate(let generation, let access, let refresh): "rotate \(generation) \(access) \(refresh)"
         case .rekey(let key): "rekey \(key)"
+        case .rotateKey(let key): "rotate-key \(key)"
         }
     }
 
@@ -39,6 +42,7 @@ enum CrashOp: Equatable {
             guard let generation = Int(arguments[0]) else { return nil }
             self = .rotate(generation: generation, access: arguments[1], refresh: arguments[2])
         case ("rekey", 1): self = .rekey(key: arguments[0])
+        case ("rotate-key", 1): self = .rotateKey(key: arguments[0])
         default: return nil
         }
     }

@@ -76,7 +76,9 @@ enum CrashWriterWorker {
                     generation: generation, access: "acc.\(generation).\(random.hex(24))",
                     refresh: "ref.\(generation).\(random.hex(24))")
             } else if roll < 95 && !creating {
-                op = .rekey(key: random.chance(0.25) ? "p:" + random.hex(12) : "k:" + hex(random.bytes(32)))
+                let key = random.chance(0.25) ? "p:" + random.hex(12) : "k:" + hex(random.bytes(32))
+                // A rotation re-seals every item in one transaction: a longer window for the kill.
+                op = roll < 93 ? .rekey(key: key) : .rotateKey(key: key)
             } else {
                 // A checkpoint changes nothing the model holds; it is not logged.
                 try? store.checkpoint()
@@ -137,6 +139,9 @@ enum CrashWriterWorker {
         case .rekey(let key):
             guard let source = CrashKeys.source(key) else { throw SecureStoreError.invalidKeyMaterial("bad spec") }
             try store.changeKey(to: source)
+        case .rotateKey(let key):
+            guard let source = CrashKeys.source(key) else { throw SecureStoreError.invalidKeyMaterial("bad spec") }
+            try store.rotateKey(to: source)
         }
     }
 }

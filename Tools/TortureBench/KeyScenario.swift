@@ -235,6 +235,22 @@ enum KeyScenario {
                 for table in ["meta", "meta_copy"] { try raw.query("DELETE FROM \(table)") }
                 return right(paths)
             },
+            // The attack a rotation answers: the header from before it (a backup's) put back in both
+            // copies, opened with the same passphrase. The old master key unwraps; nothing decrypts.
+            Case(name: "old header grafted back after a key rotation", base: .passphrase, expected: "opened") { paths in
+                let old = try RawDatabase(path: paths.store).query("SELECT header, checksum, wrapped_key FROM meta")[0]
+                do {
+                    let store = try SQLiteSecureItemStore.open(
+                        at: paths.store, keySource: right(paths), options: StoreOptions(passphraseCost: .interactive))
+                    try store.rotateKey(to: right(paths))
+                }
+                let raw = try RawDatabase(path: paths.store)
+                for table in ["meta", "meta_copy"] {
+                    try raw.query("UPDATE \(table) SET header = ?, checksum = ?, wrapped_key = ?", old)
+                }
+                try raw.query("PRAGMA wal_checkpoint(TRUNCATE)")
+                return right(paths)
+            },
             Case(name: "header copy's salt changed, checksum recomputed", base: .passphrase, expected: "integrity") {
                 paths in
                 // Two sound copies that differ: neither is chosen.

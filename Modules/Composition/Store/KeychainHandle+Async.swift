@@ -19,11 +19,26 @@ extension KeychainHandle {
     }
 
     /// Protects the store with a new passphrase or key from now on, in one transaction; the old one
-    /// stops working. A new key file is created when missing.
+    /// stops working. A new key file is created when missing. The master key stays the same (a re-wrap):
+    /// an older copy of the header opens with the old passphrase or key, items written since included;
+    /// after a leak, ``rotateKey(to:progress:)``.
     /// - Throws: ``SecureStoreError/invalidKeyMaterial(_:)`` for unusable new material, and the other
     ///   store errors; the old key still works then.
     public func changeKey(to newKey: KeySource) async throws(SecureStoreError) {
         try await StoreThreads.run { () throws(SecureStoreError) in try self.changeKey(to: newKey) }
+    }
+
+    /// Replaces the master key with a new random one, re-seals every item of the store under it (all
+    /// access groups) and wraps it under `newKey` (the current one, or a new one), in one transaction;
+    /// `progress` is called, on the store's threads, with (done, total) as items are re-sealed. Returns
+    /// how many items were. An older copy of the header then opens nothing the store holds. Stopped
+    /// midway, it changes nothing.
+    /// - Throws: ``SecureStoreError/integrityFailure(_:)`` for a damaged store (nothing changed), and the
+    ///   other store errors; the old key still works then.
+    public func rotateKey(to newKey: KeySource, progress: (Int, Int) -> Void = { _, _ in }) async throws(SecureStoreError)
+        -> Int
+    {
+        try await StoreThreads.run { () throws(SecureStoreError) in try self.rotateKey(to: newKey, progress: progress) }
     }
 
     /// Writes every item this handle can see to a new encrypted file at `path` (over an existing one

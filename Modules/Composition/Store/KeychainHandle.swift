@@ -93,4 +93,12 @@ public struct KeychainHandle: Sendable {
         case .postgreSQL(let store): try store.changeKey(to: newKey)
         }
     }
+
+    /// ``rotateKey(to:progress:)``, on the caller's thread, which it blocks while every item is re-sealed.
+    package func rotateKey(to newKey: KeySource, progress: (Int, Int) -> Void) throws(SecureStoreError) -> Int {
+        switch backend {
+        case .sqlite(let store): try store.rotateKey(to: newKey, progress: progress)
+        case .postgreSQL(let store): try store.rotateKey(to: newKey, progress: progress)
+        }
+    }
 }

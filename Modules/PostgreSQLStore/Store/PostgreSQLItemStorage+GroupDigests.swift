@@ -63,6 +63,17 @@ extension PostgreSQLItemStorage {
         }
     }
 
+    /// Deletes every group's digest row (a rotation of the master key, which writes them again under
+    /// the groups' new indexes), and forgets what this handle knew of them.
+    func deleteGroupDigests() throws(SecureStoreError) {
+        _ = try run("DELETE FROM \(schema).group_digests")
+        transactionStates = [:]
+        pendingGroupDigests = [:]
+        knownStates = [:]
+        ownDigests = [:]
+        rowCacheInvalid = true
+    }
+
     /// A changed digest waits for the commit; a new group's row is made at once (and stays locked).
     func storeGroupDigest(_ group: BlindIndex, _ encoded: [UInt8], created: Bool) throws(SecureStoreError) {
         guard created else {

@@ -26,10 +26,27 @@ extension EngineBackedStore {
     }
 
     /// Rewraps the master key under a new passphrase or key source in one transaction; no item is
-    /// re-encrypted, so it takes the same time whatever the number of items.
+    /// re-encrypted, so it takes the same time whatever the number of items. The master key stays the
+    /// same: an older copy of the header still opens with the old passphrase or key, also the items
+    /// written after the change. After a leak, ``rotateKey(to:progress:)``.
     /// - Throws: ``SecureStoreError/locked`` when the store is locked.
     @inlinable public func changeKey(to newSource: KeySource) throws(SecureStoreError) {
         try engine.changeKey(to: newSource)
+    }
+
+    /// Replaces the master key with a new random one and re-seals every item under it, and wraps it
+    /// under `newSource` (the current passphrase or key source, or a new one), all in one transaction;
+    /// `progress` is called with (done, total) as items are re-sealed. Returns how many were. An older
+    /// copy of the header then opens nothing the store holds or will hold. Stopped midway (a killed
+    /// process), it changes nothing, and runs again from the start.
+    /// - Throws: ``SecureStoreError/locked`` when the store is locked, ``SecureStoreError/integrityFailure(_:)``
+    ///   when an item is damaged (nothing changed), ``SecureStoreError/invalidKeyMaterial(_:)`` for
+    ///   unusable new material.
+    @inlinable @discardableResult
+    public func rotateKey(to newSource: KeySource, progress: (Int, Int) -> Void = { _, _ in }) throws(SecureStoreError)
+        -> Int
+    {
+        try engine.rotateKey(to: newSource, progress: progress)
     }
 
     /// Decrypts and checks every item, and checks the rows against their digest (and, on SQLite, runs

@@ -25,11 +25,25 @@ public final class LockedEngine: Sendable {
 
     /// Runs `body` with exclusive use of the engine; refuses a call from inside the handle's own
     /// transaction body.
+    ///
+    /// An integrity failure when another handle has changed the store's key since this one unlocked it
+    /// (a rotation: this handle's keys open nothing any more) locks the handle and is
+    /// ``SecureStoreError/locked``: ``unlock(with:)`` opens it again under the new key.
     package func withEngine<Result>(_ body: (StoreEngine) throws(SecureStoreError) -> Result) throws(SecureStoreError)
         -> Result
     {
         try checkNotReentrant()
-        return try locked(body)
+        return try locked { (engine: StoreEngine) throws(SecureStoreError) -> Result in
+            do throws(SecureStoreError) {
+                return try body(engine)
+            } catch {
+                if case .integrityFailure = error, engine.headerChangedElsewhere() {
+                    engine.lock()
+                    throw .locked
+                }
+                throw error
+            }
+        }
     }
 
     /// Whether the keys are wiped.
@@ -47,7 +61,16 @@ public final class LockedEngine: Sendable {
         return try locked { engine in
             let transaction = StoreTransaction(engine: engine)
             defer { transaction.end() }
-            return try engine.write { try body(transaction) }
+            do {
+                return try engine.write { try body(transaction) }
+            } catch SecureStoreError.integrityFailure(let reason) {
+                // As ``withEngine(_:)``: keys made obsolete by a rotation elsewhere are not damage.
+                if engine.headerChangedElsewhere() {
+                    engine.lock()
+                    throw SecureStoreError.locked
+                }
+                throw SecureStoreError.integrityFailure(reason)
+            }
         }
     }
 
@@ -105,6 +128,16 @@ public final class LockedEngine: Sendable {
     @usableFromInline
     package func changeKey(to newSource: KeySource) throws(SecureStoreError) {
         try withEngine { engine throws(SecureStoreError) in try KeyHierarchy.rewrap(engine, to: newSource) }
+    }
+
+    /// Rotates the master key and re-seals every row under it. See ``KeyRotation/rotate(_:to:progress:stoppingAfter:)``.
+    @usableFromInline
+    package func rotateKey(to newSource: KeySource, progress: (Int, Int) -> Void, stoppingAfter: Int? = nil)
+        throws(SecureStoreError) -> Int
+    {
+        try withEngine { engine throws(SecureStoreError) in
+            try KeyRotation.rotate(engine, to: newSource, progress: progress, stoppingAfter: stoppingAfter)
+        }
     }
 
     /// Decrypts and checks every item. See ``StoreEngine/verify()``.

@@ -148,7 +148,7 @@ extension StoreEngine {
         return newRow
     }
 
-    private func indexedRow(id: Int64, _ attributes: ItemAttributes, group: BlindIndex, keys: ItemKeys)
+    func indexedRow(id: Int64, _ attributes: ItemAttributes, group: BlindIndex, keys: ItemKeys)
         throws(SecureStoreError) -> ItemRow
     {
         ItemRow(

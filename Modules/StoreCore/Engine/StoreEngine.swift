@@ -187,6 +187,22 @@ package final class StoreEngine {
         }
     }
 
+    /// Runs `body` in one write transaction of its own that takes the write lock itself (never an assumed
+    /// one, and never run again on a conflict): for maintenance that reads every row, such as a key
+    /// rotation.
+    func writeOwnLock<Result>(_ body: () throws(SecureStoreError) -> Result) throws(SecureStoreError) -> Result {
+        guard transactionDepth == 0 else {
+            throw .storage(.store("a maintenance operation cannot run inside a transaction", kind: .misuse))
+        }
+        do {
+            return try write(body)
+        } catch let error as SecureStoreError {
+            throw error
+        } catch {
+            throw .storage(.store("unexpected failure: \(type(of: error))", kind: .other))
+        }
+    }
+
     /// Runs `body` in a read transaction (one snapshot), or in the transaction already open.
     func readSnapshot(_ body: () throws(SecureStoreError) -> Void) throws(SecureStoreError) {
         guard transactionDepth == 0 else { return try body() }

@@ -31,7 +31,10 @@ package final class ItemKeys {
 
     /// Size of the access-group and unique-key indexes: 128 bits, so collisions never happen in practice.
     package static let indexBytes = 16
-    /// The epoch of the master key, bound into the additional data of rows that carry a version.
+    /// The epoch of the master key, bound into the additional data of rows that carry a version. Always
+    /// 0: a rotation (``KeyRotation``) replaces the master key itself, so every subkey changes with it
+    /// and a row sealed under another key fails to open whatever its epoch; the field stays for the
+    /// rows already written with it.
     package static let keyEpoch: UInt32 = 0
     /// Size of the primary-attribute index: 64 bits is enough, since every match it yields is then
     /// checked against the decrypted attributes.
@@ -128,7 +131,7 @@ package final class ItemKeys {
     /// Calls `body` with the additional data that binds a ciphertext to its store, row, column, class
     /// and indexes: layout format (1, or 2 for a joint row) ‖ column ‖ class ‖ row id (8, big-endian) ‖ store id ‖ group ‖ unique ‖ primary,
     /// and for a row that carries a version, ‖ row version (8, big-endian) ‖ key epoch (4, big-endian;
-    /// 0 until the master key itself can be rotated: a passphrase change rewraps the same key).
+    /// always 0, see ``keyEpoch``).
     package func withAdditionalData<Result>(
         column: UInt8, row: ItemRow, _ body: ([UInt8]) throws(SecureStoreError) -> Result
     ) throws(SecureStoreError) -> Result {

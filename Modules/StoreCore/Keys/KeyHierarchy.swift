@@ -70,23 +70,31 @@ package enum KeyHierarchy {
     }
 
     /// Wraps the master key under `newSource` with a fresh salt and writes the new header in one
-    /// transaction; no item is re-encrypted.
+    /// transaction; no item is re-encrypted, so the master key stays the same (``KeyRotation`` makes a
+    /// new one).
     package static func rewrap(_ engine: StoreEngine, to newSource: KeySource) throws(SecureStoreError) {
         guard let keys = engine.keys else { throw .locked }
-        // A header whose cost is out of bounds is refused as tampered when the store is next opened.
-        try checkCost(of: newSource, options: engine.options)
-        // The store keeps its format: a format-1 store stays readable by the Hardtack that made it
-        // (on a shared PostgreSQL store, by every instance not yet upgraded).
-        let header = StoreHeader(
-            storeID: engine.header.storeID, keyKind: newSource.isPassphrase ? .passphrase : .keyMaterial,
-            cost: engine.options.passphraseCost, version: engine.header.version)
-        let wrapped = try wrap(keys.master, header: header, source: newSource)
+        let (header, record) = try newRecord(engine, master: keys.master, source: newSource)
         try engine.writeTyped { () throws(SecureStoreError) in
-            try engine.storage.replaceHeaderRecord(record(header, wrapped: wrapped))
+            try engine.storage.replaceHeaderRecord(record)
         }
         engine.header = header
         // The old wrapped key must not linger where the backend keeps old copies.
         engine.storage.discardReplacedHeaderRecords()
+    }
+
+    /// The engine's store's header under a fresh salt with `master` wrapped under `source`, and its record.
+    /// The store keeps its identity and its format: a format-1 store stays readable by the Hardtack that
+    /// made it (on a shared PostgreSQL store, by every instance not yet upgraded).
+    static func newRecord(_ engine: StoreEngine, master: SecureKey, source: KeySource) throws(SecureStoreError)
+        -> (header: StoreHeader, record: HeaderRecord)
+    {
+        // A header whose cost is out of bounds is refused as tampered when the store is next opened.
+        try checkCost(of: source, options: engine.options)
+        let header = StoreHeader(
+            storeID: engine.header.storeID, keyKind: source.isPassphrase ? .passphrase : .keyMaterial,
+            cost: engine.options.passphraseCost, version: engine.header.version)
+        return (header, record(header, wrapped: try wrap(master, header: header, source: source)))
     }
 
     /// The record of `header` with its wrapped key and their checksum.

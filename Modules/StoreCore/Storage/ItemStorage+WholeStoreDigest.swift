@@ -32,6 +32,9 @@ extension ItemStorage {
     /// Unused with one digest for the store.
     package func storeGroupRegistry(_ encoded: [UInt8]) throws(SecureStoreError) { throw Self.noGroupDigests }
 
+    /// Unused with one digest for the store.
+    package func deleteGroupDigests() throws(SecureStoreError) { throw Self.noGroupDigests }
+
     /// The store's change counter: every group changes with it.
     package func groupChangeCounter(_ group: BlindIndex) throws(SecureStoreError) -> Int64 { try changeCounter() }
 

@@ -104,6 +104,9 @@ package protocol ItemStorage: AnyObject {
     func loadGroupRegistry(locking: Bool) throws(SecureStoreError) -> [UInt8]?
     /// Writes the digest of the set of groups inside the open write transaction.
     func storeGroupRegistry(_ encoded: [UInt8]) throws(SecureStoreError)
+    /// Deletes every group's digest row inside the open write transaction: a rotation of the master key
+    /// gives every group a new index, and writes their digests again (``storeGroupDigest(_:_:created:)``).
+    func deleteGroupDigests() throws(SecureStoreError)
     /// ``changeCounter()`` for one group's rows: it changes whenever another connection changed them.
     func groupChangeCounter(_ group: BlindIndex) throws(SecureStoreError) -> Int64
     /// ``forEachVersionedIndexEntry(_:)`` for the rows whose group cell is `group`.

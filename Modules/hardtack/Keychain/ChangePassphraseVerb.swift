@@ -16,8 +16,9 @@ struct ChangePassphraseVerb: HardtackCommand {
         discussion: [
             "The current key comes from the global options as usual. The new passphrase comes from "
                 + "--new-passphrase-file, else $\(newPassphraseVariable).",
-            "Only the wrapped master key is rewritten, in one transaction; afterwards the old passphrase or key no "
-                + "longer opens the store (older copies of the file still open with it).",
+            "Only the wrapped master key is rewritten, in one transaction (re-wrapped: the same master key); "
+                + "afterwards the old passphrase or key no longer opens the store, but an older copy of the file or of "
+                + "its header still opens with it, items written since included. After a leak, use rotate-key.",
         ])
 
     /// The usage line: a new passphrase file or a new key file.
@@ -40,22 +41,8 @@ struct ChangePassphraseVerb: HardtackCommand {
     @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
-        let wantsPassphrase = newPassphraseFile != nil || context.environment[Self.newPassphraseVariable] != nil
-        if newKeyFile != nil && wantsPassphrase {
-            throw context.usage(
-                "give either a new passphrase (--new-passphrase-file or $\(Self.newPassphraseVariable)) or "
-                    + "--new-key-file, not both")
-        }
         let configuration = try store.configuration(context)
-        let resolved: KeySource?
-        do throws(SecureStoreError) {
-            resolved =
-                try StoreArguments.key(
-                    passphraseFile: newPassphraseFile, keyVariable: nil, credentialName: nil, keyFile: newKeyFile)
-                ?? context.environment[Self.newPassphraseVariable].map { .passphrase(SecretBytes(utf8: $0)) }
-        } catch {
-            throw .store(error)
-        }
+        let resolved = try Self.newKey(passphraseFile: newPassphraseFile, keyFile: newKeyFile, context: context)
         var typed: KeySource?
         if resolved == nil { typed = try Self.typedPassphrase() }
         guard let newKey = resolved ?? typed else {
@@ -72,7 +59,31 @@ struct ChangePassphraseVerb: HardtackCommand {
         } catch {
             throw .store(error)
         }
-        Console.print("The store is now protected by \(newKey.summary).")
+        Console.print("re-wrapped: the same master key. The store is now protected by \(newKey.summary).")
+        Self.announce(newKey, replacing: configuration)
+    }
+
+    /// The new key named by `--new-passphrase-file`, `--new-key-file` or `$HARDTACK_NEW_PASSPHRASE`, or `nil`.
+    static func newKey(passphraseFile: String?, keyFile: String?, context: CommandContext) throws(CommandFailure)
+        -> KeySource?
+    {
+        let wantsPassphrase = passphraseFile != nil || context.environment[newPassphraseVariable] != nil
+        if keyFile != nil && wantsPassphrase {
+            throw context.usage(
+                "give either a new passphrase (--new-passphrase-file or $\(newPassphraseVariable)) or "
+                    + "--new-key-file, not both")
+        }
+        do throws(SecureStoreError) {
+            return try StoreArguments.key(
+                passphraseFile: passphraseFile, keyVariable: nil, credentialName: nil, keyFile: keyFile)
+                ?? context.environment[newPassphraseVariable].map { .passphrase(SecretBytes(utf8: $0)) }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The warnings after a store's key changed to `newKey`: a test-cost passphrase, an old key file.
+    static func announce(_ newKey: KeySource, replacing configuration: StoreConfiguration) {
         if case .passphrase = newKey { TestCostWarning.announce(configuration) }
         if case .keyFile(let oldPath) = configuration.key {
             if case .keyFile(let newPath) = newKey, newPath == oldPath { return }

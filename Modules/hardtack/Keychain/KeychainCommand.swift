@@ -4,7 +4,7 @@ import CommandLineKit
 /// accepted before or after the verb.
 struct KeychainCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "keychain", abstract: "Add, find and delete passwords in the encrypted store; dump, verify, salvage, change its key.",
+        name: "keychain", abstract: "Add, find and delete passwords in the encrypted store; dump, verify, salvage, change or rotate its key.",
         usage: "[GLOBAL OPTIONS] VERB [OPTIONS]",
         discussion: ["Keeps passwords in one encrypted file, with verbs shaped like macOS `security`."],
         environment: [
@@ -12,14 +12,14 @@ struct KeychainCommand: Command {
             ("HARDTACK_PASSPHRASE", "The passphrase, when no --passphrase-file is given."),
             ("PGPASSWORD", "A PostgreSQL store's password when its URI has none (else PGPASSFILE, else ~/.pgpass)."),
             ("PGSSLMODE", "The TLS check when the URI names none (default: verify-full for a host that is not loopback)."),
-            (ChangePassphraseVerb.newPassphraseVariable, "The new passphrase for change-passphrase."),
+            (ChangePassphraseVerb.newPassphraseVariable, "The new passphrase for change-passphrase and rotate-key."),
             ("HARDTACK_ARGON2_COST", "`interactive` lowers the cost of a new passphrase. For tests only."),
         ],
         subcommands: [
             AddPasswordVerb<GenericPasswords>.self, FindPasswordVerb<GenericPasswords>.self,
             DeletePasswordVerb<GenericPasswords>.self, AddPasswordVerb<InternetPasswords>.self,
             FindPasswordVerb<InternetPasswords>.self, DeletePasswordVerb<InternetPasswords>.self, DumpVerb.self,
-            VerifyVerb.self, SalvageVerb.self, ChangePassphraseVerb.self, ExportVerb.self, ImportVerb.self,
+            VerifyVerb.self, SalvageVerb.self, ChangePassphraseVerb.self, RotateKeyVerb.self, ExportVerb.self, ImportVerb.self,
         ],
         subcommandNoun: "keychain verb", subcommandPlaceholder: "VERB", subcommandsTitle: "Verbs",
         exitStatuses: ExitStatus.keychainTable)

@@ -1,0 +1,126 @@
+import Data
+import Domain
+import Foundation
+@_spi(HardtackTools) import PostgreSQLStore
+import StoreCore
+import TestSupport
+import Testing
+
+/// The attack a rotation answers, on a real PostgreSQL server: someone with SQL access (or a backup of
+/// the schema) who holds the old key and the old header row puts that row back and opens the store.
+/// After a re-wrap that reads everything, items written since included; after a rotation it reads
+/// nothing: every row and every group's digest is sealed under the new master key.
+@Suite struct PostgreSQLKeyRotationTests {
+    private let before = ItemAttributes.genericPassword(service: "api", account: "before", accessGroup: "a")
+    private let other = ItemAttributes.genericPassword(service: "api", account: "other", accessGroup: "b")
+    private let after = ItemAttributes.genericPassword(service: "api", account: "after", accessGroup: "a")
+
+    /// The header row's three cells, as stored.
+    private func headerRow(_ test: TestStore) throws -> [PostgreSQLValue] {
+        let result = try test.sql().query("SELECT header, checksum, wrapped_key FROM \(test.schema).meta")
+        return try (0..<3).map { column throws(PostgreSQLError) in .bytes(try result.bytes(0, column)) }
+    }
+
+    /// Puts `row` back as the header row, as raw bytes.
+    private func graft(_ row: [PostgreSQLValue], into test: TestStore) throws {
+        _ = try test.sql().query(
+            "UPDATE \(test.schema).meta SET header = $1, checksum = $2, wrapped_key = $3 WHERE id = 1", row)
+        #expect(try headerRow(test) == row)
+    }
+
+    /// A store of two groups under `test.key`, and its header row then.
+    private func oldStore(_ test: TestStore) throws -> [PostgreSQLValue] {
+        let store = try test.open(groups: ["a", "b"])
+        try store.add(before, data: secret("OLD-A"))
+        try store.add(other, data: secret("OLD-B"))
+        return try headerRow(test)
+    }
+
+    /// Whether a lookup answered damage (an integrity failure), never the item nor "not found".
+    private func isDamaged(_ lookup: ItemLookup) -> Bool {
+        if case .damaged(let error) = lookup { error.isIntegrityFailure } else { false }
+    }
+
+    @Test func afterARotationTheOldHeaderRowPutBackOpensNothing() throws {
+        let test = TestStore()
+        let old = try oldStore(test)
+        let newKey = SecretBytes(count: 32) { buffer in
+            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
+        }
+        do {
+            let store = try test.open(groups: ["a"])
+            #expect(try store.rotateKey(to: .key(newKey)) == 2)
+            try store.add(after, data: secret("NEW-A"))
+        }
+        #expect(throws: SecureStoreError.wrongKey) { try test.open(groups: ["a", "b"]) }
+        do {
+            let store = try test.open(groups: ["a", "b"], key: newKey)
+            #expect(try store.findString(before) == "OLD-A")
+            #expect(try store.findString(other) == "OLD-B")
+            #expect(try store.findString(after) == "NEW-A")
+            #expect(try store.verify().isSound)
+        }
+
+        // The attack: the old header row back, opened with the old key. The key unwraps (it is the old
+        // master key); nothing authenticates under it.
+        try graft(old, into: test)
+        let opened: PostgreSQLSecureItemStore
+        do {
+            opened = try test.open(groups: ["a", "b"])
+        } catch {
+            Issue.record("the old header did not even open: \(error)")
+            return
+        }
+        for query in [before, other, after] {
+            #expect(isDamaged(opened.lookup(query)), "\(query)")
+        }
+        let report = try opened.verify()
+        #expect(!report.isSound)
+        #expect(report.soundItems == 0)
+        #expect(report.damagedItems == 3)
+        #expect(throwsIntegrityFailure { try opened.add(.genericPassword(service: "x", accessGroup: "a"), data: secret("X")) })
+    }
+
+    @Test func afterAReWrapTheOldHeaderRowPutBackReadsEverythingWrittenSince() throws {
+        let test = TestStore()
+        let old = try oldStore(test)
+        let newKey = SecretBytes(count: 32) { buffer in
+            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
+        }
+        do {
+            let store = try test.open(groups: ["a"])
+            try store.changeKey(to: .key(newKey))
+            try store.add(after, data: secret("NEW-A"))
+        }
+        // The re-wrap's limit, as documented: the same master key under the old header row.
+        try graft(old, into: test)
+        let opened = try test.open(groups: ["a", "b"])
+        #expect(try opened.findString(after) == "NEW-A")
+        #expect(try opened.findString(other) == "OLD-B")
+    }
+
+    @Test func aHandleOpenedBeforeARotationWritesNothingUnderTheOldKeyAndLocksItself() throws {
+        let test = TestStore()
+        _ = try oldStore(test)
+        let stale = try test.open(groups: ["a", "b", "c"])
+        let newKey = SecretBytes(count: 32) { buffer in
+            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
+        }
+        do {
+            let store = try test.open(groups: ["b"])
+            #expect(try store.rotateKey(to: .key(newKey)) == 2)
+        }
+        // A handle opened before it writes nothing under the old key, in a group it wrote before or a
+        // new one: it finds the key changed, and locks itself.
+        #expect(throws: SecureStoreError.locked) { try stale.update(before, attributes: nil, data: secret("STALE")) }
+        #expect(throws: SecureStoreError.locked) {
+            try stale.add(.genericPassword(service: "s", accessGroup: "c"), data: secret("S"))
+        }
+        #expect(throws: SecureStoreError.wrongKey) { try stale.unlock(with: .key(test.key)) }
+        try stale.unlock(with: .key(newKey))
+        try stale.add(.genericPassword(service: "s", accessGroup: "c"), data: secret("S"))
+        let store = try test.open(groups: ["a", "b", "c"], key: newKey)
+        #expect(try store.findString(before) == "OLD-A")
+        #expect(try store.verify().isSound)
+    }
+}
