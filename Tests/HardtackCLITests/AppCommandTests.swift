@@ -66,7 +66,7 @@ import Testing
         #expect(signIn.stdout.contains("signed in as Alice Liddell"))
         #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
 
-        usleep(1_300_000)  // The token (2 s, so 1 s of skew allowance) is now known to be expired.
+        usleep(2_000_000)  // The token (2 s, so 0.2 s of skew allowance, a tenth) is now known to be expired.
         let status = try sandbox.run(["status", "--store", sandbox.store])
         #expect(status.status == 0)
         #expect(status.stdout.contains("refresh before the first call"))
