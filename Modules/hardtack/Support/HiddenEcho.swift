@@ -12,20 +12,30 @@ enum HiddenEcho {
     /// The signals whose default action ends the process, caught while echo is off.
     static let endingSignals: [Int32] = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
 
-    // Safety: both are written only by `run`, before the handlers that read them are installed, and
-    // read by the handler only while they are installed; a prompt is never nested nor run on two threads
-    // at once (the command line asks one question at a time). They are set once on first use (Swift's
-    // lazy global initialisation), so the handler's reads are plain loads.
-    fileprivate nonisolated(unsafe) static var savedSettings = termios()
-    fileprivate nonisolated(unsafe) static var terminal: Int32 = -1
+    /// The terminal's settings to put back, and its descriptor: in memory of their own (never freed), so
+    /// that the signal handler reads them through two pointers set once, with no Swift runtime call.
+    ///
+    /// Safety: the pointees are written only by `run`, before the handlers that read them are installed,
+    /// and read by the handler only while they are installed; a prompt is never nested nor run on two
+    /// threads at once (the command line asks one question at a time).
+    fileprivate nonisolated(unsafe) static let savedSettings: UnsafeMutablePointer<termios> = {
+        let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        pointer.initialize(to: termios())
+        return pointer
+    }()
+    fileprivate nonisolated(unsafe) static let terminal: UnsafeMutablePointer<Int32> = {
+        let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        pointer.initialize(to: -1)
+        return pointer
+    }()
 
     /// Runs `body` with echo off on `descriptor` when it is a terminal whose settings can be read (else
     /// just runs it), and puts the settings back afterwards, or from a signal that ends the process.
     static func run<Result>(on descriptor: Int32, _ body: () -> Result) -> Result {
         var saved = termios()
         guard tcgetattr(descriptor, &saved) == 0 else { return body() }
-        savedSettings = saved
-        terminal = descriptor
+        savedSettings.pointee = saved
+        terminal.pointee = descriptor
         var previous: [(Int32, sigaction)] = []
         for signalNumber in endingSignals {
             var action = sigaction()
@@ -57,8 +67,7 @@ enum HiddenEcho {
 /// newline after the prompt, then the signal again under its default action, so the process ends as
 /// the signal asked (the shell sees it killed by SIGINT, not a made-up exit status).
 private func restoreEchoAndEnd(_ signalNumber: Int32) {
-    var saved = HiddenEcho.savedSettings
-    tcsetattr(HiddenEcho.terminal, TCSANOW, &saved)
+    tcsetattr(HiddenEcho.terminal.pointee, TCSANOW, HiddenEcho.savedSettings)
     var newline: UInt8 = 0x0A
     _ = write(STDERR_FILENO, &newline, 1)
     signal(signalNumber, SIG_DFL)
