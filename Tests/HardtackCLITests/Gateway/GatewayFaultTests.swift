@@ -21,6 +21,38 @@ extension GatewayScenarios {
             (try? JSONSerialization.jsonObject(with: response.body) as? [String: String])?["error"]
         }
 
+        /// Sessions on a PostgreSQL store whose server stops: `/healthz` and a session's calls are 503 (the
+        /// session kept, the cookie too), and once the server is back every session answers again.
+        @Test func aStoreThatStopsAnsweringIs503AndNoSessionIsLost() async throws {
+            let provider = try TestProvider()
+            let database = try OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
+            defer { database.stop() }
+            let (gateway, origin) = try sandbox.startGateway(
+                issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], store: database.uri,
+                extra: ["--key-env", "PG_KEY"], environment: ["PG_KEY": String(repeating: "6b", count: 32)])
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            #expect(try await browser.get(origin + "/healthz").status == 200)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+
+            #expect(try database.crash().status == 0)
+            let health = try await browser.get(origin + "/healthz")
+            #expect(health.status == 503 && errorCode(health) == "store_unavailable")
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            #expect(user.status == 503, "\(String(decoding: user.body, as: UTF8.self))")
+            #expect(user.headers["Set-Cookie"] == nil, "the cookie is kept")
+
+            #expect(try database.restart().status == 0)
+            var back = 0
+            for _ in 0..<100 where back != 200 {
+                back = try await browser.get(origin + "/healthz").status
+                if back != 200 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(back == 200)
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+            #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
+        }
+
         @Test func badInputGetsAClearStatusAndNeverA500() async throws {
             let provider = try TestProvider()
             let (gateway, origin) = try gateway(provider)
