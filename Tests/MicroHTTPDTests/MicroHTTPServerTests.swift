@@ -8,6 +8,7 @@ import Data
 import Foundation
 import MicroHTTPD
 import TestSupport
+import Synchronization
 import Testing
 
 /// The libmicrohttpd adapter over real sockets: what the handler sees, what the client gets, and the
@@ -84,13 +85,19 @@ import Testing
     }
 
     @Test func stoppingFinishesWhatIsInFlightThenRefusesConnections() async throws {
+        // The handler says it has begun (a flag that stays set: a busy machine may not look at the server's
+        // count before a short request is over, and then would wait forever for it to rise).
+        let begun = Mutex(false)
         let server = try MicroHTTPServer(port: 0) { _ in
-            try? await Task.sleep(for: .milliseconds(300))
+            begun.withLock { $0 = true }
+            try? await Task.sleep(for: .seconds(1))
             return HTTPResponse(status: 200, body: Data("done".utf8))
         }
         let client = Self.client(server)
         let inFlight = Task { try await client.send(HTTPRequest(method: "GET", path: "/slow")) }
-        while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !begun.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(begun.withLock { $0 }, "the request never reached its handler")
         await server.stop(grace: .seconds(5))
         let answer = try await inFlight.value
         #expect(answer.status == 200)
