@@ -60,14 +60,13 @@ struct AddPasswordVerb<Class: PasswordClass>: HardtackCommand {
     private func readSecret() throws(CommandFailure) -> SecretBytes {
         if case .given(let value) = secret, value != "-" { return SecretBytes(utf8: value) }
         if Console.inputIsTerminal {
-            guard let first = Console.readSecret(prompt: "Secret for the new \(Class.kind.itemClass.name): ") else {
+            switch Console.readSecretTwice(prompt: "Secret for the new \(Class.kind.itemClass.name): ") {
+            case .typed(let secret): return secret
+            case .tooLong:
                 throw .finding(.failure, "the secret is too long to type (at most 4,095 bytes); pipe it in with -w -")
+            case .empty: throw .finding(.failure, "no secret was typed; nothing was added")
+            case .differ: throw .finding(.failure, "the two secrets typed differ; nothing was added")
             }
-            guard !first.isEmpty else { throw .finding(.failure, "no secret was typed; nothing was added") }
-            guard let again = Console.readSecret(prompt: "Type it again: "), again == first else {
-                throw .finding(.failure, "the two secrets typed differ; nothing was added")
-            }
-            return first
         }
         guard let data = Console.readSecretFromStandardInput() else {
             throw .finding(

@@ -98,12 +98,10 @@ struct ChangePassphraseVerb: HardtackCommand {
     /// - Throws: ``CommandFailure/finding(_:_:)`` when the two entries differ or are empty: nothing changed.
     private static func typedPassphrase() throws(CommandFailure) -> KeySource? {
         guard Console.inputIsTerminal else { return nil }
-        guard let first = Console.readSecret(prompt: "New passphrase: "), !first.isEmpty else {
-            throw .finding(.failure, "no new passphrase was typed; nothing changed")
+        switch Console.readSecretTwice(prompt: "New passphrase: ") {
+        case .typed(let passphrase): return .passphrase(passphrase)
+        case .empty, .tooLong: throw .finding(.failure, "no new passphrase was typed; nothing changed")
+        case .differ: throw .finding(.failure, "the two entries differ; nothing changed")
         }
-        guard let again = Console.readSecret(prompt: "Type it again: "), again == first else {
-            throw .finding(.failure, "the two entries differ; nothing changed")
-        }
-        return .passphrase(first)
     }
 }

@@ -64,6 +64,24 @@ enum Console {
         }
     }
 
+    /// What a secret typed twice at a terminal gave.
+    enum TypedTwice {
+        /// The same secret both times.
+        case typed(SecretBytes)
+        /// Nothing, or a line longer than 4,095 bytes, the first time.
+        case empty, tooLong
+        /// Two different entries.
+        case differ
+    }
+
+    /// Reads a secret at a terminal twice, after `prompt` and then `Type it again: `, echo off both times.
+    static func readSecretTwice(prompt: String) -> TypedTwice {
+        guard let first = readSecret(prompt: prompt) else { return .tooLong }
+        guard !first.isEmpty else { return .empty }
+        guard let again = readSecret(prompt: "Type it again: "), again == first else { return .differ }
+        return .typed(first)
+    }
+
     /// Reads one line from standard input into wiped memory: `nil` when it is longer than `limit` bytes
     /// (the rest of the line is read and dropped: never a silently shortened secret).
     private static func readLine(upTo limit: Int) -> SecretBytes? {
