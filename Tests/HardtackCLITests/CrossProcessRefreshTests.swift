@@ -46,7 +46,7 @@ import Testing
                     + store.arguments, input: "wonderland\n", environment: store.environment)
             try #require(signIn.status == 0, "\(signIn.stderr)")
         }
-        // Tokens live 2 s, of which 1 s is kept in hand: wait until each account says it must refresh.
+        // Tokens live 2 s, of which a tenth is kept in hand: wait until each account says it must refresh.
         let deadline = Date() + 10
         for account in accounts {
             var expired = false

@@ -149,6 +149,31 @@ import Testing
         try connection.reconnect()
         #expect(connection.isHealthy)
     }
+
+    /// A pipeline cut off after some statements answered: the typed error, and (under
+    /// `--sanitize=address`, which checks leaks) the answers already read are freed with it.
+    @Test(arguments: ["timeout", "terminated"])
+    func aPipelineCutMidwayFreesWhatItReadAndSaysWhy(_ cut: String) throws {
+        let connection = try TestServer.connect()
+        let last =
+            cut == "timeout"
+            ? PostgreSQLConnection.PipelinedStatement("SELECT pg_sleep(5)")
+            : PostgreSQLConnection.PipelinedStatement("SELECT pg_terminate_backend(pg_backend_pid())")
+        let batch = [
+            PostgreSQLConnection.PipelinedStatement("SELECT $1::int4", [.int32(1)]),
+            PostgreSQLConnection.PipelinedStatement("SELECT $1::int4", [.int32(2)]), last,
+        ]
+        let start = ContinuousClock.now
+        let error = try #require(throws: PostgreSQLError.self) {
+            try connection.pipeline(batch, timeout: .milliseconds(cut == "timeout" ? 300 : 3000))
+        }
+        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(error.kind == (cut == "timeout" ? .timedOutConnectionClosed : .connectionLost), "\(error)")
+        #expect(!connection.isHealthy)
+        try connection.reconnect()
+        let answers = try connection.pipeline(Array(batch.prefix(2)))
+        #expect(try answers.map { try $0.int32(0, 0) } == [1, 2])
+    }
 }
 
 /// A TCP socket on 127.0.0.1 that listens but never accepts or answers: the kernel completes the

@@ -107,7 +107,15 @@ extension PostgreSQLConnection {
         var firstError: PostgreSQLError?
         func discard() { for result in results { PQclear(result) } }
         while true {
-            guard let result = try nextResult(connection, sql: sql, until: deadline) else {
+            let next: OpaquePointer?
+            do {
+                next = try nextResult(connection, sql: sql, until: deadline)
+            } catch {
+                // Lost or timed out midway: the results already read are freed, not leaked.
+                discard()
+                throw error
+            }
+            guard let result = next else {
                 // Between one statement's results and the next's.
                 continue
             }
