@@ -30,6 +30,9 @@ public struct GatewayConfiguration: Sendable {
     /// `Content-Length` says more is 502, one that sends more is cut short there. Either way an answer
     /// streams through the gateway, which holds at most 256 KiB of each at a time.
     public var upstreamResponseBytes: Int?
+    /// How often a running gateway sweeps the store of expired and idle sessions and old logout tokens, in
+    /// seconds (each sweep removes at most 500 of each; every instance sweeps, and they may overlap).
+    public var sweepInterval: TimeInterval = 300
 
     /// Creates a configuration.
     public init(

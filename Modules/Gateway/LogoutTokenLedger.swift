@@ -10,7 +10,7 @@ struct LogoutTokenLedger {
     private static let service = GatewayStoreItems.service + ".logout-token"
 
     /// Records `logout` as received, with `until` (when a replay would be refused anyway for its `iat`) kept
-    /// beside it for a sweep to come (nothing removes entries yet); `false` when it was received before.
+    /// beside it for ``sweep(now:batch:)``; `false` when it was received before.
     /// - Throws: ``AuthenticationError`` when the store cannot record it.
     func remember(_ logout: LogoutToken, until: Date) async throws(AuthenticationError) -> Bool {
         do throws(SecureStoreError) {
@@ -28,6 +28,35 @@ struct LogoutTokenLedger {
     /// Forgets `logout` (its sessions could not be ended, so the issuer may send it again).
     func forget(_ logout: LogoutToken) async {
         _ = try? await store.delete(.genericPassword(service: Self.service, account: Self.account(logout)))
+    }
+
+    /// Deletes at most `batch` entries whose time is past at `now` (a replay of theirs is refused for its
+    /// `iat` anyway); how many.
+    /// - Throws: ``AuthenticationError`` when the store cannot be read or written.
+    func sweep(now: Date, batch: Int) async throws(AuthenticationError) -> Int {
+        let entries: [StoredItem]
+        do throws(SecureStoreError) {
+            entries = try await store.find(.genericPassword(service: Self.service), limit: .all, returning: .all)
+        } catch .itemNotFound {
+            return 0
+        } catch {
+            throw .fromStore(error)
+        }
+        var removed = 0
+        for entry in entries where removed < batch {
+            guard let account = entry.attributes?.string(.account), let text = entry.data?.revealedString(),
+                let until = Double(text), until < now.timeIntervalSince1970
+            else { continue }
+            do throws(SecureStoreError) {
+                try await store.delete(.genericPassword(service: Self.service, account: account))
+                removed += 1
+            } catch .itemNotFound {
+                // Another instance swept it first.
+            } catch {
+                throw .fromStore(error)
+            }
+        }
+        return removed
     }
 
     /// The item's account: a hash of the issuer-chosen `jti`, so its length and characters are the store's.

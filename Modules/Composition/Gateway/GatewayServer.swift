@@ -11,6 +11,7 @@ import CurlHTTP
 public final class GatewayServer: Sendable {
     private let server: MicroHTTPServer
     private let keychain: KeychainHandle
+    private let sweeper: Task<Void, Never>
     /// The gateway itself.
     public let gateway: Gateway
 
@@ -79,6 +80,36 @@ public final class GatewayServer: Sendable {
         } catch {
             throw .listen(error.description)
         }
+        sweeper = Task.detached {
+            await Self.sweep(items, configuration: configuration, now: dependencies.now, log: log)
+        }
+    }
+
+    /// Every `sweepInterval`, until cancelled: ``GatewaySessionAdmin/sweep(idleTimeout:now:batch:)`` with
+    /// the idle timeout plus the minute a recorded use may lag behind, logged as one JSON line when it removed
+    /// anything; a batch that filled is followed by the next at once.
+    private static func sweep(
+        _ store: any SecureItemStore, configuration: GatewayConfiguration, now: @escaping @Sendable () -> Date,
+        log: @escaping @Sendable (String) -> Void
+    ) async {
+        let admin = GatewaySessionAdmin(store: store)
+        var pause = configuration.sweepInterval
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(pause))
+            if Task.isCancelled { return }
+            pause = configuration.sweepInterval
+            do throws(AuthenticationError) {
+                let swept = try await admin.sweep(idleTimeout: configuration.idleTimeout.map { $0 + 60 }, now: now())
+                if swept.expired + swept.idle + swept.logoutTokens > 0 {
+                    log(
+                        "{\"event\":\"sweep\",\"expiredSessions\":\(swept.expired),\"idleSessions\":\(swept.idle),"
+                            + "\"logoutTokens\":\(swept.logoutTokens)}")
+                }
+                if swept.filledBatch { pause = 0 }
+            } catch {
+                log("{\"event\":\"sweep\",\"error\":\"the store could not be swept; the next sweep tries again\"}")
+            }
+        }
     }
 
     /// What `/healthz` reads: the login-state key, found once the gateway has started (any answer, found or
@@ -92,6 +123,7 @@ public final class GatewayServer: Sendable {
     /// next refresh, when the issuer sees the old token again). That work has its own bounds (the issuer's
     /// timeout, the store write's retries), within `settle`.
     public func stop(grace: Duration = .seconds(10), settle: Duration = .seconds(30)) async {
+        sweeper.cancel()
         await server.stop(grace: grace)
         let deadline = ContinuousClock.now.advanced(by: settle)
         while gateway.requestsInHand > 0, ContinuousClock.now < deadline {

@@ -70,20 +70,13 @@ final class GatewaySessions: Sendable {
     }
 }
 
-/// The gateway's sessions as a catalog, keyed by session id: what the store reads of them without any
-/// cookie (who, and the issuer's session id; the tokens stay sealed).
+/// The gateway's sessions as a catalog (``GatewaySessionCatalog``'s).
 extension GatewaySessions: SessionCatalog {
     func sessions() async throws(AuthenticationError) -> [(key: String, session: Session)] {
-        var found: [(key: String, session: Session)] = []
-        for (account, read) in try await SecureStoreSessionRepository.sessions(in: store) {
-            guard let sessionID = SessionCookie.sessionID(of: account), case .success(let session?) = read else { continue }
-            found.append((sessionID, session))
-        }
-        return found
+        try await GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone).sessions()
     }
 
     func repository(for key: String) -> any SessionRepository {
-        // A session id comes from the store's own account names, which are valid account names.
-        SecureStoreSessionRepository(store: store, account: AccountName("gateway/" + key)!, claimantIsGone: claimantIsGone)
+        GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone).repository(for: key)
     }
 }

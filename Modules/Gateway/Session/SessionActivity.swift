@@ -20,9 +20,22 @@ struct SessionActivity {
     }
 
     private func item(_ cookie: SessionCookie) -> ItemAttributes {
+        Self.item(cookie.account, in: store)
+    }
+
+    /// The item of `account`'s last use in `store`.
+    static func item(_ account: AccountName, in store: any SecureItemStore) -> ItemAttributes {
         .genericPassword(
-            service: SecureStoreSessionRepository.service(for: cookie.account), account: "last-used",
+            service: SecureStoreSessionRepository.service(for: account), account: "last-used",
             accessGroup: store.accessGroups.first)
+    }
+
+    /// The last use of `account`'s session that `store` records, if any can be read.
+    static func storedUse(_ account: AccountName, in store: any SecureItemStore) async -> Date? {
+        guard case .found(let found) = await store.lookup(item(account, in: store)), let text = found.data?.revealedString(),
+            let seconds = Double(text)
+        else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// The session's last recorded use (`at` is `nil` when none is recorded, or it cannot be read): this
@@ -31,10 +44,7 @@ struct SessionActivity {
     func lastUse(_ cookie: SessionCookie, timeout: TimeInterval) async -> Use {
         let known = recent.recordedUse(of: cookie.sessionID)
         if let known, now().timeIntervalSince(known) <= timeout { return Use(at: known) }
-        guard case .found(let found) = await store.lookup(item(cookie)), let text = found.data?.revealedString(),
-            let seconds = Double(text)
-        else { return Use(at: known) }
-        let stored = Date(timeIntervalSince1970: seconds)
+        guard let stored = await Self.storedUse(cookie.account, in: store) else { return Use(at: known) }
         return Use(at: known.map { max($0, stored) } ?? stored)
     }
 

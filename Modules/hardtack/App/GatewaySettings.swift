@@ -15,7 +15,7 @@ struct GatewaySettings {
     /// The settings `command` and the environment give.
     /// - Throws: ``CommandFailure/usage(_:)`` naming what is missing or unusable;
     ///   ``CommandFailure/store(_:)`` when the client secret file cannot be read.
-    init(_ command: GatewayCommand, _ context: CommandContext) throws(CommandFailure) {
+    init(_ command: GatewayServeOptions, _ context: CommandContext) throws(CommandFailure) {
         let environment = context.environment
         func setting(_ option: String?, _ variable: String) -> String? {
             option ?? environment["HARDTACK_GATEWAY_" + variable].flatMap { $0.isEmpty ? nil : $0 }

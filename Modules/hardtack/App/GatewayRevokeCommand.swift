@@ -1,0 +1,47 @@
+import CommandLineKit
+import Composition
+import Domain
+import Gateway
+
+/// `hardtack gateway revoke`: ends a user's sessions, or one session, for every instance.
+struct GatewayRevokeCommand: HardtackCommand {
+    static let configuration = CommandConfiguration(
+        name: "revoke", abstract: "End a user's gateway sessions, or one session, on every instance at its next call.",
+        discussion: [
+            "Deletes the sessions from the store, which every instance reads on each call: the browser's next call "
+                + "is 401, whichever instance it reaches. The refresh tokens are not revoked at the issuer: they are "
+                + "sealed under a key only the users' cookies give, so the deleted copies were the last anyone but "
+                + "the issuer could use. Ending what is already gone is not an error: it prints that 0 ended."
+        ],
+        exitStatuses: ExitStatus.appTable)
+
+    /// `--user SUB`.
+    @Option("--user", value: "SUB", help: "End every session of this user (the issuer's `sub`).", allowsEmpty: false)
+    var user: String?
+    /// `--session SID`.
+    @Option(
+        "--session", value: "SID", help: "End this session (its id, as `gateway sessions` and /bff/user show it).",
+        allowsEmpty: false)
+    var session: String?
+    /// The store.
+    @OptionGroup(title: "Store options") var store: StoreArguments
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        guard (user == nil) != (session == nil) else {
+            throw .usage("gateway revoke takes exactly one of --user SUB and --session SID")
+        }
+        let keychain = try await store.openExisting(context)
+        let admin = GatewaySessionAdmin(store: keychain.items)
+        let ended: Int
+        do throws(AuthenticationError) {
+            if let user {
+                ended = try await admin.end(user: user).count
+            } else {
+                ended = try await admin.end(session: session ?? "") ? 1 : 0
+            }
+        } catch {
+            throw .auth(error)
+        }
+        Console.print("ended \(ended) session\(ended == 1 ? "" : "s")")
+    }
+}

@@ -1,0 +1,74 @@
+import CommandLineKit
+import Composition
+import Data
+import Domain
+import Foundation
+import DevelopmentComposition
+import Gateway
+
+/// `hardtack gateway [serve]`: runs the gateway's server until SIGTERM or SIGINT.
+struct GatewayServeCommand: HardtackCommand {
+    static let configuration = CommandConfiguration(
+        name: "serve",
+        abstract: "Run the gateway (what `hardtack gateway OPTIONS` does); see `hardtack gateway --help`.",
+        exitStatuses: ExitStatus.appTable)
+
+    /// The server's options.
+    @OptionGroup var serve: GatewayServeOptions
+    /// The store.
+    @OptionGroup(title: "Store options") var store: StoreArguments
+
+    func execute(_ context: CommandContext) async throws(CommandFailure) {
+        if serve.demo { return try await runDemo() }
+        let settings = try GatewaySettings(serve, context)
+        let storeConfiguration = try store.configuration(context)
+        let server: GatewayServer
+        do throws(GatewayStartFailure) {
+            server = try await GatewayServer(
+                settings.configuration, store: storeConfiguration, host: settings.host, port: settings.port,
+                log: { line in Console.log(line) })
+        } catch {
+            switch error {
+            case .store(let failure): throw .store(failure)
+            case .discovery(let failure):
+                let reason: String
+                switch failure {
+                case .temporarilyUnavailable(let why), .invalidResponse(let why), .unsupported(let why): reason = why
+                case .rejected(let status, let why): reason = "HTTP \(status): \(why)"
+                default: reason = failure.description
+                }
+                throw .finding(
+                    ExitStatus(failure),
+                    "the issuer's discovery document (\(settings.configuration.issuer.absoluteString)"
+                        + "/.well-known/openid-configuration) could not be read: \(reason). Check --issuer and that "
+                        + "the issuer is up; nothing was started and no store was made.")
+            case .auth(let failure): throw .auth(failure)
+            case .listen(let reason): throw .finding(.failure, "\(reason). Choose another --listen address.")
+            }
+        }
+        let metadata = server.gateway.issuerMetadata
+        Console.error(
+            "issuer \(metadata.issuer): sign-out at the issuer \(metadata.endSessionEndpoint == nil ? "not offered" : "offered"), "
+                + "back-channel logout \(metadata.backchannelLogoutSupported ? "offered" : "not offered")")
+        Console.print("listening on \(server.listeningURL)")
+        await Signals.waitForTermination()
+        await server.stop(grace: .seconds(10))
+    }
+
+    /// `--demo`: starts ``GatewayDemo`` and says how to use it.
+    private func runDemo() async throws(CommandFailure) {
+        let demo: GatewayDemo
+        do throws(DevelopmentServerError) {
+            demo = try await GatewayDemo(log: { line in Console.log(line) })
+        } catch {
+            throw .finding(.failure, "the gateway demo could not start: \(error.message)")
+        }
+        Console.print("listening on \(demo.gateway.listeningURL)")
+        Console.print(
+            "Open \(demo.address) in a browser and sign in as alice / wonderland; the page holds only a session "
+                + "cookie, and its API calls go to \(demo.authServer.baseURL.absoluteString)/api/me with the token "
+                + "the gateway adds. Stop with Ctrl-C (the temporary store is deleted).")
+        await Signals.waitForTermination()
+        await demo.stop()
+    }
+}

@@ -1,0 +1,67 @@
+import CommandLineKit
+
+/// The options of the gateway's server (`hardtack gateway [serve]`), declared once for the group and its
+/// `serve` command.
+struct GatewayServeOptions: ParsableArguments {
+    /// `--issuer URL`.
+    @Option("--issuer", value: "URL", help: "The OpenID Connect issuer to sign users in at.", allowsEmpty: false)
+    var issuer: String?
+    /// `--client-id ID`.
+    @Option("--client-id", value: "ID", help: "The gateway's client id at the issuer.", allowsEmpty: false)
+    var clientID: String?
+    /// `--client-secret-file FILE`.
+    @Option(
+        "--client-secret-file", value: "FILE",
+        help: "A file (mode 0600) whose first line is the client secret (never on the command line).",
+        allowsEmpty: false)
+    var clientSecretFile: String?
+    /// `--listen HOST:PORT`.
+    @Option(
+        "--listen", value: "HOST:PORT", help: "The address to serve on (default: 127.0.0.1:8443; port 0 picks a free one).",
+        allowsEmpty: false)
+    var listen: String?
+    /// `--public-origin ORIGIN`.
+    @Option(
+        "--public-origin", value: "ORIGIN",
+        help: "The origin the browser sees, such as https://app.example (behind a TLS proxy) or http://localhost:8443.",
+        allowsEmpty: false)
+    var publicOrigin: String?
+    /// `--route PREFIX=UPSTREAM`, repeatable.
+    @Option(
+        "--route", value: "PREFIX=UPSTREAM",
+        help: "Forward calls under PREFIX to UPSTREAM with the session's token, such as /api/=https://api.example/v1/; "
+            + "repeat for more. Only these are forwarded.", allowsEmpty: false)
+    var routes: [String]
+    /// `--scope SCOPES`.
+    @Option("--scope", value: "SCOPES", help: "The scope asked for (default: \"openid profile offline_access\").", allowsEmpty: false)
+    var scope: String?
+    /// `--static DIR`.
+    @Option("--static", value: "DIR", help: "Serve a single-page app's files from DIR at /.", allowsEmpty: false)
+    var staticDirectory: String?
+    /// `--upstream-timeout SECONDS`.
+    @Option(
+        "--upstream-timeout", value: "SECONDS", help: "How long an upstream may take to answer before the call is 504, and then to send more of its answer "
+            + "before it is cut short (default: 30).",
+        range: 1...600, invalidValue: "--upstream-timeout takes a whole number of seconds from 1 to 600")
+    var upstreamTimeout: Int?
+    /// `--upstream-response-bytes BYTES`.
+    @Option(
+        "--upstream-response-bytes", value: "BYTES",
+        help: "The most bytes of one upstream answer passed on (default: no limit): one that declares more is 502, "
+            + "one that sends more is cut short. Answers stream through; at most 256 KiB of each is held at a time.",
+        range: 1...(1 << 50), invalidValue: "--upstream-response-bytes takes a whole number of bytes from 1")
+    var upstreamResponseBytes: Int?
+    /// `--idle-timeout SECONDS`.
+    @Option(
+        "--idle-timeout", value: "SECONDS",
+        help: "End a session unused for this long (default: 28800, eight hours; 0 for no limit). A session never "
+            + "outlives its refresh token.", range: 0...31_536_000,
+        invalidValue: "--idle-timeout takes a whole number of seconds from 0 to 31536000")
+    var idleTimeout: Int?
+    /// `--demo`.
+    @Flag(
+        "--demo",
+        help: "Try it: the gateway in front of the embedded auth server, serving a small page on loopback, "
+            + "everything in a temporary directory deleted on exit; the other options are not used.")
+    var demo: Bool
+}

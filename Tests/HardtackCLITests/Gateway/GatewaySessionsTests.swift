@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `hardtack gateway sessions` and `revoke` over a running gateway's store: two users signed in through
+/// the Authlib provider, listed without a token, and ended one by one while the gateway serves.
+extension GatewayScenarios {
+    @Suite struct GatewaySessionsTests {
+        let sandbox = CLISandbox()
+
+        func run(_ arguments: [String]) throws -> CLIResult {
+            try sandbox.run(["gateway"] + arguments + ["--store", sandbox.store])
+        }
+
+        func sid(_ browser: TestBrowser, _ origin: String) async throws -> String {
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            return try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])
+        }
+
+        @Test func operatorsListAndEndSessionsThatTheRunningGatewayThenRefuses() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try sandbox.startGateway(
+                issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"])
+            defer { _ = sandbox.stopGateway(gateway) }
+            let alice = TestBrowser()
+            let bob = TestBrowser()
+            _ = try await alice.signIn(gateway: origin, user: "alice", password: "wonderland")
+            _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
+            let aliceSid = try await sid(alice, origin)
+            let bobSid = try await sid(bob, origin)
+
+            let listed = try run(["sessions", "--json"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+            let sessions = try #require(document["sessions"] as? [[String: Any]])
+            #expect(Set(sessions.compactMap { $0["session"] as? String }) == [aliceSid, bobSid])
+            let aliceEntry = try #require(sessions.first { $0["session"] as? String == aliceSid })
+            #expect((aliceEntry["user"] as? [String: String])?["id"] == "alice")
+            #expect(aliceEntry["signedInAt"] is String && aliceEntry["expiresAt"] != nil)
+            #expect(aliceEntry["lastUsedAt"] is String, "the /bff/user call recorded a use")
+            let cookies = [alice.cookies(for: origin)["__Host-hardtack"], bob.cookies(for: origin)["__Host-hardtack"]]
+            for text in [listed.stdout, try run(["sessions"]).stdout] {
+                #expect(!text.contains("eyJ"), "no token (a JWT starts so)")
+                for cookie in cookies.compactMap({ $0 }) { #expect(!text.contains(cookie), "no cookie") }
+            }
+            let onlyBob = try run(["sessions", "--user", "bob"])
+            #expect(onlyBob.stdout.contains(bobSid) && !onlyBob.stdout.contains(aliceSid), "\(onlyBob.stdout)")
+            #expect(onlyBob.stdout.contains("bob (Bob Builder)"))
+
+            // One session, by id: the gateway refuses it at the next call; the other user goes on.
+            let bySession = try run(["revoke", "--session", aliceSid])
+            #expect(bySession.status == 0 && bySession.stdout == "ended 1 session\n", "\(bySession.stdout)\(bySession.stderr)")
+            #expect(try await alice.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+            #expect(try await alice.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 401)
+            #expect(try await bob.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 200)
+
+            // Every session of a user; again ends nothing, and is no error.
+            #expect(try run(["revoke", "--user", "bob"]).stdout == "ended 1 session\n")
+            #expect(try await bob.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 401)
+            #expect(try run(["revoke", "--user", "bob"]).stdout == "ended 0 sessions\n")
+            #expect(try run(["sessions"]).stdout == "no gateway session\n")
+
+            let both = try run(["revoke", "--user", "bob", "--session", bobSid])
+            #expect(both.status == 2 && both.stderr.contains("exactly one of --user SUB and --session SID"))
+            #expect(try run(["revoke"]).status == 2)
+        }
+    }
+}
