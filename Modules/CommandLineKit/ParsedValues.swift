@@ -23,6 +23,12 @@ public struct ParsedValues: Sendable {
         flags.contains(declaration.key) || texts[declaration.key] != nil || withoutValue.contains(declaration.key)
     }
 
+    /// The names of `group`'s options that were given (`--issuer`), in declaration order: for a command
+    /// that must refuse options a parent group read before its name.
+    public func givenNames<Group: ParsableArguments>(of group: Group.Type) -> [String] {
+        ArgumentSet(reflecting: Group()).sections.flatMap(\.declarations).filter(has).compactMap(\.names.first)
+    }
+
     /// Whether the flag `declaration` was given.
     func isSet(_ declaration: ArgumentDeclaration) -> Bool {
         flags.contains(declaration.key)

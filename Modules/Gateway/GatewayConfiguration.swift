@@ -31,7 +31,8 @@ public struct GatewayConfiguration: Sendable {
     /// streams through the gateway, which holds at most 256 KiB of each at a time.
     public var upstreamResponseBytes: Int?
     /// How often a running gateway sweeps the store of expired and idle sessions and old logout tokens, in
-    /// seconds (each sweep removes at most 500 of each; every instance sweeps, and they may overlap).
+    /// seconds (a tenth either way at random; the first sweep comes within 30 s of the start; each removes at
+    /// most 500 of each kind; every instance sweeps, and two sweeps may overlap harmlessly).
     public var sweepInterval: TimeInterval = 300
 
     /// Creates a configuration.

@@ -56,10 +56,14 @@ class Provider:
 class Gateway:
     """One `hardtack gateway` process on 127.0.0.1 serving the demo app, its store in `directory`."""
 
-    def __init__(self, executable, provider, directory, port=None):
+    def __init__(self, executable, provider, directory, port=None, store=None, origin=None):
+        """`store` is a list of store options (default: a SQLite file in `directory`); `origin` the public
+        origin, when a proxy in front of it is what the browser sees."""
         self.executable, self.provider, self.directory = executable, provider, directory
         self.port = port or free_port()
         self.origin = "http://127.0.0.1:%d" % self.port
+        self.public_origin = origin or self.origin
+        self.store = store or ["--store", os.path.join(directory, "store", "keychain.db")]
         self.process = None
         self.log = os.path.join(directory, "gateway-%d.log" % time.monotonic_ns())
 
@@ -70,10 +74,9 @@ class Gateway:
                 f.write(CLIENT_SECRET + "\n")
         arguments = [
             self.executable, "gateway", "--issuer", self.provider.issuer, "--client-id", CLIENT_ID,
-            "--client-secret-file", secret, "--listen", "127.0.0.1:%d" % self.port, "--public-origin", self.origin,
+            "--client-secret-file", secret, "--listen", "127.0.0.1:%d" % self.port, "--public-origin", self.public_origin,
             "--route", "/api/=%s/api/" % self.provider.issuer, "--static", os.path.join(ROOT, "Modules", "DevelopmentComposition", "GatewayApp"),
-            "--store", os.path.join(self.directory, "store", "keychain.db"),
-        ]
+        ] + self.store
         self.errors = open(self.log, "w")
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=self.errors, text=True)
         line = self.process.stdout.readline()
@@ -126,8 +129,8 @@ def gateway(executable, provider, workdir):
     started.stop()
 
 
-@pytest.fixture
-def browser():
+def chromium():
+    """A headless Chromium through Debian's chromedriver."""
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run",
@@ -137,6 +140,12 @@ def browser():
     driver = webdriver.Chrome(options=options, service=service)
     driver.set_page_load_timeout(30)
     driver.set_script_timeout(60)
+    return driver
+
+
+@pytest.fixture
+def browser():
+    driver = chromium()
     yield driver
     driver.quit()
 

@@ -18,7 +18,9 @@ import TestSupport
             repositories.sorted { $0.key < $1.key }.compactMap { key, repository in repository.stored.map { (key, $0) } }
         }
 
-        func repository(for key: String) -> any SessionRepository { repositories[key]! }
+        func repository(for key: String) -> any SessionRepository {
+            repositories[key] ?? InMemorySessionRepository(session: nil)
+        }
 
         var remaining: [String] { repositories.filter { $0.value.stored != nil }.keys.sorted() }
     }

@@ -72,7 +72,7 @@ import Testing
         let first = try await admin.sweep(idleTimeout: 600, now: now, batch: 1)
         #expect(first.expired == 1 && first.idle == 1 && first.logoutTokens == 1 && first.filledBatch)
         let second = try await admin.sweep(idleTimeout: 600, now: now, batch: 1)
-        #expect(second == GatewaySweep(expired: 1, idle: 0, logoutTokens: 0, filledBatch: true))
+        #expect(second == GatewaySweep(expired: 1, idle: 0, orphanedRecords: 0, logoutTokens: 0, filledBatch: true))
         let third = try await admin.sweep(idleTimeout: 600, now: now, batch: 1)
         #expect(third == GatewaySweep(), "nothing more is over")
         let left = Set(try await admin.sessions().map(\.sessionID))
@@ -90,5 +90,66 @@ import Testing
         let late = try await admin.sweep(idleTimeout: 600, now: now + 7200, batch: 10)
         #expect(late.idle == 2 && late.expired == 0)
         #expect(try await admin.sessions().isEmpty)
+    }
+
+    @Test func aRecordOfUseWrittenBackAfterItsSessionEndedIsSweptAndNothingElse() async throws {
+        let store = try store()
+        let now = Date()
+        let kept = try await add(store, user: "alice", expires: now + 3600, used: now - 5)
+        // A call that outlived its session (revoked while its upstream answered) records its use afterwards.
+        let gone = SessionCookie.fresh()
+        try await store.add(SessionActivity.item(gone.account, in: store), data: SecretBytes(utf8: "1800000000"))
+        let swept = try await GatewaySessionAdmin(store: store).sweep(idleTimeout: 600, now: now)
+        #expect(swept == GatewaySweep(expired: 0, idle: 0, orphanedRecords: 1, logoutTokens: 0, filledBatch: false))
+        let records = try await store.find(.genericPassword(account: "last-used"), limit: .all, returning: .attributes)
+        #expect(records.compactMap { $0.attributes?.string(.service) } == [
+            SecureStoreSessionRepository.service(for: try #require(AccountName("gateway/" + kept)))
+        ])
+    }
+
+    @Test func aSweepThatCannotReadTheRecordsOfUseEndsNothing() async throws {
+        let store = try store()
+        let now = Date()
+        // Signed in long ago and in use now: only its record of use says so.
+        let busy = try await add(store, user: "alice", expires: now + 86400, used: now - 5)
+        let unreadable = RecordsOfUseUnreadable(base: store)
+        await #expect(throws: AuthenticationError.self) {
+            _ = try await GatewaySessionAdmin(store: unreadable).sweep(idleTimeout: 600, now: now + 7200, batch: 10)
+        }
+        #expect(try await GatewaySessionAdmin(store: store).sessions().map(\.sessionID) == [busy])
+    }
+}
+
+/// A real store whose reads of records of use fail as a store that went away would: the sweep must not take
+/// them for missing ones (and fall back to the sign-in time).
+private struct RecordsOfUseUnreadable: SecureItemStore {
+    let base: SQLiteSecureItemStore
+    var accessGroups: [String] { base.accessGroups }
+
+    func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
+        try base.transaction(body)
+    }
+
+    func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+        try base.add(attributes, data: data)
+    }
+
+    func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
+        -> [StoredItem]
+    {
+        if query.string(.account) == "last-used" {
+            throw .storage(StorageFailure(backend: "test", kind: .unavailable, message: "the server went away"))
+        }
+        return try base.find(query, limit: limit, returning: parts)
+    }
+
+    func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?) throws(SecureStoreError) -> Int {
+        try base.update(query, attributes: attributes, data: data)
+    }
+
+    func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int { try base.delete(query) }
+
+    func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
+        try base.addOrUpdate(attributes, data: data)
     }
 }

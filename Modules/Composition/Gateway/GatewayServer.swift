@@ -80,36 +80,7 @@ public final class GatewayServer: Sendable {
         } catch {
             throw .listen(error.description)
         }
-        sweeper = Task.detached {
-            await Self.sweep(items, configuration: configuration, now: dependencies.now, log: log)
-        }
-    }
-
-    /// Every `sweepInterval`, until cancelled: ``GatewaySessionAdmin/sweep(idleTimeout:now:batch:)`` with
-    /// the idle timeout plus the minute a recorded use may lag behind, logged as one JSON line when it removed
-    /// anything; a batch that filled is followed by the next at once.
-    private static func sweep(
-        _ store: any SecureItemStore, configuration: GatewayConfiguration, now: @escaping @Sendable () -> Date,
-        log: @escaping @Sendable (String) -> Void
-    ) async {
-        let admin = GatewaySessionAdmin(store: store)
-        var pause = configuration.sweepInterval
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(pause))
-            if Task.isCancelled { return }
-            pause = configuration.sweepInterval
-            do throws(AuthenticationError) {
-                let swept = try await admin.sweep(idleTimeout: configuration.idleTimeout.map { $0 + 60 }, now: now())
-                if swept.expired + swept.idle + swept.logoutTokens > 0 {
-                    log(
-                        "{\"event\":\"sweep\",\"expiredSessions\":\(swept.expired),\"idleSessions\":\(swept.idle),"
-                            + "\"logoutTokens\":\(swept.logoutTokens)}")
-                }
-                if swept.filledBatch { pause = 0 }
-            } catch {
-                log("{\"event\":\"sweep\",\"error\":\"the store could not be swept; the next sweep tries again\"}")
-            }
-        }
+        sweeper = Task.detached { await gateway.sweepPeriodically() }
     }
 
     /// What `/healthz` reads: the login-state key, found once the gateway has started (any answer, found or

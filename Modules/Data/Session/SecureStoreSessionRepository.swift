@@ -83,7 +83,7 @@ public struct SecureStoreSessionRepository: SessionRepository {
     }
 
     /// The account whose items are kept under `service`, or `nil` when it is no session's service.
-    static func account(ofService service: String) -> AccountName? {
+    public static func account(ofService service: String) -> AccountName? {
         if service == defaultService { return .default }
         guard service.hasPrefix(defaultService + "/") else { return nil }
         return AccountName(String(service.dropFirst(defaultService.count + 1)))

@@ -37,6 +37,13 @@ public struct EndSessions: Sendable {
     ///   sessions deleted before that stay deleted, and the same selection can be ended again.
     public func callAsFunction(_ selection: Selection, limit: Int = .max) async throws(AuthenticationError) -> [String] {
         var ended: [String] = []
+        if case .sessions(let keys) = selection {
+            // Named by key: nothing to read first.
+            for key in keys.sorted() where ended.count < limit {
+                if try await catalog.repository(for: key).delete() { ended.append(key) }
+            }
+            return ended
+        }
         for (key, session) in try await catalog.sessions() where ended.count < limit {
             guard Self.selects(selection, key: key, session: session) else { continue }
             if try await catalog.repository(for: key).delete() { ended.append(key) }

@@ -4,6 +4,8 @@ public struct GatewaySweep: Sendable, Equatable {
     public var expired = 0
     /// Sessions unused for longer than the idle timeout.
     public var idle = 0
+    /// Records of a session's last use left behind by a call that ended after its session did.
+    public var orphanedRecords = 0
     /// Logout tokens old enough that a replay would be refused for its age anyway.
     public var logoutTokens = 0
 

@@ -32,10 +32,34 @@ struct SessionActivity {
 
     /// The last use of `account`'s session that `store` records, if any can be read.
     static func storedUse(_ account: AccountName, in store: any SecureItemStore) async -> Date? {
-        guard case .found(let found) = await store.lookup(item(account, in: store)), let text = found.data?.revealedString(),
-            let seconds = Double(text)
-        else { return nil }
+        guard case .found(let found) = await store.lookup(item(account, in: store)) else { return nil }
+        return date(found)
+    }
+
+    /// The time a record of use holds, if it holds one.
+    static func date(_ record: StoredItem) -> Date? {
+        guard let text = record.data?.revealedString(), let seconds = Double(text) else { return nil }
         return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// Every record of use in `store`, by the service it sits in (one query), for a sweep.
+    /// - Throws: ``AuthenticationError`` when the store cannot be read: a sweep must not take a record it
+    ///   could not read for one that is missing.
+    static func storedUses(in store: any SecureItemStore) async throws(AuthenticationError) -> [String: StoredItem] {
+        let records: [StoredItem]
+        do throws(SecureStoreError) {
+            records = try await store.find(
+                .genericPassword(account: "last-used", accessGroup: store.accessGroups.first), limit: .all, returning: .all)
+        } catch .itemNotFound {
+            return [:]
+        } catch {
+            throw .fromStore(error)
+        }
+        var byService: [String: StoredItem] = [:]
+        for record in records {
+            if let service = record.attributes?.string(.service) { byService[service] = record }
+        }
+        return byService
     }
 
     /// The session's last recorded use (`at` is `nil` when none is recorded, or it cannot be read): this

@@ -9,9 +9,11 @@ struct GatewayRevokeCommand: HardtackCommand {
         name: "revoke", abstract: "End a user's gateway sessions, or one session, on every instance at its next call.",
         discussion: [
             "Deletes the sessions from the store, which every instance reads on each call: the browser's next call "
-                + "is 401, whichever instance it reaches. The refresh tokens are not revoked at the issuer: they are "
-                + "sealed under a key only the users' cookies give, so the deleted copies were the last anyone but "
-                + "the issuer could use. Ending what is already gone is not an error: it prints that 0 ended."
+                + "is 401, whichever instance it reaches. Their tokens are not revoked at the issuer: they are sealed "
+                + "under keys only the users' cookies give, and deleted with the sessions. An access token already sent "
+                + "to an API stays valid until it expires, and the user's own session at the issuer goes on, so "
+                + "/bff/login may sign them in again without a password: to lock a user out, end their session at "
+                + "the issuer too. Ending what is already gone (or a store that does not exist) prints `ended 0 sessions`."
         ],
         exitStatuses: ExitStatus.appTable)
 
@@ -27,11 +29,15 @@ struct GatewayRevokeCommand: HardtackCommand {
     @OptionGroup(title: "Store options") var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
+        try GatewayServeOptions.refuseBefore(Self.configuration.name, context)
         guard (user == nil) != (session == nil) else {
             throw .usage("gateway revoke takes exactly one of --user SUB and --session SID")
         }
-        let keychain = try await store.openExisting(context)
-        let admin = GatewaySessionAdmin(store: keychain.items)
+        guard try await store.configuration(context).storeExists else {
+            Console.print("ended 0 sessions")
+            return
+        }
+        let admin = GatewaySessionAdmin(store: try await store.openExisting(context).items)
         let ended: Int
         do throws(AuthenticationError) {
             if let user {

@@ -10,7 +10,7 @@ import Gateway
 struct GatewayServeCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
         name: "serve",
-        abstract: "Run the gateway (what `hardtack gateway OPTIONS` does); see `hardtack gateway --help`.",
+        abstract: "Run the gateway (what `hardtack gateway OPTIONS` does).", discussion: GatewayCommand.discussion,
         exitStatuses: ExitStatus.appTable)
 
     /// The server's options.

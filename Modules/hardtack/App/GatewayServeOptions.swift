@@ -64,4 +64,12 @@ struct GatewayServeOptions: ParsableArguments {
         help: "Try it: the gateway in front of the embedded auth server, serving a small page on loopback, "
             + "everything in a temporary directory deleted on exit; the other options are not used.")
     var demo: Bool
+
+    /// Refuses the server's options when a parent group read them before another gateway command's name
+    /// (`hardtack gateway --issuer X sessions`), which would otherwise ignore them.
+    static func refuseBefore(_ command: String, _ context: CommandContext) throws(CommandFailure) {
+        let given = context.values.givenNames(of: GatewayServeOptions.self)
+        guard let first = given.first else { return }
+        throw .usage("\(first) is an option of the gateway's server (`hardtack gateway [serve]`), not of `gateway \(command)`")
+    }
 }

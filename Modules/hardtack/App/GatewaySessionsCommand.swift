@@ -25,6 +25,7 @@ struct GatewaySessionsCommand: HardtackCommand {
     @OptionGroup(title: "Store options") var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
+        try GatewayServeOptions.refuseBefore(Self.configuration.name, context)
         var sessions: [GatewaySessionSummary] = []
         if try await store.configuration(context).storeExists {
             let keychain = try await store.openExisting(context, onlyReads: true)

@@ -8,6 +8,10 @@ import Gateway
 enum ReservedServices {
     /// Why `service` may not be written or deleted by hand, or `nil` when it may.
     static func refusal(_ service: String) -> String? {
+        if let account = SecureStoreSessionRepository.account(ofService: service), account.value.hasPrefix("gateway/") {
+            return "the service \(service) holds a gateway session, which only `hardtack gateway` writes; end it "
+                + "with `hardtack gateway revoke --session \(account.value.dropFirst("gateway/".count))`; nothing was changed"
+        }
         if SecureStoreSessionRepository.keepsSessions(inService: service) {
             return "the service \(service) holds a signed-in session, which only signin, refresh and signout write: "
                 + "an edit here would skip the revocation at the server and any refresh in flight. To remove it, run "
@@ -15,8 +19,8 @@ enum ReservedServices {
         }
         if GatewayStoreItems.owns(service: service) {
             return "the service \(service) holds the gateway's own items (its keys and the logout tokens it has "
-                + "seen), which only `hardtack gateway` writes; a gateway session ends with `hardtack signout "
-                + "--account gateway/ID`; nothing was changed"
+                + "seen), which only `hardtack gateway` writes; a gateway session ends with `hardtack gateway revoke "
+                + "--session ID`; nothing was changed"
         }
         return nil
     }

@@ -37,10 +37,12 @@ extension GatewayScenarios {
             let aliceEntry = try #require(sessions.first { $0["session"] as? String == aliceSid })
             #expect((aliceEntry["user"] as? [String: String])?["id"] == "alice")
             #expect(aliceEntry["signedInAt"] is String && aliceEntry["expiresAt"] != nil)
-            #expect(aliceEntry["lastUsedAt"] is String, "the /bff/user call recorded a use")
+            #expect(aliceEntry["lastUsedAt"] is String, "the sign-in recorded a use")
             let cookies = [alice.cookies(for: origin)["__Host-hardtack"], bob.cookies(for: origin)["__Host-hardtack"]]
+            let tokens = try await provider.issuedTokens(CLISandbox.gatewayClient.id)
+            #expect(!tokens.isEmpty)
             for text in [listed.stdout, try run(["sessions"]).stdout] {
-                #expect(!text.contains("eyJ"), "no token (a JWT starts so)")
+                for token in tokens { #expect(!text.contains(token), "no token") }
                 for cookie in cookies.compactMap({ $0 }) { #expect(!text.contains(cookie), "no cookie") }
             }
             let onlyBob = try run(["sessions", "--user", "bob"])
@@ -63,6 +65,20 @@ extension GatewayScenarios {
             let both = try run(["revoke", "--user", "bob", "--session", bobSid])
             #expect(both.status == 2 && both.stderr.contains("exactly one of --user SUB and --session SID"))
             #expect(try run(["revoke"]).status == 2)
+            // The server's options before another gateway command are refused, not ignored.
+            let misplaced = try sandbox.run(["gateway", "--issuer", provider.issuer, "sessions", "--store", sandbox.store])
+            #expect(misplaced.status == 2 && misplaced.stderr.contains("--issuer is an option of the gateway's server"))
+        }
+
+        @Test func withoutAStoreThereIsNothingToListOrEnd() throws {
+            let store = ["--store", sandbox.directory.file("none/keychain.db")]
+            let listed = try sandbox.run(["gateway", "sessions"] + store)
+            #expect(listed.status == 0 && listed.stdout == "no gateway session\n", "\(listed.stderr)")
+            let revoked = try sandbox.run(["gateway", "revoke", "--user", "alice"] + store)
+            #expect(revoked.status == 0 && revoked.stdout == "ended 0 sessions\n", "\(revoked.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("none/keychain.db")), "none was made")
+            let help = try sandbox.run(["gateway", "serve", "--help"])
+            #expect(help.status == 0 && help.stdout.contains("HARDTACK_GATEWAY_ISSUER") && help.stdout.contains("--issuer URL"))
         }
     }
 }

@@ -1,0 +1,37 @@
+import Data
+import Domain
+import Foundation
+
+/// The periodic sweep of a running gateway's store.
+extension Gateway {
+    /// Sweeps the store until the task is cancelled: first within half a minute of the start (so that a
+    /// gateway restarted often still sweeps), then every ``GatewayConfiguration/sweepInterval`` with a tenth
+    /// of it at random either way (so that instances started together do not sweep together), at once again
+    /// after a batch that filled. A session is idle past the idle timeout plus the minute a recorded use may
+    /// lag and the upstream timeout (a call admitted just in time records its use when its upstream answers).
+    /// Logs one JSON line when a sweep removed anything or failed; ended sessions count in `/metrics`.
+    public func sweepPeriodically() async {
+        let admin = GatewaySessionAdmin(store: dependencies.store)
+        let interval = max(1, configuration.sweepInterval)
+        var pause = Double.random(in: min(5, interval)...min(30, interval))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(pause))
+            if Task.isCancelled { return }
+            pause = interval * Double.random(in: 0.9...1.1)
+            do throws(AuthenticationError) {
+                let idle = configuration.idleTimeout.map { $0 + 60 + configuration.upstreamTimeout }
+                let swept = try await admin.sweep(idleTimeout: idle, now: dependencies.now())
+                for _ in 0..<(swept.expired + swept.idle) { metrics.sessionEnded() }
+                if swept.expired + swept.idle + swept.orphanedRecords + swept.logoutTokens > 0 {
+                    dependencies.log(
+                        "{\"event\":\"sweep\",\"expiredSessions\":\(swept.expired),\"idleSessions\":\(swept.idle),"
+                            + "\"orphanedRecords\":\(swept.orphanedRecords),\"logoutTokens\":\(swept.logoutTokens)}")
+                }
+                if swept.filledBatch { pause = 0 }
+            } catch {
+                let reason = String(decoding: (try? JSONEncoder().encode(error.description)) ?? Data("\"\"".utf8), as: UTF8.self)
+                dependencies.log("{\"event\":\"sweep\",\"error\":\(reason),\"next\":\"the next sweep tries again\"}")
+            }
+        }
+    }
+}
