@@ -291,3 +291,23 @@ def test_a_dump_of_the_database_holds_no_token(browser, cluster, postgres, provi
     assert tokens and len(dump) > 1000
     for token in tokens:
         assert token.encode() not in dump
+
+
+def test_every_instance_follows_the_issuers_key_rotation(browser, second_browser, cluster, provider):
+    sign_in(browser, cluster)
+    rotated = provider.control("/test/rotate-keys")
+    assert len(rotated["published"]) == 2
+    # Bob's ID token is signed with the new key: the instance that takes his callback fetches the set again.
+    sign_in(second_browser, cluster, user="bob", password="builder")
+    provider.control("/test/backchannel-uri", client_id=CLIENT_ID, uri=cluster.origin + "/bff/backchannel")
+    ended = provider.control("/test/end-session", sub="alice", client_id=CLIENT_ID)
+    assert ended["status"] == 200, ended
+    assert calls(browser, 6) == [401] * 6
+    assert calls(second_browser, 6) == [200] * 6
+    # A logout token under the new key, posted to each instance itself: each verifies it.
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    for gateway in cluster.gateways:
+        token = provider.control("/test/logout-token", sub="bob")["logout_token"]
+        data = urllib.parse.urlencode({"logout_token": token}).encode()
+        assert gateway.request("POST", "/bff/backchannel", headers, data)[0] == 200
+    assert calls(second_browser, 6) == [401] * 6

@@ -18,6 +18,7 @@ from authlib.oauth2.rfc6749 import InvalidGrantError, InvalidRequestError, grant
 from authlib.oauth2.rfc6750 import BearerTokenValidator
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7636 import CodeChallenge
+from joserfc.jwk import RSAKey
 from authlib.oauth2.rfc8628 import DeviceAuthorizationEndpoint, DeviceCodeGrant, DeviceCredentialDict
 from authlib.oidc.core import OpenIDCode, OpenIDToken, UserInfo, UserInfoEndpoint
 from authlib.common.security import generate_token
@@ -111,23 +112,43 @@ class CodeGrant(ClientAuthByRequest, grants.AuthorizationCodeGrant):
         return authorization_code.user
 
 
-class SignedIDTokens:
-    """ID tokens signed RS256 with the provider's key, `kid` in the header, `aud` the client."""
+class SigningKeys:
+    """The provider's RS256 signing keys: the current one signs; the JWKS publishes it and the one it
+    replaced, so that tokens signed before a rotation still verify."""
 
-    def __init__(self, issuer, key, store):
+    def __init__(self):
+        self.current = self.generate()
+        self.previous = []
+
+    @staticmethod
+    def generate():
+        return RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True)
+
+    def rotate(self):
+        self.previous = [self.current]
+        self.current = self.generate()
+
+    def published(self):
+        return [self.current] + self.previous
+
+
+class SignedIDTokens:
+    """ID tokens signed RS256 with the provider's current key, `kid` in the header, `aud` the client."""
+
+    def __init__(self, issuer, keys, store):
         self.require_nonce = False
         self.issuer = issuer
-        self.key = key
+        self.keys = keys
         self.store = store
 
     def resolve_client_private_key(self, client):
-        return self.key
+        return self.keys.current
 
     def get_client_algorithm(self, client):
         return "RS256"
 
     def get_encode_header(self, client):
-        return {"alg": "RS256", "kid": self.key.kid, "typ": "JWT"}
+        return {"alg": "RS256", "kid": self.keys.current.kid, "typ": "JWT"}
 
     def get_client_claims(self, client):
         return {"iss": self.issuer, "aud": [client.get_client_id()]}

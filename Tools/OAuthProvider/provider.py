@@ -40,6 +40,7 @@ For tests only (never a token in /test/state):
   POST /test/end-session             sid or sub [, client_id, revoke_tokens=yes|no]: ends the session(s)
                                      and POSTs a logout token to the client's backchannel URI ->
                                      {"status", "logout_token", "ended", "sent_to"}
+  POST /test/rotate-keys             a new signing key for every later token; the JWKS keeps the one before
   POST /test/token-endpoint          delay_ms, fail=none|503: for every later /token request
   POST /test/access-token-lifetime   client_id, seconds: expires_in of that client's later tokens
 
@@ -122,7 +123,7 @@ def create_app(issuer, options):
         GATEWAY, "gateway-secret", "/bff/callback", ["authorization_code", "refresh_token"], " ".join(SCOPES)
     )
     store = Store([cli, gateway], users)
-    key = RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True)
+    keys = grants.SigningKeys()
     # Signs forged logout tokens: not in the JWKS.
     other_key = RSAKey.generate_key(2048, parameters={"use": "sig", "alg": "RS256"}, auto_kid=True)
     default_lifetime = options.access_token_lifetime
@@ -162,9 +163,9 @@ def create_app(issuer, options):
     generator.expires_generator = expires_in
     server.register_token_generator("default", generator)
     Issuer(issuer)(server)  # RFC 9207: `iss` in every authorization response
-    server.register_grant(grants.CodeGrant, [grants.StrictCodeChallenge(required=True), grants.IDTokens(issuer, key, store)])
-    server.register_grant(grants.RotatingRefreshGrant, [grants.RefreshIDTokens(issuer, key, store)])
-    server.register_grant(grants.DeviceGrant, [grants.DeviceIDTokens(issuer, key, store)])
+    server.register_grant(grants.CodeGrant, [grants.StrictCodeChallenge(required=True), grants.IDTokens(issuer, keys, store)])
+    server.register_grant(grants.RotatingRefreshGrant, [grants.RefreshIDTokens(issuer, keys, store)])
+    server.register_grant(grants.DeviceGrant, [grants.DeviceIDTokens(issuer, keys, store)])
     server.register_endpoint(grants.DeviceEndpoint(server, issuer, options.device_interval, options.device_expires_in))
     server.register_endpoint(grants.Revocation)
     protector = ResourceProtector()
@@ -179,7 +180,7 @@ def create_app(issuer, options):
 
     @app.get("/jwks")
     def jwks():
-        return jsonify(KeySet([key]).as_dict(private=False))
+        return jsonify(KeySet(keys.published()).as_dict(private=False))
 
     @app.route("/authorize", methods=["GET", "POST"])
     def authorize():
@@ -253,7 +254,9 @@ def create_app(issuer, options):
         target = request.values.get("post_logout_redirect_uri")
         claims = None
         if hint is not None:
-            claims = logout.id_token_hint_claims(hint, key, issuer)
+            claims = next(
+                (found for signer in keys.published() if (found := logout.id_token_hint_claims(hint, signer, issuer))),
+                None)
             if claims is None:
                 return pages.error("invalid_request: id_token_hint is not an ID token this provider issued")
             audiences = claims.get("aud") if isinstance(claims.get("aud"), list) else [claims.get("aud")]
@@ -431,8 +434,14 @@ def create_app(issuer, options):
             form.get("iss", issuer), form.get("aud", GATEWAY), sub=form.get("sub"), sid=form.get("sid"),
             iat_offset=iat_offset, jti=form.get("jti"), events=events == "logout", nonce=form.get("nonce"),
         )
-        signed = logout.logout_token(claims, key if signer == "provider" else other_key, alg, typ)
+        signed = logout.logout_token(claims, keys.current if signer == "provider" else other_key, alg, typ)
         return jsonify(logout_token=signed)
+
+    @app.post("/test/rotate-keys")
+    def test_rotate_keys():
+        """A new signing key: it signs every later token; the JWKS publishes it and the one before."""
+        keys.rotate()
+        return jsonify(kid=keys.current.kid, published=[k.kid for k in keys.published()])
 
     @app.post("/test/end-session")
     def test_end_session():
@@ -456,7 +465,7 @@ def create_app(issuer, options):
             ended = store.end_sessions(sessions, "administrator", revoke_tokens)
             uri = store.backchannel_uris.get(client_id)
         claims = logout.logout_token_claims(issuer, client_id, sub=sub, sid=sid)
-        signed = logout.logout_token(claims, key)
+        signed = logout.logout_token(claims, keys.current)
         answer = {"status": None, "logout_token": signed, "ended": ended, "sent_to": uri}
         if uri is None:
             answer["error"] = "no backchannel_logout_uri registered for " + client_id
