@@ -203,7 +203,10 @@ let package = Package(
             path: "Tests/PostgreSQLTests",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "CompositionTests", dependencies: ["Composition", "DevelopmentComposition", "Domain", "Data", "TestSupport"],
+            name: "CompositionTests",
+            dependencies: [
+                "Composition", "DevelopmentComposition", "Domain", "Data", "PostgreSQLStore", "StoreCore", "TestSupport",
+            ],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "OpenSSLCryptoTests", dependencies: ["OpenSSLCrypto", "Data"], path: "Tests/OpenSSLCryptoTests",

@@ -36,8 +36,13 @@ public final class GatewayServer: Sendable {
         } catch {
             throw .discovery(error)
         }
+        // On PostgreSQL, a few connections, so that the calls of many browsers reach the server at once (one
+        // connection queued them all behind its lock); each unlocks the store, so with a passphrase there is one.
+        let connections = StoreConfiguration.isPostgreSQL(store.storePath) && !store.key.isPassphrase ? Self.connections : 1
+        var extra: [any SecureItemStore] = []
         do throws(SecureStoreError) {
             keychain = try await store.open()
+            for _ in 1..<connections { extra.append(try await store.open().items) }
         } catch {
             throw .store(error)
         }
@@ -46,7 +51,7 @@ public final class GatewayServer: Sendable {
         let ownerID = await StoreThreads.run { claimants.ownerID() }
         let upstreamTimeout = configuration.upstreamTimeout
         let upstreamLimit = configuration.upstreamResponseBytes ?? Int.max
-        let items = keychain.items
+        let items: any SecureItemStore = extra.isEmpty ? keychain.items : PooledItemStore([keychain.items] + extra)
         // One client per upstream, kept for the gateway's life: each keeps its connections open for the next calls.
         var upstreams: [URL: CurlHTTPClient] = [:]
         for route in configuration.routes where upstreams[route.origin] == nil {
@@ -82,6 +87,9 @@ public final class GatewayServer: Sendable {
         }
         sweeper = Task.detached { await gateway.sweepPeriodically() }
     }
+
+    /// The store connections of a gateway on PostgreSQL (with a key that is not a passphrase).
+    public static let connections = 4
 
     /// What `/healthz` reads: the login-state key, found once the gateway has started (any answer, found or
     /// not, means the store answers; a found item needs no check of every row).
