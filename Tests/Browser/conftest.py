@@ -37,19 +37,19 @@ class Provider:
         self.issuer = issuer
 
     def state(self):
-        with urllib.request.urlopen(self.issuer + "/test/state") as answer:
+        with urllib.request.urlopen(self.issuer + "/test/state", timeout=30) as answer:
             return json.load(answer)
 
     def control(self, path, **fields):
         data = urllib.parse.urlencode(fields).encode()
-        with urllib.request.urlopen(urllib.request.Request(self.issuer + path, data=data)) as answer:
+        with urllib.request.urlopen(urllib.request.Request(self.issuer + path, data=data), timeout=30) as answer:
             return json.loads(answer.read() or b"{}")
 
     def refreshes(self):
         return self.state().get("refreshes_by_client", {}).get(CLIENT_ID, 0)
 
     def issued_tokens(self):
-        with urllib.request.urlopen(self.issuer + "/test/issued-tokens?client_id=" + CLIENT_ID) as answer:
+        with urllib.request.urlopen(self.issuer + "/test/issued-tokens?client_id=" + CLIENT_ID, timeout=30) as answer:
             return json.load(answer)
 
 
@@ -95,7 +95,7 @@ class Gateway:
         """A request outside the browser; (status, body)."""
         request = urllib.request.Request(self.origin + path, data=data, method=method, headers=headers or {})
         try:
-            with urllib.request.urlopen(request) as answer:
+            with urllib.request.urlopen(request, timeout=30) as answer:
                 return answer.status, answer.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()

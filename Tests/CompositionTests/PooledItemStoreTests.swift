@@ -8,8 +8,8 @@ import Synchronization
 import Testing
 
 /// Several connections to one PostgreSQL store used as one: every operation of the port through the pool,
-/// each handle seeing what another wrote, transactions whole on one connection, and calls from many
-/// threads spread over the connections with no update lost.
+/// writes and transactions on the first connection, reads from many threads spread over all of them, no
+/// update lost, and a call through the pool inside its own transaction refused rather than left to hang.
 @Suite struct PooledItemStoreTests {
     let uri = ProcessInfo.processInfo.environment["HARDTACK_TEST_POSTGRES"] ?? ""
     let schema = "pool_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
@@ -38,20 +38,25 @@ import Testing
             return try transaction.delete(item)
         }
         #expect(moved == 1)
+        // Through the pool inside its own transaction: another connection would wait for this one's locks.
+        #expect(throws: SecureStoreError.self) {
+            try pool.transaction { _ in try pool.find(.genericPassword(service: "svc"), limit: .all, returning: .attributes) }
+        }
+        #expect(handles.dropFirst().allSatisfy { $0.writes.withLock { $0 } == 0 }, "writes went to the first handle")
         #expect(throws: SecureStoreError.itemNotFound) { try pool.find(item, limit: .one, returning: .data) }
         #expect(try pool.delete(.genericPassword(service: "svc")) == 1)
         #expect(pool.accessGroups == ["default"])
         #expect(try pool.sharedClock() != nil, "PostgreSQL's clock, through a connection")
     }
 
-    @Test func concurrentTransactionsSpreadOverTheConnectionsAndLoseNoUpdate() throws {
+    @Test func concurrentReadsSpreadOverTheConnectionsAndNoUpdateIsLost() throws {
         let handles = try handles(3)
         let pool = PooledItemStore(handles)
         let counter = ItemAttributes.genericPassword(service: "svc", account: "counter")
         try pool.add(counter, data: SecretBytes(utf8: "0"))
         let failures = Mutex(0)
         // Six threads of their own (the machine may have two cores: a pool of its threads would not hold six
-        // calls at once).
+        // calls at once), each incrementing the counter in a transaction and reading it.
         let done = DispatchGroup()
         for _ in 0..<6 {
             done.enter()
@@ -64,6 +69,7 @@ import Testing
                                 .revealedString().flatMap { Int($0) } ?? -1
                             _ = try transaction.update(counter, attributes: nil, data: SecretBytes(utf8: String(value + 1)))
                         }
+                        for _ in 0..<3 { _ = try pool.find(counter, limit: .one, returning: .data) }
                     } catch {
                         failures.withLock { $0 += 1 }
                     }
@@ -73,8 +79,9 @@ import Testing
         done.wait()
         #expect(failures.withLock { $0 } == 0)
         #expect(try pool.find(counter, limit: .one, returning: .data).first?.data?.revealedString() == "60")
-        #expect(handles.allSatisfy { $0.calls.withLock { $0 } > 0 }, "every connection took calls")
-        #expect(handles.map { $0.mostAtOnce.withLock { $0 } }.max() ?? 0 <= 2, "no connection held a crowd")
+        #expect(handles.allSatisfy { $0.calls.withLock { $0 } > 0 }, "every connection took reads")
+        #expect(handles.dropFirst().allSatisfy { $0.writes.withLock { $0 } == 0 }, "only the first took writes")
+        #expect(handles.dropFirst().map { $0.mostAtOnce.withLock { $0 } }.max() ?? 0 <= 3, "no reader held a crowd")
     }
 }
 
@@ -82,6 +89,7 @@ import Testing
 final class CountingStore: SecureItemStore {
     let base: PostgreSQLSecureItemStore
     let calls = Mutex(0)
+    let writes = Mutex(0)
     let mostAtOnce = Mutex(0)
     private let now = Mutex(0)
 
@@ -98,10 +106,12 @@ final class CountingStore: SecureItemStore {
     }
 
     func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
-        try counted { () throws in try base.transaction(body) }
+        writes.withLock { $0 += 1 }
+        return try counted { () throws in try base.transaction(body) }
     }
 
     func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+        writes.withLock { $0 += 1 }
         try counted { () throws(SecureStoreError) in try base.add(attributes, data: data) }
     }
 
@@ -110,15 +120,18 @@ final class CountingStore: SecureItemStore {
     }
 
     func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?) throws(SecureStoreError) -> Int {
-        try counted { () throws(SecureStoreError) in try base.update(query, attributes: attributes, data: data) }
+        writes.withLock { $0 += 1 }
+        return try counted { () throws(SecureStoreError) in try base.update(query, attributes: attributes, data: data) }
     }
 
     func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int {
-        try counted { () throws(SecureStoreError) in try base.delete(query) }
+        writes.withLock { $0 += 1 }
+        return try counted { () throws(SecureStoreError) in try base.delete(query) }
     }
 
     func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
-        try counted { () throws(SecureStoreError) in try base.addOrUpdate(attributes, data: data) }
+        writes.withLock { $0 += 1 }
+        return try counted { () throws(SecureStoreError) in try base.addOrUpdate(attributes, data: data) }
     }
 
     func sharedClock() throws(SecureStoreError) -> Date? {
