@@ -36,9 +36,11 @@ public final class GatewayServer: Sendable {
         } catch {
             throw .discovery(error)
         }
-        // On PostgreSQL, a few connections, so that the calls of many browsers reach the server at once (one
-        // connection queued them all behind its lock); each unlocks the store, so with a passphrase there is one.
-        let connections = StoreConfiguration.isPostgreSQL(store.storePath) && !store.key.isPassphrase ? Self.connections : 1
+        // On PostgreSQL, as many connections as configured for reads (one queues every call behind its lock,
+        // but each re-checks its rows after another's write); each unlocks the store, so with a passphrase, one.
+        let connections =
+            StoreConfiguration.isPostgreSQL(store.storePath) && !store.key.isPassphrase
+            ? max(1, configuration.storeConnections) : 1
         var extra: [any SecureItemStore] = []
         do throws(SecureStoreError) {
             keychain = try await store.open()
@@ -87,9 +89,6 @@ public final class GatewayServer: Sendable {
         }
         sweeper = Task.detached { await gateway.sweepPeriodically() }
     }
-
-    /// The store connections of a gateway on PostgreSQL (with a key that is not a passphrase).
-    public static let connections = 4
 
     /// What `/healthz` reads: the login-state key, found once the gateway has started (any answer, found or
     /// not, means the store answers; a found item needs no check of every row).

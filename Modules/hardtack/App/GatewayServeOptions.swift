@@ -58,6 +58,14 @@ struct GatewayServeOptions: ParsableArguments {
             + "outlives its refresh token.", range: 0...31_536_000,
         invalidValue: "--idle-timeout takes a whole number of seconds from 0 to 31536000")
     var idleTimeout: Int?
+    /// `--store-connections N`.
+    @Option(
+        "--store-connections", value: "N",
+        help: "Read a PostgreSQL store through N connections (default: 1; writes take the first). More serve more "
+            + "calls at once, but each re-checks its group of rows after another's write, which costs a pass over "
+            + "the store's sessions: worth it only while the store holds few.", range: 1...64,
+        invalidValue: "--store-connections takes a whole number from 1 to 64")
+    var storeConnections: Int?
     /// `--demo`.
     @Flag(
         "--demo",

@@ -30,6 +30,8 @@ import Testing
         #expect(route.status == 2 && route.stderr.contains("--route takes PREFIX=UPSTREAM"), "\(route.stderr)")
         let idle = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_IDLE_TIMEOUT": "forever"])
         #expect(idle.status == 2 && idle.stderr.contains("HARDTACK_GATEWAY_IDLE_TIMEOUT takes what --idle-timeout takes"), "\(idle.stderr)")
+        let connections = try sandbox.run(arguments() + ["--store-connections", "0"])
+        #expect(connections.status == 2 && connections.stderr.contains("--store-connections takes a whole number from 1 to 64"))
         let scope = try sandbox.run(arguments() + ["--scope", "profile offline_access"])
         #expect(scope.status == 2 && scope.stderr.contains("--scope must include openid"), "\(scope.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
@@ -56,6 +58,7 @@ import Testing
                 "HARDTACK_GATEWAY_LISTEN": "127.0.0.1:0", "HARDTACK_GATEWAY_ROUTES": "/api/=http://127.0.0.1:3/ /b/=http://127.0.0.1:4/",
                 "HARDTACK_GATEWAY_SCOPE": "openid", "HARDTACK_GATEWAY_UPSTREAM_TIMEOUT": "5",
                 "HARDTACK_GATEWAY_UPSTREAM_RESPONSE_BYTES": "1000", "HARDTACK_GATEWAY_IDLE_TIMEOUT": "0",
+                "HARDTACK_GATEWAY_STORE_CONNECTIONS": "3",
             ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("http://127.0.0.1:2/.well-known/openid-configuration"), "\(result.stderr)")
