@@ -21,7 +21,8 @@ final class PseudoTerminal {
         // TIOCSPTLCK and TIOCGPTN (macros Swift does not import), as Linux numbers them on x86-64 and arm64.
         #expect(master >= 0 && ioctl(master, 0x4004_5431, &unlock) == 0)
         #expect(ioctl(master, 0x8004_5430, &number) == 0)
-        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        // Close-on-exec: only this program gets it (as its standard streams), not what other tests start meanwhile.
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
         try #require(slave >= 0)
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         process.executableURL = URL(fileURLWithPath: executable)
