@@ -29,8 +29,9 @@ extension Gateway {
                 }
                 if swept.filledBatch { pause = 0 }
             } catch {
-                let reason = String(decoding: (try? JSONEncoder().encode(error.description)) ?? Data("\"\"".utf8), as: UTF8.self)
-                dependencies.log("{\"event\":\"sweep\",\"error\":\(reason),\"next\":\"the next sweep tries again\"}")
+                dependencies.log(
+                    "{\"event\":\"sweep\",\"error\":\(RequestLogLine.quoted(error.description)),"
+                        + "\"next\":\"the next sweep tries again\"}")
             }
         }
     }

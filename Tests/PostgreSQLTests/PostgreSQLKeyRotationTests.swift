@@ -44,9 +44,7 @@ import Testing
     @Test func afterARotationTheOldHeaderRowPutBackOpensNothing() throws {
         let test = TestStore()
         let old = try oldStore(test)
-        let newKey = SecretBytes(count: 32) { buffer in
-            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
-        }
+        let newKey = TestStore.randomKey()
         do {
             let store = try test.open(groups: ["a"])
             #expect(try store.rotateKey(to: .key(newKey)) == 2)
@@ -84,9 +82,7 @@ import Testing
     @Test func afterAReWrapTheOldHeaderRowPutBackReadsEverythingWrittenSince() throws {
         let test = TestStore()
         let old = try oldStore(test)
-        let newKey = SecretBytes(count: 32) { buffer in
-            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
-        }
+        let newKey = TestStore.randomKey()
         do {
             let store = try test.open(groups: ["a"])
             try store.changeKey(to: .key(newKey))
@@ -103,9 +99,7 @@ import Testing
         let test = TestStore()
         _ = try oldStore(test)
         let stale = try test.open(groups: ["a", "b", "c"])
-        let newKey = SecretBytes(count: 32) { buffer in
-            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
-        }
+        let newKey = TestStore.randomKey()
         do {
             let store = try test.open(groups: ["b"])
             #expect(try store.rotateKey(to: .key(newKey)) == 2)

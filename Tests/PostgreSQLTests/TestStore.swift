@@ -11,8 +11,13 @@ final class TestStore: Sendable {
     /// The schema holding this test's tables.
     let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
     /// The store's 32-byte key.
-    let key = SecretBytes(count: 32) { buffer in
-        for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
+    let key = TestStore.randomKey()
+
+    /// 32 random bytes, a store key.
+    static func randomKey() -> SecretBytes {
+        SecretBytes(count: 32) { buffer in
+            for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255) }
+        }
     }
 
     /// The application name of this test's store connections, to find their server processes.

@@ -31,6 +31,6 @@ public struct GatewaySessionCatalog: SessionCatalog {
 
     /// The store's account of the session `key` names; a key that is no session id names none that exists.
     static func account(_ key: String) -> AccountName {
-        AccountName("gateway/" + key) ?? AccountName("gateway/-")!
+        AccountName(SessionCookie.accountPrefix + key) ?? AccountName(SessionCookie.accountPrefix + "-")!
     }
 }

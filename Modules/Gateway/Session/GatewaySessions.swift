@@ -64,19 +64,9 @@ final class GatewaySessions: Sendable {
     /// Ends the sessions `logout` names through ``EndLoggedOutSessions`` (their tokens cannot be revoked
     /// without their cookies, and the issuer ended them anyway); the ids of those ended.
     func end(_ logout: IssuerLogout) async throws(AuthenticationError) -> [String] {
-        let ended = try await EndLoggedOutSessions(catalog: self)(logout)
+        let ended = try await EndLoggedOutSessions(
+            catalog: GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone))(logout)
         for sessionID in ended { refreshers.forget(sessionID: sessionID) }
         return ended
-    }
-}
-
-/// The gateway's sessions as a catalog (``GatewaySessionCatalog``'s).
-extension GatewaySessions: SessionCatalog {
-    func sessions() async throws(AuthenticationError) -> [(key: String, session: Session)] {
-        try await GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone).sessions()
-    }
-
-    func repository(for key: String) -> any SessionRepository {
-        GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone).repository(for: key)
     }
 }

@@ -1,4 +1,4 @@
-import Domain
+public import Domain
 import Data
 import Foundation
 
@@ -51,13 +51,16 @@ public struct SessionCookie: Sendable {
         self.init(id: Array(bytes[0..<16]), secret: SecretBytes(bytes[16..<48]))
     }
 
-    /// The account the session is kept under in the store.
-    var account: AccountName { AccountName("gateway/" + sessionID)! }
+    /// What the store's account of every gateway session starts with.
+    static let accountPrefix = "gateway/"
 
-    /// Whether `account` is a gateway session's, and its session id.
-    static func sessionID(of account: AccountName) -> String? {
-        guard account.value.hasPrefix("gateway/") else { return nil }
-        let id = String(account.value.dropFirst("gateway/".count))
+    /// The account the session is kept under in the store.
+    var account: AccountName { AccountName(Self.accountPrefix + sessionID)! }
+
+    /// The session id of `account`, when it is a gateway session's.
+    public static func sessionID(of account: AccountName) -> String? {
+        guard account.value.hasPrefix(accountPrefix) else { return nil }
+        let id = String(account.value.dropFirst(accountPrefix.count))
         return id.utf8.count == 32 && id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) ? id : nil
     }
 }

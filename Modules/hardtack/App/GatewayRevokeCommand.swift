@@ -33,11 +33,12 @@ struct GatewayRevokeCommand: HardtackCommand {
         guard (user == nil) != (session == nil) else {
             throw .usage("gateway revoke takes exactly one of --user SUB and --session SID")
         }
-        guard try await store.configuration(context).storeExists else {
+        let configuration = try store.configuration(context)
+        guard await configuration.storeExists else {
             Console.print("ended 0 sessions")
             return
         }
-        let admin = GatewaySessionAdmin(store: try await store.openExisting(context).items)
+        let admin = GatewaySessionAdmin(store: try await StoreArguments.open(configuration).items)
         let ended: Int
         do throws(AuthenticationError) {
             if let user {

@@ -27,8 +27,9 @@ struct GatewaySessionsCommand: HardtackCommand {
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         try GatewayServeOptions.refuseBefore(Self.configuration.name, context)
         var sessions: [GatewaySessionSummary] = []
-        if try await store.configuration(context).storeExists {
-            let keychain = try await store.openExisting(context, onlyReads: true)
+        let configuration = try store.configuration(context, onlyReads: true)
+        if await configuration.storeExists {
+            let keychain = try await StoreArguments.open(configuration)
             do throws(AuthenticationError) {
                 sessions = try await GatewaySessionAdmin(store: keychain.items).sessions(user: user)
             } catch {

@@ -7,12 +7,12 @@ import StoreCore
 /// `change-passphrase`: protect the store with a new passphrase, or switch it to a key file.
 struct ChangePassphraseVerb: HardtackCommand {
     /// The variable that holds the new passphrase when no file is given.
-    static let newPassphraseVariable = "HARDTACK_NEW_PASSPHRASE"
+    static let newPassphraseVariable = NewKeyArguments.passphraseVariable
 
     static let configuration = KeychainVerbs.configuration(
         ChangePassphraseVerb.self, name: "change-passphrase",
         abstract: "Protect the store with a new passphrase, or switch to a key file.",
-        usage: ChangePassphraseVerb.usageLine,
+        usage: NewKeyArguments.usageChoice,
         discussion: [
             "The current key comes from the global options as usual. The new passphrase comes from "
                 + "--new-passphrase-file, else $\(newPassphraseVariable).",
@@ -21,28 +21,14 @@ struct ChangePassphraseVerb: HardtackCommand {
                 + "its header still opens with it, items written since included. After a leak, use rotate-key.",
         ])
 
-    /// The usage line: a new passphrase file or a new key file.
-    private static var usageLine: String {
-        let verb = ChangePassphraseVerb()
-        return "[\(verb.$newPassphraseFile.synopsis) | \(verb.$newKeyFile.synopsis)]"
-    }
-
-    /// `--new-passphrase-file PATH`, if given.
-    @Option(
-        "--new-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line is the new passphrase.",
-        allowsEmpty: false)
-    var newPassphraseFile: String?
-    /// `--new-key-file PATH`, if given.
-    @Option(
-        "--new-key-file", value: "PATH",
-        help: "Switch to this key file instead (created with 32 random bytes if missing).", allowsEmpty: false)
-    var newKeyFile: String?
+    /// The new key.
+    @OptionGroup var new: NewKeyArguments
     /// The store and its current key.
     @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let configuration = try store.configuration(context)
-        let resolved = try Self.newKey(passphraseFile: newPassphraseFile, keyFile: newKeyFile, context: context)
+        let resolved = try new.key(context)
         var typed: KeySource?
         if resolved == nil { typed = try Self.typedPassphrase() }
         guard let newKey = resolved ?? typed else {
@@ -61,25 +47,6 @@ struct ChangePassphraseVerb: HardtackCommand {
         }
         Console.print("re-wrapped: the same master key. The store is now protected by \(newKey.summary).")
         Self.announce(newKey, replacing: configuration)
-    }
-
-    /// The new key named by `--new-passphrase-file`, `--new-key-file` or `$HARDTACK_NEW_PASSPHRASE`, or `nil`.
-    static func newKey(passphraseFile: String?, keyFile: String?, context: CommandContext) throws(CommandFailure)
-        -> KeySource?
-    {
-        let wantsPassphrase = passphraseFile != nil || context.environment[newPassphraseVariable] != nil
-        if keyFile != nil && wantsPassphrase {
-            throw context.usage(
-                "give either a new passphrase (--new-passphrase-file or $\(newPassphraseVariable)) or "
-                    + "--new-key-file, not both")
-        }
-        do throws(SecureStoreError) {
-            return try StoreArguments.key(
-                passphraseFile: passphraseFile, keyVariable: nil, credentialName: nil, keyFile: keyFile)
-                ?? context.environment[newPassphraseVariable].map { .passphrase(SecretBytes(utf8: $0)) }
-        } catch {
-            throw .store(error)
-        }
     }
 
     /// The warnings after a store's key changed to `newKey`: a test-cost passphrase, an old key file.

@@ -8,9 +8,11 @@ import Gateway
 enum ReservedServices {
     /// Why `service` may not be written or deleted by hand, or `nil` when it may.
     static func refusal(_ service: String) -> String? {
-        if let account = SecureStoreSessionRepository.account(ofService: service), account.value.hasPrefix("gateway/") {
+        if let account = SecureStoreSessionRepository.account(ofService: service),
+            let sessionID = SessionCookie.sessionID(of: account)
+        {
             return "the service \(service) holds a gateway session, which only `hardtack gateway` writes; end it "
-                + "with `hardtack gateway revoke --session \(account.value.dropFirst("gateway/".count))`; nothing was changed"
+                + "with `hardtack gateway revoke --session \(sessionID)`; nothing was changed"
         }
         if SecureStoreSessionRepository.keepsSessions(inService: service) {
             return "the service \(service) holds a signed-in session, which only signin, refresh and signout write: "

@@ -11,7 +11,7 @@ struct RotateKeyVerb: HardtackCommand {
     static let configuration = KeychainVerbs.configuration(
         RotateKeyVerb.self, name: "rotate-key",
         abstract: "Give the store a new master key and re-seal every item under it (after a leak).",
-        usage: RotateKeyVerb.usageLine,
+        usage: NewKeyArguments.usageChoice,
         discussion: [
             "The current key comes from the global options as usual. The new master key is wrapped under the "
                 + "passphrase from --new-passphrase-file, else $\(ChangePassphraseVerb.newPassphraseVariable), or "
@@ -24,31 +24,15 @@ struct RotateKeyVerb: HardtackCommand {
                 + "must open it again.",
         ])
 
-    /// The usage line: a new passphrase file or a new key file, or neither.
-    private static var usageLine: String {
-        let verb = RotateKeyVerb()
-        return "[\(verb.$newPassphraseFile.synopsis) | \(verb.$newKeyFile.synopsis)]"
-    }
-
-    /// `--new-passphrase-file PATH`, if given.
-    @Option(
-        "--new-passphrase-file", value: "PATH", help: "A file (mode 0600) whose first line is the new passphrase.",
-        allowsEmpty: false)
-    var newPassphraseFile: String?
-    /// `--new-key-file PATH`, if given.
-    @Option(
-        "--new-key-file", value: "PATH",
-        help: "Wrap the new master key under this key file (created with 32 random bytes if missing).",
-        allowsEmpty: false)
-    var newKeyFile: String?
+    /// The new key (none: the current one).
+    @OptionGroup var new: NewKeyArguments
     /// The store and its current key.
     @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
     func execute(_ context: CommandContext) async throws(CommandFailure) {
         let configuration = try store.configuration(context)
         let newKey =
-            try ChangePassphraseVerb.newKey(passphraseFile: newPassphraseFile, keyFile: newKeyFile, context: context)
-            ?? configuration.key
+            try new.key(context) ?? configuration.key
         guard await configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }
