@@ -59,6 +59,8 @@ import Testing
             (.serverError, "the server answered HTTP 503"), (.garbage, "HTML"), (.down, "cannot reach the server"),
         ]
         for (failure, reason) in expected {
+            // Past the pause a refresh the server did not answer puts before the session's next one.
+            world.advanceClock(by: AuthenticationPolicy().unansweredRefreshPauseLimit)
             await world.simulateServerFailure(failure)
             await #expect {
                 try await app.currentUser()
@@ -72,6 +74,7 @@ import Testing
             #expect(await app.validateAuthentication().showsMainFlow)
         }
         await world.simulateServerFailure(.none)
+        world.advanceClock(by: AuthenticationPolicy().unansweredRefreshPauseLimit)
         #expect(try await app.currentUser().id == "alice")
         #expect(await world.serverCounters().reuseDetections == 0)
     }

@@ -74,6 +74,27 @@ import Testing
         #expect(fixture.storedRefreshToken() == "refresh-2")
     }
 
+    @Test func anOutageLeavesNoSessionRefusedOnceItIsOver() async throws {
+        // Calls every 0.25 s through a 30 s outage: the server is asked only after each pause (0.5 s,
+        // doubling to 4 s), the silences count toward no storm, and a call after it ends refreshes.
+        let fixture = UseCaseFixture()
+        let refresher = fixture.refresher()
+        fixture.gateway.setRefreshBehaviour(.fail)
+        for _ in 0..<120 {
+            await #expect(throws: AuthenticationError.self) {
+                try await refresher.refresh(replacing: try #require(fixture.repository.stored))
+            }
+            fixture.clock.advance(by: 0.25)
+        }
+        // At 0, 0.5, 1.5, 3.5, 7.5, then every 4 s: 10 tries, not 120.
+        #expect(fixture.gateway.refreshCalls == 10)
+        fixture.gateway.setRefreshBehaviour(.rotate)
+        fixture.clock.advance(by: fixture.policy.unansweredRefreshPauseLimit)
+        _ = try await refresher.refresh(replacing: try #require(fixture.repository.stored))
+        #expect(fixture.gateway.refreshCalls == 11)
+        #expect(fixture.storedRefreshToken() != "refresh-0")
+    }
+
     @Test func aRefreshStormIsAnErrorNotALoop() async throws {
         let fixture = UseCaseFixture()
         let refresher = fixture.refresher()
@@ -203,7 +224,9 @@ import Testing
             try await first.refresh(replacing: stale)
         }
         // The server had rotated the token after all (the answer was lost): the next try, by the same
-        // process or another, is refused, and says what happened rather than "expired".
+        // process (once its pause after the silence is over) or another, is refused, and says what
+        // happened rather than "expired".
+        fixture.clock.advance(by: fixture.policy.unansweredRefreshPause)
         fixture.gateway.setRefreshBehaviour(.reject)
         let next = nextOwner == "process-1" ? first : fixture.refresher(owner: nextOwner)
         await #expect(throws: AuthenticationError.refreshInterrupted) {

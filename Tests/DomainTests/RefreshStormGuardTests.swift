@@ -27,4 +27,30 @@ import Testing
         policy.maxRefreshesPerWindowAllAccounts = total
         for index in 0..<2_000 { try guardian.admit(account: "user-\(index)", at: start, policy: policy) }
     }
+
+    @Test func anUnansweredRefreshCountsForNothingAndPausesOnlyItsAccount() throws {
+        let guardian = RefreshStormGuard()
+        var policy = AuthenticationPolicy()
+        policy.maxRefreshesPerWindow = 2
+        // A try every 0.25 s (exact in binary) for 40 s, each unanswered: the server is asked after each
+        // pause (0.5 s, doubling to 4 s), and 13 silences within a minute are no storm.
+        var asked: [Double] = []
+        for step in 0...160 {
+            let instant = start + Double(step) * 0.25
+            guard (try? guardian.admit(account: "a", at: instant, policy: policy)) != nil else { continue }
+            asked.append(instant.timeIntervalSince(start))
+            guardian.unanswered(account: "a", at: instant, policy: policy)
+        }
+        #expect(asked == [0, 0.5, 1.5, 3.5, 7.5, 11.5, 15.5, 19.5, 23.5, 27.5, 31.5, 35.5, 39.5])
+        let now = start + 40
+        #expect(throws: AuthenticationError.self) { try guardian.admit(account: "a", at: now, policy: policy) }
+        // Another account is not held back; an answer ends the pause, and answered refreshes count again.
+        try guardian.admit(account: "b", at: now, policy: policy)
+        guardian.answered(account: "a")
+        try guardian.admit(account: "a", at: now, policy: policy)
+        try guardian.admit(account: "a", at: now + 1, policy: policy)
+        #expect(throws: AuthenticationError.refreshStorm(refreshes: 2, windowSeconds: 60)) {
+            try guardian.admit(account: "a", at: now + 2, policy: policy)
+        }
+    }
 }

@@ -19,6 +19,13 @@ public struct AuthenticationPolicy: Sendable {
     public var maxRefreshesPerWindowAllAccounts: Int
     /// The refresh-storm window, in seconds.
     public var refreshWindow: Double
+    /// After a refresh the server did not answer (unreachable, 5xx), how long the session's next refresh
+    /// waits, in seconds, doubled after each further one up to ``unansweredRefreshPauseLimit``; calls
+    /// meanwhile fail at once as the server's silence did (the session is kept). 0: no pause.
+    public var unansweredRefreshPause: Double
+    /// The longest ``unansweredRefreshPause``, in seconds: how long after an outage ends a session may
+    /// still wait.
+    public var unansweredRefreshPauseLimit: Double
     /// How often a process waiting on another's refresh looks for its result, in milliseconds.
     public var refreshPollMilliseconds: Int
     /// How long, in seconds, a process that holds newly rotated tokens keeps trying to store them while
@@ -30,8 +37,11 @@ public struct AuthenticationPolicy: Sendable {
     public init(
         clockSkew: Double = 30, refreshLease: Double = 45, maxRefreshesPerWindow: Int = 10,
         refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 10,
-        maxRefreshesPerWindowAllAccounts: Int = 6_000
+        maxRefreshesPerWindowAllAccounts: Int = 6_000, unansweredRefreshPause: Double = 0.5,
+        unansweredRefreshPauseLimit: Double = 4
     ) {
+        self.unansweredRefreshPause = unansweredRefreshPause
+        self.unansweredRefreshPauseLimit = unansweredRefreshPauseLimit
         self.maxRefreshesPerWindowAllAccounts = maxRefreshesPerWindowAllAccounts
         self.clockSkew = clockSkew
         self.refreshLease = refreshLease

@@ -113,7 +113,7 @@ public actor RefreshSession {
             // The mark, committed before the request leaves, tells whoever finds this claim later whether
             // the token may have been spent (see ``SessionRepository/markRefreshSent(replacing:owner:)``).
             guard try await repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
-            let refreshed = current.refreshed(with: try await gateway.refresh(current))
+            let refreshed = current.refreshed(with: try await present(current))
             guard try await storeRefreshed(refreshed, replacing: current) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the
                 // stored one wins, and the tokens just issued are revoked rather than left alive.
@@ -160,6 +160,22 @@ public actor RefreshSession {
                     throw error
                 }
             }
+        }
+    }
+
+    /// Presents the refresh token; tells the storm guard whether the server answered (any answer, a
+    /// rejection too) or not.
+    private func present(_ current: Session) async throws(AuthenticationError) -> TokenRefresh {
+        do throws(AuthenticationError) {
+            let tokens = try await gateway.refresh(current)
+            stormGuard.answered(account: stormKey)
+            return tokens
+        } catch .temporarilyUnavailable(let reason) {
+            stormGuard.unanswered(account: stormKey, at: now(), policy: policy)
+            throw .temporarilyUnavailable(reason)
+        } catch {
+            stormGuard.answered(account: stormKey)
+            throw error
         }
     }
 

@@ -4,6 +4,9 @@ import Synchronization
 /// Counts the refreshes presented to servers by every ``RefreshSession`` that shares it, per account and
 /// in all, and refuses one more once either count reaches its limit within the policy's window: a bug
 /// that refreshes in a loop, for one account or for many at once, becomes an error instead of a flood.
+/// A refresh the server did not answer does not count; instead that account's next one waits a pause
+/// that doubles while the server stays silent, so an outage is not hammered and, once it is over, no
+/// account is left refused for the rest of a window.
 ///
 /// One guard per process is the intent (the composition root shares ``processWide``), so that several
 /// handles on one account, or every account of a backend, count together. Safe to share across
@@ -15,6 +18,13 @@ public final class RefreshStormGuard: Sendable {
     private struct State {
         var perAccount: [String: [Date]] = [:]
         var all: [Date] = []
+        var paused: [String: Pause] = [:]
+    }
+
+    /// An account's wait after refreshes the server did not answer.
+    private struct Pause {
+        var until: Date
+        var seconds: Double
     }
 
     private let state = Mutex(State())
@@ -28,16 +38,23 @@ public final class RefreshStormGuard: Sendable {
     ///   ``AuthenticationPolicy/maxRefreshesPerWindowAllAccounts``, within
     ///   ``AuthenticationPolicy/refreshWindow`` seconds before `instant`.
     public func admit(account: String, at instant: Date, policy: AuthenticationPolicy) throws(AuthenticationError) {
-        let refused: Int? = state.withLock { state in
+        enum Refusal {
+            case storm(Int)
+            case paused(Double)
+        }
+        let refused: Refusal? = state.withLock { state in
+            if let pause = state.paused[account], instant < pause.until {
+                return .paused(pause.until.timeIntervalSince(instant))
+            }
             let window = policy.refreshWindow
             var mine = state.perAccount[account, default: []]
             mine.removeAll { instant.timeIntervalSince($0) > window }
             state.all.removeAll { instant.timeIntervalSince($0) > window }
             if mine.count >= policy.maxRefreshesPerWindow {
                 state.perAccount[account] = mine
-                return mine.count
+                return .storm(mine.count)
             }
-            if state.all.count >= policy.maxRefreshesPerWindowAllAccounts { return state.all.count }
+            if state.all.count >= policy.maxRefreshesPerWindowAllAccounts { return .storm(state.all.count) }
             mine.append(instant)
             state.perAccount[account] = mine
             state.all.append(instant)
@@ -46,9 +63,37 @@ public final class RefreshStormGuard: Sendable {
             // (A policy with no real limit for all accounts, a gateway's, still keeps the table bounded.)
             if state.perAccount.count > 2 * max(1, min(policy.maxRefreshesPerWindowAllAccounts, 100_000)) {
                 state.perAccount = state.perAccount.filter { !$0.value.allSatisfy { instant.timeIntervalSince($0) > window } }
+                state.paused = state.paused.filter { instant.timeIntervalSince($0.value.until) <= window }
             }
             return nil
         }
-        if let refused { throw .refreshStorm(refreshes: refused, windowSeconds: Int(policy.refreshWindow)) }
+        switch refused {
+        case nil: return
+        case .storm(let count): throw .refreshStorm(refreshes: count, windowSeconds: Int(policy.refreshWindow))
+        case .paused(let seconds):
+            throw .temporarilyUnavailable(
+                String(format: "the server did not answer this session's last refresh; the next try is in %.1f s", seconds))
+        }
+    }
+
+    /// Records that the refresh of `account` admitted last got no answer from the server: it no longer
+    /// counts toward the limits, and the account's next refresh waits
+    /// ``AuthenticationPolicy/unansweredRefreshPause`` seconds, doubled after each further silence up to
+    /// ``AuthenticationPolicy/unansweredRefreshPauseLimit``.
+    public func unanswered(account: String, at instant: Date, policy: AuthenticationPolicy) {
+        state.withLock { state in
+            if let admitted = state.perAccount[account]?.popLast(), let index = state.all.lastIndex(of: admitted) {
+                state.all.remove(at: index)
+            }
+            let seconds = state.paused[account].map { min($0.seconds * 2, policy.unansweredRefreshPauseLimit) }
+                ?? policy.unansweredRefreshPause
+            guard seconds > 0 else { return }
+            state.paused[account] = Pause(until: instant.addingTimeInterval(seconds), seconds: seconds)
+        }
+    }
+
+    /// Records that the server answered a refresh of `account`: its pause, if any, is over.
+    public func answered(account: String) {
+        state.withLock { _ = $0.paused.removeValue(forKey: account) }
     }
 }
