@@ -10,7 +10,9 @@ import Synchronization
 /// An HTTP forwarder on 127.0.0.1 between the app core and `hardtack serve` that makes refreshes fail
 /// on purpose: it can kill the client once the server has answered (before or just after passing the
 /// answer on), kill it before the request reaches the server, answer garbage instead of the server
-/// (or after the server rotated the token), or drop every connection (a server that is down).
+/// (or after the server rotated the token), or drop every connection (a server that is down). For
+/// many clients at once (the gateway's instances) it can also slow or fail every refresh for a while,
+/// kill whichever client sent the next refresh, and tell whether a client had a refresh under way.
 final class FaultProxy: Sendable {
     /// What happens to the next refresh request.
     enum Action: Sendable {
@@ -26,6 +28,19 @@ final class FaultProxy: Sendable {
         case garbage([UInt8])
         /// Forward it (the server rotates the token), then answer these bytes instead.
         case garbageAfterForward([UInt8])
+        /// Forward it, get the server's answer, and kill whichever candidate sent it (see
+        /// ``setCandidates(_:)``) before it reads the answer.
+        case killSenderBeforeReply
+    }
+
+    /// One refresh request seen: who sent it (when the candidates are known) and when it was under way.
+    struct RefreshRecord: Sendable {
+        /// The candidate that sent it, 0 when unknown.
+        let sender: pid_t
+        /// When it arrived.
+        let started: Date
+        /// When its answer was sent (or the sender killed), `nil` while under way.
+        var ended: Date?
     }
 
     private struct State {
@@ -35,6 +50,11 @@ final class FaultProxy: Sendable {
         var stopped = false
         var refreshes = 0
         var listener: Int32 = -1
+        var candidates: [pid_t] = []
+        var refreshDelay: useconds_t = 0
+        var refreshFailure: [UInt8]?
+        var records: [RefreshRecord] = []
+        var killedSenders: [pid_t] = []
     }
 
     /// The proxy's port.
@@ -116,6 +136,36 @@ final class FaultProxy: Sendable {
     /// How many refresh requests reached the server through the proxy.
     var refreshesForwarded: Int { state.withLock { $0.refreshes } }
 
+    /// The processes a refresh may come from, so that each refresh is told by its sender.
+    func setCandidates(_ pids: [pid_t]) {
+        state.withLock { $0.candidates = pids }
+    }
+
+    /// Holds every refresh this long before forwarding it (0: not at all), as a slow token endpoint.
+    func setRefreshDelay(_ seconds: Double) {
+        state.withLock { $0.refreshDelay = useconds_t(max(0, seconds) * 1_000_000) }
+    }
+
+    /// Answers every refresh with these bytes without asking the server (`nil`: forward again), as a
+    /// failing token endpoint.
+    func setRefreshFailure(_ reply: [UInt8]?) {
+        state.withLock { $0.refreshFailure = reply }
+    }
+
+    /// The senders that ``Action/killSenderBeforeReply`` killed, in order.
+    var killedSenders: [pid_t] { state.withLock { $0.killedSenders } }
+
+    /// Whether `pid` had a refresh under way at `moment`, or had one answered less than `margin` seconds
+    /// before it (and so might not have stored its new tokens yet).
+    func hadRefresh(from pid: pid_t, near moment: Date, margin: Double) -> Bool {
+        state.withLock { state in
+            state.records.contains { record in
+                record.sender == pid && record.started <= moment
+                    && (record.ended.map { moment.timeIntervalSince($0) < margin } ?? true)
+            }
+        }
+    }
+
     /// Stops accepting.
     func stop() {
         let first = state.withLock { state in
@@ -161,15 +211,35 @@ final class FaultProxy: Sendable {
             || text.hasPrefix("POST /auth/refresh ")
         var action = Action.pass
         var victim: pid_t = 0
+        var record = -1
+        var delay: useconds_t = 0
+        var failure: [UInt8]?
         if isRefresh {
-            (action, victim) = state.withLock { state in
-                defer { state.armed = .pass }
-                return (state.armed, state.victim)
+            let candidates = state.withLock { $0.candidates }
+            let sender = SocketOwner.peer(of: client, among: candidates) ?? 0
+            (action, victim, record, delay, failure) = state.withLock { state in
+                state.records.append(RefreshRecord(sender: sender, started: Date()))
+                var taken = (state.armed, state.victim)
+                if case .killSenderBeforeReply = state.armed {
+                    // Kept armed until a refresh comes from a known sender.
+                    guard sender > 0 else {
+                        return (.pass, 0, state.records.count - 1, state.refreshDelay, state.refreshFailure)
+                    }
+                    taken.1 = sender
+                    state.killedSenders.append(sender)
+                }
+                state.armed = .pass
+                return (taken.0, taken.1, state.records.count - 1, state.refreshDelay, state.refreshFailure)
             }
+        }
+        defer {
+            if record >= 0 { state.withLock { $0.records[record].ended = Date() } }
         }
         func forward() -> [UInt8] {
             if isRefresh { state.withLock { $0.refreshes += 1 } }
-            return LoopbackClient.exchange(port: target, request, timeout: 20).bytes
+            // Asked to close once answered (the proxy reads until then), and never half-closed:
+            // libmicrohttpd may drop a request whose client shut its side while the answer was on its way.
+            return LoopbackClient.exchange(port: target, Self.closing(request), finish: false, timeout: 20).bytes
         }
         func send(_ bytes: [UInt8]) {
             var offset = 0
@@ -181,12 +251,17 @@ final class FaultProxy: Sendable {
                 offset += sent
             }
         }
+        if delay > 0 { usleep(delay) }
+        if let failure {
+            send(failure)
+            return
+        }
         switch action {
         case .pass:
             send(forward())
         case .killBeforeForward:
             Self.kill(victim)
-        case .killBeforeReply:
+        case .killBeforeReply, .killSenderBeforeReply:
             _ = forward()
             Self.kill(victim)
         case .killAfterReply(let microseconds):
@@ -200,6 +275,15 @@ final class FaultProxy: Sendable {
             _ = forward()
             send(bytes)
         }
+    }
+
+    /// `request` with its `Connection` fields replaced by `Connection: close`.
+    private static func closing(_ request: [UInt8]) -> [UInt8] {
+        guard let end = firstIndex(of: [13, 10, 13, 10], in: request) else { return request }
+        let lines = String(decoding: request[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let kept = lines.filter { !$0.lowercased().hasPrefix("connection:") }
+        let head = ([kept[0], "Connection: close"] + kept.dropFirst()).joined(separator: "\r\n")
+        return Array(head.utf8) + request[end...]
     }
 
     private static func kill(_ victim: pid_t) {

@@ -89,10 +89,11 @@ enum LoopbackClient {
         return reply
     }
 
-    /// `GET path` with the usual headers.
+    /// `GET path` with the usual headers (`Connection: close`, and no half-close, which libmicrohttpd may
+    /// take for a client gone).
     static func get(port: UInt16, _ path: String, timeout: Double = 10) -> Reply {
         exchange(
             port: port, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8),
-            timeout: timeout)
+            finish: false, timeout: timeout)
     }
 }

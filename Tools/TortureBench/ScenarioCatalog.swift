@@ -8,7 +8,7 @@ enum ScenarioCatalog {
         SanitizerScenario.scenario,
         // On PostgreSQL, each on a throwaway server of its own.
         PGCrashScenario.scenario, PGContentionScenario.scenario, PGTamperScenario.scenario,
-        PGRemnantScenario.scenario, PGCutScenario.scenario, PGRefreshScenario.scenario,
+        PGRemnantScenario.scenario, PGCutScenario.scenario, PGRefreshScenario.scenario, GatewayScenario.scenario,
     ]
 
     /// The scenario with this name or number.

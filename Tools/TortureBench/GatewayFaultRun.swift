@@ -1,0 +1,119 @@
+import BenchSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The gateway scenario's faults, one round after another while the load runs, each written down in
+/// ``log`` with the moment it struck on the load's clock.
+struct GatewayFaultRun {
+    let context: ScenarioContext
+    let cluster: GatewayCluster
+    let proxy: FaultProxy
+    let server: PostgresServer
+    let load: GatewayLoad
+    /// What struck, when.
+    private(set) var log = GatewayFaultLog()
+
+    /// The reply of a failing token endpoint.
+    private static let unavailable = Array(
+        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html\r\nContent-Length: 21\r\nConnection: close\r\n\r\n"
+            + "<h1>Unavailable</h1>\n").utf8)
+
+    init(context: ScenarioContext, cluster: GatewayCluster, proxy: FaultProxy, server: PostgresServer, load: GatewayLoad) {
+        self.context = context
+        self.cluster = cluster
+        self.proxy = proxy
+        self.server = server
+        self.load = load
+    }
+
+    /// Waits `seconds` while the load runs.
+    func pause(_ seconds: Double) {
+        usleep(useconds_t(seconds * 1_000_000))
+    }
+
+    /// One round: a steady spell, instances killed at random, one killed mid-refresh, the token endpoint
+    /// slowed and then failing, PostgreSQL restarted. False when the round could not go on.
+    mutating func round(_ index: Int) -> Bool {
+        pause(Double.random(in: 2...4, using: &context.random))
+        for _ in 0..<context.mode.pick(2, 3) {
+            pause(Double.random(in: 1.5...3, using: &context.random))
+            guard killAtRandom() else { return false }
+        }
+        guard killMidRefresh() else { return false }
+        pause(3)
+        // Slow: every refresh held 1.5 s before the issuer sees it; calls wait, none fails.
+        proxy.setRefreshDelay(1.5)
+        pause(7)
+        proxy.setRefreshDelay(0)
+        // Failing: every refresh answered 503 for 4 s; calls that need one fail (502 or 503), sessions stay.
+        var from = load.now
+        proxy.setRefreshFailure(Self.unavailable)
+        pause(4)
+        proxy.setRefreshFailure(nil)
+        log.outages.append(.init(what: "token endpoint failing", from: from, to: load.now + 2, struckRefresh: false))
+        pause(3)
+        // PostgreSQL stopped (-m immediate) for a second and started again.
+        from = load.now
+        let moment = Date()
+        guard server.crash() else {
+            context.fail("round \(index): cannot stop PostgreSQL")
+            return false
+        }
+        let struck = cluster.pids.contains { proxy.hadRefresh(from: $0, near: moment, margin: 1) }
+        pause(1)
+        guard server.restart() else {
+            context.fail("round \(index): cannot start PostgreSQL again")
+            return false
+        }
+        log.outages.append(.init(what: "PostgreSQL restarted", from: from, to: load.now + 5, struckRefresh: struck))
+        pause(5)
+        return true
+    }
+
+    /// Kills a random instance with SIGKILL, and starts it again a second later.
+    private mutating func killAtRandom() -> Bool {
+        let index = Int.random(in: 0..<cluster.ports.count, using: &context.random)
+        guard let pid = cluster.pid(index) else { return true }
+        let moment = Date()
+        let at = load.now
+        cluster.kill(index)
+        let struck = proxy.hadRefresh(from: pid, near: moment, margin: 1)
+        log.kills.append(.init(at: at, instance: index, aimed: false, struckRefresh: struck))
+        return startAgain(index)
+    }
+
+    /// Has the proxy kill whichever instance sends the next refresh once the issuer answered it, and starts
+    /// that instance again a second later.
+    private mutating func killMidRefresh() -> Bool {
+        let before = proxy.killedSenders.count
+        proxy.arm(.killSenderBeforeReply)
+        let deadline = Date().addingTimeInterval(15)
+        while proxy.killedSenders.count == before && Date() < deadline { usleep(20_000) }
+        let killed = proxy.killedSenders
+        guard killed.count > before, let index = cluster.index(of: killed[before]) else {
+            proxy.arm(.pass)
+            context.fail("no refresh reached the issuer in 15 s to kill its sender")
+            return false
+        }
+        log.kills.append(.init(at: load.now, instance: index, aimed: true, struckRefresh: true))
+        cluster.kill(index)
+        return startAgain(index)
+    }
+
+    private func startAgain(_ index: Int) -> Bool {
+        pause(1)
+        do {
+            try cluster.restart(index)
+        } catch {
+            context.fail("cannot start gateway \(index) again: \(error)")
+            return false
+        }
+        proxy.setCandidates(cluster.pids)
+        return true
+    }
+}
