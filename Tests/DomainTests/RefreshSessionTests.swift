@@ -76,7 +76,7 @@ import Testing
 
     @Test func anOutageLeavesNoSessionRefusedOnceItIsOver() async throws {
         // Calls every 0.25 s through a 30 s outage: the server is asked only after each pause (0.5 s,
-        // doubling to 4 s), the silences count toward no storm, and a call after it ends refreshes.
+        // doubling to 2 s), the silences count toward no storm, and a call after it ends refreshes.
         let fixture = UseCaseFixture()
         let refresher = fixture.refresher()
         fixture.gateway.setRefreshBehaviour(.fail)
@@ -86,12 +86,14 @@ import Testing
             }
             fixture.clock.advance(by: 0.25)
         }
-        // At 0, 0.5, 1.5, 3.5, 7.5, then every 4 s: 10 tries, not 120.
-        #expect(fixture.gateway.refreshCalls == 10)
+        // At 0, 0.5, 1.5, then every 2 s to 29.5: 17 tries, not 120.
+        #expect(fixture.gateway.refreshCalls == 17)
+        // The refusals in between came before any claim: the last try's "sent" mark is still there.
+        #expect(fixture.repository.claim?.sent == true)
         fixture.gateway.setRefreshBehaviour(.rotate)
         fixture.clock.advance(by: fixture.policy.unansweredRefreshPauseLimit)
         _ = try await refresher.refresh(replacing: try #require(fixture.repository.stored))
-        #expect(fixture.gateway.refreshCalls == 11)
+        #expect(fixture.gateway.refreshCalls == 18)
         #expect(fixture.storedRefreshToken() != "refresh-0")
     }
 

@@ -33,24 +33,32 @@ import Testing
         var policy = AuthenticationPolicy()
         policy.maxRefreshesPerWindow = 2
         // A try every 0.25 s (exact in binary) for 40 s, each unanswered: the server is asked after each
-        // pause (0.5 s, doubling to 4 s), and 13 silences within a minute are no storm.
+        // pause (0.5 s, doubling to 2 s), and 21 silences within a minute are no storm.
         var asked: [Double] = []
         for step in 0...160 {
             let instant = start + Double(step) * 0.25
-            guard (try? guardian.admit(account: "a", at: instant, policy: policy)) != nil else { continue }
+            guard (try? guardian.checkPause(account: "a", at: instant)) != nil else { continue }
+            try guardian.admit(account: "a", at: instant, policy: policy)
             asked.append(instant.timeIntervalSince(start))
             guardian.unanswered(account: "a", at: instant, policy: policy)
         }
-        #expect(asked == [0, 0.5, 1.5, 3.5, 7.5, 11.5, 15.5, 19.5, 23.5, 27.5, 31.5, 35.5, 39.5])
+        #expect(asked == [0, 0.5, 1.5] + stride(from: 3.5, through: 39.5, by: 2).map { $0 })
         let now = start + 40
-        #expect(throws: AuthenticationError.self) { try guardian.admit(account: "a", at: now, policy: policy) }
+        #expect(throws: AuthenticationError.self) { try guardian.checkPause(account: "a", at: now) }
         // Another account is not held back; an answer ends the pause, and answered refreshes count again.
-        try guardian.admit(account: "b", at: now, policy: policy)
+        try guardian.checkPause(account: "b", at: now)
         guardian.answered(account: "a")
+        try guardian.checkPause(account: "a", at: now)
         try guardian.admit(account: "a", at: now, policy: policy)
         try guardian.admit(account: "a", at: now + 1, policy: policy)
         #expect(throws: AuthenticationError.refreshStorm(refreshes: 2, windowSeconds: 60)) {
             try guardian.admit(account: "a", at: now + 2, policy: policy)
         }
+        // A silence long after the last pause ended starts again from the first pause, not the longest.
+        guardian.unanswered(account: "c", at: now, policy: policy)
+        for step in 1...3 { guardian.unanswered(account: "c", at: now + Double(step), policy: policy) }
+        #expect(throws: AuthenticationError.self) { try guardian.checkPause(account: "c", at: now + 4.5) }
+        guardian.unanswered(account: "c", at: now + 20, policy: policy)
+        try guardian.checkPause(account: "c", at: now + 20.5)
     }
 }

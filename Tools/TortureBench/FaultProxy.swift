@@ -33,16 +33,6 @@ final class FaultProxy: Sendable {
         case killSenderBeforeReply
     }
 
-    /// One refresh request seen: who sent it (when the candidates are known) and when it was under way.
-    struct RefreshRecord: Sendable {
-        /// The candidate that sent it, 0 when unknown.
-        let sender: pid_t
-        /// When it arrived.
-        let started: Date
-        /// When its answer was sent (or the sender killed), `nil` while under way.
-        var ended: Date?
-    }
-
     private struct State {
         var armed = Action.pass
         var victim: pid_t = 0
@@ -54,7 +44,7 @@ final class FaultProxy: Sendable {
         var refreshDelay: useconds_t = 0
         var refreshFailure: [UInt8]?
         var records: [RefreshRecord] = []
-        var killedSenders: [pid_t] = []
+        var killedSenders: [(pid: pid_t, at: Date)] = []
     }
 
     /// The proxy's port.
@@ -152,15 +142,23 @@ final class FaultProxy: Sendable {
         state.withLock { $0.refreshFailure = reply }
     }
 
-    /// The senders that ``Action/killSenderBeforeReply`` killed, in order.
-    var killedSenders: [pid_t] { state.withLock { $0.killedSenders } }
+    /// The senders that ``Action/killSenderBeforeReply`` killed, and when, in order.
+    var killedSenders: [(pid: pid_t, at: Date)] { state.withLock { $0.killedSenders } }
 
-    /// Whether `pid` had a refresh under way at `moment`, or had one answered less than `margin` seconds
-    /// before it (and so might not have stored its new tokens yet).
+    /// How long before `moment` the last refresh `pid` sent was answered, if it sent one.
+    func sinceRefresh(from pid: pid_t, at moment: Date) -> Double? {
+        state.withLock { state in
+            state.records.compactMap { $0.sender == pid ? $0.ended : nil }.filter { $0 <= moment }.max()
+                .map { moment.timeIntervalSince($0) }
+        }
+    }
+
+    /// Whether `pid` (or a sender the proxy could not tell) had a refresh under way at `moment`, or had
+    /// one answered less than `margin` seconds before it (and so might not have stored its new tokens yet).
     func hadRefresh(from pid: pid_t, near moment: Date, margin: Double) -> Bool {
         state.withLock { state in
             state.records.contains { record in
-                record.sender == pid && record.started <= moment
+                (record.sender == pid || record.sender == 0) && record.started <= moment
                     && (record.ended.map { moment.timeIntervalSince($0) < margin } ?? true)
             }
         }
@@ -215,10 +213,11 @@ final class FaultProxy: Sendable {
         var delay: useconds_t = 0
         var failure: [UInt8]?
         if isRefresh {
+            let arrived = Date()
             let candidates = state.withLock { $0.candidates }
             let sender = SocketOwner.peer(of: client, among: candidates) ?? 0
             (action, victim, record, delay, failure) = state.withLock { state in
-                state.records.append(RefreshRecord(sender: sender, started: Date()))
+                state.records.append(RefreshRecord(sender: sender, started: arrived))
                 var taken = (state.armed, state.victim)
                 if case .killSenderBeforeReply = state.armed {
                     // Kept armed until a refresh comes from a known sender.
@@ -226,7 +225,6 @@ final class FaultProxy: Sendable {
                         return (.pass, 0, state.records.count - 1, state.refreshDelay, state.refreshFailure)
                     }
                     taken.1 = sender
-                    state.killedSenders.append(sender)
                 }
                 state.armed = .pass
                 return (taken.0, taken.1, state.records.count - 1, state.refreshDelay, state.refreshFailure)
@@ -261,8 +259,12 @@ final class FaultProxy: Sendable {
             send(forward())
         case .killBeforeForward:
             Self.kill(victim)
-        case .killBeforeReply, .killSenderBeforeReply:
+        case .killBeforeReply:
             _ = forward()
+            Self.kill(victim)
+        case .killSenderBeforeReply:
+            _ = forward()
+            state.withLock { $0.killedSenders.append((victim, Date())) }
             Self.kill(victim)
         case .killAfterReply(let microseconds):
             send(forward())
@@ -277,38 +279,7 @@ final class FaultProxy: Sendable {
         }
     }
 
-    /// `request` with its `Connection` fields replaced by `Connection: close`.
-    private static func closing(_ request: [UInt8]) -> [UInt8] {
-        guard let end = firstIndex(of: [13, 10, 13, 10], in: request) else { return request }
-        let lines = String(decoding: request[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        let kept = lines.filter { !$0.lowercased().hasPrefix("connection:") }
-        let head = ([kept[0], "Connection: close"] + kept.dropFirst()).joined(separator: "\r\n")
-        return Array(head.utf8) + request[end...]
-    }
-
     private static func kill(_ victim: pid_t) {
         if victim > 0 { _ = Glibc.kill(victim, SIGKILL) }
-    }
-
-    /// One HTTP request: its head and the body its Content-Length announces.
-    private static func readRequest(_ fd: Int32) -> [UInt8]? {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            if let end = firstIndex(of: [13, 10, 13, 10], in: buffer) {
-                let head = String(decoding: buffer[..<end], as: UTF8.self).lowercased()
-                var length = 0
-                for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
-                    length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-                }
-                if buffer.count >= end + 4 + length { return buffer }
-            }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<count])
-            if buffer.count > 1 << 20 { return nil }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import BenchSupport
+import Domain
 import Foundation
 
 #if canImport(Glibc)
@@ -23,6 +24,7 @@ struct GatewayFaultRun {
         ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html\r\nContent-Length: 21\r\nConnection: close\r\n\r\n"
             + "<h1>Unavailable</h1>\n").utf8)
 
+    /// Faults on `cluster`, through `proxy` and on `server`, timed on `load`'s clock.
     init(context: ScenarioContext, cluster: GatewayCluster, proxy: FaultProxy, server: PostgresServer, load: GatewayLoad) {
         self.context = context
         self.cluster = cluster
@@ -50,27 +52,31 @@ struct GatewayFaultRun {
         proxy.setRefreshDelay(1.5)
         pause(7)
         proxy.setRefreshDelay(0)
-        // Failing: every refresh answered 503 for 4 s; calls that need one fail (502 or 503), sessions stay.
+        // Failing: every refresh answered 503 for 6 s (longer than a token lives, so every session needs one
+        // within it); calls that need one fail (503), sessions stay.
         var from = load.now
         proxy.setRefreshFailure(Self.unavailable)
-        pause(4)
+        pause(6)
         proxy.setRefreshFailure(nil)
-        log.outages.append(.init(what: "token endpoint failing", from: from, to: load.now + 2, struckRefresh: false))
+        // Grace: a session whose refresh failed late in it may wait out its longest pause after it.
+        log.outages.append(
+            .init(
+                what: "token endpoint failing", from: from,
+                to: load.now + AuthenticationPolicy().unansweredRefreshPauseLimit + 1, codes: ["issuer_unavailable"]))
         pause(3)
-        // PostgreSQL stopped (-m immediate) for a second and started again.
+        // PostgreSQL stopped (-m immediate) for a second and started again: no session may end for it (a
+        // refresh whose tokens cannot be stored keeps trying for 10 s).
         from = load.now
-        let moment = Date()
         guard server.crash() else {
             context.fail("round \(index): cannot stop PostgreSQL")
             return false
         }
-        let struck = cluster.pids.contains { proxy.hadRefresh(from: $0, near: moment, margin: 1) }
         pause(1)
         guard server.restart() else {
             context.fail("round \(index): cannot start PostgreSQL again")
             return false
         }
-        log.outages.append(.init(what: "PostgreSQL restarted", from: from, to: load.now + 5, struckRefresh: struck))
+        log.outages.append(.init(what: "PostgreSQL restarted", from: from, to: load.now + 5, codes: ["store_unavailable"]))
         pause(5)
         return true
     }
@@ -80,11 +86,14 @@ struct GatewayFaultRun {
         let index = Int.random(in: 0..<cluster.ports.count, using: &context.random)
         guard let pid = cluster.pid(index) else { return true }
         let moment = Date()
-        let at = load.now
         cluster.kill(index)
         let struck = proxy.hadRefresh(from: pid, near: moment, margin: 1)
-        log.kills.append(.init(at: at, instance: index, aimed: false, struckRefresh: struck))
-        return startAgain(index)
+        guard let restarted = startAgain(index) else { return false }
+        log.kills.append(
+            .init(
+                at: load.moment(of: moment), restarted: restarted, instance: index, aimed: false, struckRefresh: struck,
+                sinceRefresh: proxy.sinceRefresh(from: pid, at: moment)))
+        return true
     }
 
     /// Has the proxy kill whichever instance sends the next refresh once the issuer answered it, and starts
@@ -95,25 +104,30 @@ struct GatewayFaultRun {
         let deadline = Date().addingTimeInterval(15)
         while proxy.killedSenders.count == before && Date() < deadline { usleep(20_000) }
         let killed = proxy.killedSenders
-        guard killed.count > before, let index = cluster.index(of: killed[before]) else {
+        guard killed.count > before, let index = cluster.index(of: killed[before].pid) else {
             proxy.arm(.pass)
             context.fail("no refresh reached the issuer in 15 s to kill its sender")
             return false
         }
-        log.kills.append(.init(at: load.now, instance: index, aimed: true, struckRefresh: true))
         cluster.kill(index)
-        return startAgain(index)
+        guard let restarted = startAgain(index) else { return false }
+        log.kills.append(
+            .init(
+                at: load.moment(of: killed[before].at), restarted: restarted, instance: index, aimed: true,
+                struckRefresh: true))
+        return true
     }
 
-    private func startAgain(_ index: Int) -> Bool {
+    /// Starts instance `index` again after a second; when it listens again, or `nil` when it cannot start.
+    private func startAgain(_ index: Int) -> Double? {
         pause(1)
         do {
             try cluster.restart(index)
         } catch {
             context.fail("cannot start gateway \(index) again: \(error)")
-            return false
+            return nil
         }
         proxy.setCandidates(cluster.pids)
-        return true
+        return load.now
     }
 }

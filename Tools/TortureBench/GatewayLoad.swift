@@ -12,7 +12,7 @@ import Synchronization
 /// `X-CSRF: 1`, then pausing 100 ms. Each call goes to the next instance in turn; one refused (the
 /// instance is down) or cut before its answer's head (killed while answering) goes to the next, as
 /// nginx's `proxy_next_upstream error` sends an unanswered GET on. A session whose call answers 401 has
-/// ended: its threads stop.
+/// ended: its user signs in again, as a browser's would, and the calls go on with the new session.
 final class GatewayLoad: Sendable {
     /// How a call ended.
     enum Outcome: Equatable, Sendable {
@@ -28,36 +28,69 @@ final class GatewayLoad: Sendable {
 
     /// One call.
     struct Call: Sendable {
-        /// The session's index.
-        let session: Int
-        /// Seconds from the load's start to the call's start and end.
+        /// The user's index (whose session it was).
+        let user: Int
+        /// Seconds from the load's start to the call's start.
         let started: Double
+        /// Seconds from the load's start to the call's end.
         let ended: Double
         /// How it ended.
         let outcome: Outcome
-        /// How many times it went on to another instance (refused or cut).
-        let moved: Int
-        /// The start of the answer's body when it was not 200, to say why.
-        var detail = ""
+        /// Each instance it went on from (refused or cut), and when.
+        let detours: [Detour]
+        /// The answer's error code (`"error":"…"` in its JSON body) when it was not 200.
+        var code = ""
+    }
+
+    /// An instance that refused a call, or cut it before its answer's head.
+    struct Detour: Sendable {
+        /// The instance's port.
+        let port: UInt16
+        /// Seconds from the load's start.
+        let at: Double
+    }
+
+    /// A session that ended (401), and when.
+    struct End: Sendable {
+        /// The user whose session it was.
+        let user: Int
+        /// Seconds from the load's start.
+        let at: Double
+        /// The 401's error code.
+        let code: String
+    }
+
+    /// A user's current session cookie header, `nil` while it signs in again.
+    private struct User {
+        var cookie: String?
     }
 
     private let balancer: RoundRobin
     private let host: String
-    private let cookies: [String]
+    private let users: Mutex<[User]>
+    private let userCount: Int
+    private let signIn: @Sendable () throws -> String
     private let perSession: Int
     private let bound: Double
     private let origin = Date()
     private let calls = Mutex<[Call]>([])
-    private let endedSessions = Mutex<Set<Int>>([])
+    private let endings = Mutex<[End]>([])
+    private let signInFailures = Mutex<[String]>([])
     private let stopping = Atomic<Bool>(false)
     private let running = DispatchGroup()
 
-    /// A load over `cookies` (one session cookie header each) through `balancer`; `bound` seconds is the
-    /// most any one call may take before it counts as unanswered.
-    init(balancer: RoundRobin, host: String, cookies: [String], perSession: Int, bound: Double) {
+    /// A load over `cookies` (one session cookie header per user) through `balancer`; `signIn` makes a new
+    /// session's cookie header when one ends; `bound` seconds is the most any one call may take before it
+    /// counts as unanswered.
+    init(
+        balancer: RoundRobin, host: String, cookies: [String], signIn: @escaping @Sendable () throws -> String,
+        perSession: Int, bound: Double
+    ) {
         self.balancer = balancer
         self.host = host
-        self.cookies = cookies
+        users = Mutex(cookies.map { User(cookie: $0) })
+        userCount = cookies.count
+        self.signIn = signIn
         self.perSession = perSession
         self.bound = bound
     }
@@ -65,22 +98,58 @@ final class GatewayLoad: Sendable {
     /// Seconds since the load was made.
     var now: Double { Date().timeIntervalSince(origin) }
 
+    /// `date` in seconds since the load was made.
+    func moment(of date: Date) -> Double { date.timeIntervalSince(origin) }
+
+    /// The `error` member of a JSON answer's body, or its first 80 bytes when it has none.
+    private static func errorCode(_ body: [UInt8]) -> String {
+        let text = String(decoding: body.prefix(400), as: UTF8.self)
+        guard let key = text.firstRange(of: "\"error\":\""), let end = text[key.upperBound...].firstIndex(of: "\"")
+        else { return String(text.prefix(80)) }
+        return String(text[key.upperBound..<end])
+    }
+
     /// Starts every thread.
     func start() {
-        for session in cookies.indices {
+        for user in 0..<userCount {
             for _ in 0..<perSession {
                 running.enter()
                 Thread {
                     defer { self.running.leave() }
-                    while !self.stopping.load(ordering: .relaxed)
-                        && !self.endedSessions.withLock({ $0.contains(session) })
-                    {
-                        let call = self.call(session)
+                    while !self.stopping.load(ordering: .relaxed) {
+                        defer { usleep(100_000) }
+                        guard let cookie = self.users.withLock({ $0[user].cookie }) else { continue }
+                        let call = self.call(user, cookie: cookie)
                         self.calls.withLock { $0.append(call) }
-                        if call.outcome == .ended { self.endedSessions.withLock { _ = $0.insert(session) } }
-                        usleep(100_000)
+                        if call.outcome == .ended { self.renew(user, ended: cookie, by: call) }
                     }
                 }.start()
+            }
+        }
+    }
+
+    /// Signs `user` in again after the session of `cookie` ended, unless another thread already does.
+    private func renew(_ user: Int, ended cookie: String, by call: Call) {
+        let first = users.withLock { list -> Bool in
+            guard list[user].cookie == cookie else { return false }
+            list[user].cookie = nil
+            return true
+        }
+        guard first else { return }
+        endings.withLock { $0.append(End(user: user, at: call.ended, code: call.code)) }
+        // Tried again for 30 s: the store or the issuer may be in a planned outage.
+        let deadline = now + 30
+        while true {
+            do {
+                let renewed = try signIn()
+                users.withLock { $0[user].cookie = renewed }
+                return
+            } catch {
+                guard now < deadline, !stopping.load(ordering: .relaxed) else {
+                    signInFailures.withLock { $0.append("user \(user): \(error)") }
+                    return
+                }
+                usleep(500_000)
             }
         }
     }
@@ -94,17 +163,26 @@ final class GatewayLoad: Sendable {
     /// Every call so far.
     var recorded: [Call] { calls.withLock { $0 } }
 
-    /// The sessions that have ended.
-    var ended: Set<Int> { endedSessions.withLock { $0 } }
+    /// Every session that ended, in order.
+    var ended: [End] { endings.withLock { $0 } }
 
-    /// One call for `session`, moved on from instance to instance until one answers or the bound passes.
-    func call(_ session: Int) -> Call {
+    /// Sign-ins again that failed, each said.
+    var failedSignIns: [String] { signInFailures.withLock { $0 } }
+
+    /// One call with `user`'s current session; `nil` when it has none (its sign-in again failed).
+    func callNow(_ user: Int) -> Call? {
+        users.withLock { $0[user].cookie }.map { call(user, cookie: $0) }
+    }
+
+    /// One call for `user` with `cookie`, moved on from instance to instance until one answers or the bound
+    /// passes.
+    private func call(_ user: Int, cookie: String) -> Call {
         let started = now
-        let request = BrowserRequest(
-            target: "/api/me", host: host, fields: [("Cookie", cookies[session]), ("X-CSRF", "1")])
-        var moved = 0
+        let request = BrowserRequest(target: "/api/me", host: host, fields: [("Cookie", cookie), ("X-CSRF", "1")])
+        var detours: [Detour] = []
         while now - started < bound {
-            switch request.send(to: balancer.next(), timeout: max(1, bound - (now - started))) {
+            let port = balancer.next()
+            switch request.send(to: port, timeout: max(1, bound - (now - started))) {
             case .answered(let answer):
                 let outcome: Outcome =
                     switch answer.status {
@@ -112,15 +190,15 @@ final class GatewayLoad: Sendable {
                     case 401: .ended
                     default: .status(answer.status)
                     }
-                var call = Call(session: session, started: started, ended: now, outcome: outcome, moved: moved)
-                if answer.status != 200 { call.detail = String(decoding: answer.body.prefix(160), as: UTF8.self) }
+                var call = Call(user: user, started: started, ended: now, outcome: outcome, detours: detours)
+                if answer.status != 200 { call.code = Self.errorCode(answer.body) }
                 return call
             case .refused, .cut:
-                moved += 1
+                detours.append(Detour(port: port, at: now))
                 // Every instance refused in a row: wait a little, as a balancer with none up.
-                if moved % balancer.ports.count == 0 { usleep(50_000) }
+                if detours.count % balancer.ports.count == 0 { usleep(50_000) }
             }
         }
-        return Call(session: session, started: started, ended: now, outcome: .unanswered, moved: moved)
+        return Call(user: user, started: started, ended: now, outcome: .unanswered, detours: detours)
     }
 }

@@ -46,7 +46,7 @@ enum GatewayScenario {
         let proxy: FaultProxy
         do {
             serve = try ServeProcess(
-                context, ["--access-token-lifetime", "3", "--confidential-client", "hardtack-gateway=" + secretFile],
+                context, ["--access-token-lifetime", "5", "--confidential-client", "hardtack-gateway=" + secretFile],
                 errors: directory + "/serve.err")
             proxy = try FaultProxy(target: serve.port)
         } catch {
@@ -92,7 +92,8 @@ enum GatewayScenario {
             return
         }
         let load = GatewayLoad(
-            balancer: cluster.balancer, host: host, cookies: cookies, perSession: context.mode.pick(2, 3), bound: bound)
+            balancer: cluster.balancer, host: host, cookies: cookies, signIn: { "\(cookieName)=\(try signIn.run())" },
+            perSession: context.mode.pick(2, 3), bound: bound)
         load.start()
         var run = GatewayFaultRun(context: context, cluster: cluster, proxy: proxy, server: server, load: load)
         for round in 0..<context.mode.pick(1, 4) {
@@ -104,13 +105,15 @@ enum GatewayScenario {
             context.fail("hardtack serve does not answer")
             return
         }
-        var verdict = GatewayVerdict(calls: load.recorded, faults: run.log, sessions: sessions, ended: load.ended)
+        var verdict = GatewayVerdict(
+            calls: load.recorded, faults: run.log, ports: cluster.ports, users: sessions, ended: load.ended)
         verdict.refreshes = (after["refreshes"] ?? 0) - (before["refreshes"] ?? 0)
         verdict.reuse = (after["reuseDetections"] ?? 0) - (before["reuseDetections"] ?? 0)
-        // Sessions lost: every session that did not end answers one more call.
-        for session in 0..<sessions where !load.ended.contains(session) {
-            let call = load.call(session)
-            if call.outcome != .served { verdict.lost.append("session \(session): \(call.outcome) after the run") }
+        verdict.lost = load.failedSignIns.map { "cannot sign in again: \($0)" }
+        // Sessions lost: every user's session answers one more call.
+        for user in 0..<sessions {
+            guard let call = load.callNow(user) else { continue }
+            if call.outcome != .served { verdict.lost.append("user \(user): \(call.outcome) \(call.code) after the run") }
         }
         context.check(serve.isAlive, "hardtack serve died")
         verdict.report(context)

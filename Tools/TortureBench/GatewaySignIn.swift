@@ -1,7 +1,7 @@
 /// A user's sign-in through the gateway as a browser makes it, with `hardtack serve`'s login form:
 /// `/bff/login` on one instance, the issuer's form (through the fault proxy, which is the issuer's
 /// address), the callback on the next instance; the session cookie's value at the end.
-struct GatewaySignIn {
+struct GatewaySignIn: Sendable {
     /// A step that did not answer as a browser needs.
     struct Failure: Error, CustomStringConvertible {
         let description: String

@@ -6,68 +6,101 @@ struct GatewayVerdict {
     let calls: [GatewayLoad.Call]
     /// What struck, when.
     let faults: GatewayFaultLog
-    /// How many sessions the load ran.
-    let sessions: Int
-    /// The sessions that ended (a call answered 401).
-    let ended: Set<Int>
+    /// The instances' ports, in order.
+    let ports: [UInt16]
+    /// How many users the load ran (one session at a time each).
+    let users: Int
+    /// The sessions that ended (a call answered 401; the user signed in again).
+    let ended: [GatewayLoad.End]
     /// Refreshes the issuer answered during the load.
     var refreshes = 0
     /// Refresh tokens presented again after their rotation (the issuer's reuse detections).
     var reuse = 0
-    /// Sessions that did not end yet no longer answer, each said.
+    /// Users whose session neither ended nor answers after the run, each said.
     var lost: [String] = []
+
+    /// The longest a session may take to end (its next call answering 401) after the kill that explains it.
+    static let takeoverBound = 3.0
 
     /// Prints the figures and records every failed check.
     func report(_ context: ScenarioContext) {
         let served = calls.filter { $0.outcome == .served }.count
-        let moved = calls.filter { $0.moved > 0 }.count
         let unanswered = calls.filter { $0.outcome == .unanswered }
-        let failed = calls.filter { call in
-            if case .status = call.outcome { return true }
-            return false
-        }
-        let unplanned = failed.filter {
-            faults.outage(at: $0.started) == nil && faults.outage(at: $0.ended) == nil
-        }
+        var failed: [(call: GatewayLoad.Call, status: Int)] = []
+        for call in calls { if case .status(let status) = call.outcome { failed.append((call, status)) } }
+        let unplanned = failed.filter { faults.outage(explaining: $0.status, code: $0.call.code, at: $0.call.ended) == nil }
+        let detours = calls.flatMap(\.detours)
+        let strayDetours = detours.filter { !faults.wasDown($0.port, of: ports, at: $0.at) }
         let durations = calls.map { $0.ended - $0.started }.sorted()
-        let explained = faults.explainedEnds
+        let seconds = calls.map(\.ended).max() ?? 0
         context.say(
-            "calls: \(calls.count) over \(sessions) sessions, \(served) served, \(failed.count) refused for a while "
-                + "(502/503/504), \(unanswered.count) unanswered, \(moved) went on to another instance "
-                + "(refused or cut by a kill); p50 \(ms(percentile(durations, 0.5))), "
+            "calls: \(calls.count) from \(users) users over \(format(seconds)), \(served) served, \(failed.count) "
+                + "refused for a while (502/503/504), \(unanswered.count) unanswered; \(detours.count) times an "
+                + "instance refused or cut a call, which went to the next; p50 \(ms(percentile(durations, 0.5))), "
                 + "p99 \(ms(percentile(durations, 0.99))), longest \(ms(durations.last ?? 0))")
+        let struck = faults.kills.filter(\.struckRefresh)
         context.say(
             "faults: \(faults.kills.count) instances killed (\(faults.kills.filter(\.aimed).count) by the proxy "
-                + "mid-refresh, \(faults.kills.filter { !$0.aimed && $0.struckRefresh }.count) of the random ones "
-                + "during a refresh), \(faults.outages.count) planned outages")
+                + "mid-refresh, \(struck.count - faults.kills.filter(\.aimed).count) of the random ones during a "
+                + "refresh), \(faults.outages.count) planned outages")
+        // Refreshes per generation: a rotating issuer counts a generation presented twice as reuse.
         context.say(
-            "refreshes at the issuer: \(refreshes); generations presented again (reuse): \(reuse); sessions "
-                + "ended: \(ended.count); faults that can explain one each: \(explained)")
+            "refreshes per generation: \(refreshes) refreshes at the issuer, \(reuse) generations presented again "
+                + "(each must follow a kill that struck a refresh: \(struck.count)); sessions ended \(ended.count), "
+                + "each signed in again")
         for outage in faults.outages {
-            let inside = failed.filter { outage.from <= $0.ended && $0.ended <= outage.to }
-            let last = inside.map(\.ended).max().map { " (the last \(seconds($0 - outage.from)) after it began)" }
+            let inside = failed.filter { outage.from <= $0.call.ended && $0.call.ended <= outage.to }
+            let last = inside.map(\.call.ended).max().map { ", the last \(format($0 - outage.from)) after it began" }
             context.say("\(outage.what): \(inside.count) calls refused\(last ?? "")")
         }
-        for kill in faults.kills where kill.aimed {
-            // Takeover: the first call answered after the kill that waited on it, or the ended session's 401.
-            let next = calls.filter { $0.started < kill.at && $0.ended > kill.at }.map(\.ended).max()
-            let end = calls.filter { $0.outcome == .ended && $0.ended > kill.at }.map(\.ended).min()
-            context.say(
-                "kill mid-refresh at \(seconds(kill.at)): calls in flight answered within "
-                    + "\(next.map { seconds($0 - kill.at) } ?? "-"); a session's 401 "
-                    + "\(end.map { seconds($0 - kill.at) + " after" } ?? "never")")
+        // Each ended session matched to the latest kill that struck a refresh before it and is not yet used.
+        var unused = struck
+        var takeovers: [Double] = []
+        var unexplained: [GatewayLoad.End] = []
+        for end in ended.sorted(by: { $0.at < $1.at }) {
+            if let index = unused.lastIndex(where: { $0.at <= end.at && end.at - $0.at <= Self.takeoverBound }) {
+                takeovers.append(end.at - unused[index].at)
+                unused.remove(at: index)
+            } else {
+                unexplained.append(end)
+            }
         }
-        context.check(served >= sessions * 10, "only \(served) calls served: the load did not run")
-        context.check(refreshes > sessions, "only \(refreshes) refreshes at the issuer: tokens did not expire")
+        if !takeovers.isEmpty {
+            context.say(
+                "takeover (kill mid-refresh → that session's next answer, 401): "
+                    + takeovers.sorted().map { format($0) }.joined(separator: ", "))
+        }
+        context.check(served >= users * 10, "only \(served) calls served: the load did not run")
+        // Tokens live 5 s and are refreshed in their last tenth: more than one refresh per user every 3.5 s
+        // would be refreshing more than each generation needs.
+        let most = Int(Double(users) * seconds / 3.5) + ended.count
+        context.check(
+            refreshes > users && refreshes <= most,
+            "\(refreshes) refreshes at the issuer: expected more than \(users) and at most \(most)")
         context.check(unanswered.isEmpty, "\(unanswered.count) calls unanswered within \(Int(GatewayScenario.bound)) s")
         context.check(
             unplanned.isEmpty,
             "\(unplanned.count) calls failed outside a planned outage: "
-                + unplanned.prefix(3).map { "\($0.outcome) at \(seconds($0.ended)): \($0.detail)" }.joined(separator: ", "))
+                + unplanned.prefix(3).map { "\($0.status) \($0.call.code) at \(format($0.call.ended))" }
+                .joined(separator: ", "))
         context.check(
-            ended.count <= explained, "\(ended.count) sessions ended, more than the \(explained) faults that explain one")
-        context.check(reuse <= explained, "\(reuse) refresh tokens reused, more than the \(explained) faults that explain one")
+            strayDetours.isEmpty,
+            "\(strayDetours.count) calls refused or cut by an instance that was up: "
+                + strayDetours.prefix(3).map { "port \($0.port) at \(format($0.at))" }.joined(separator: ", "))
+        context.check(
+            unexplained.isEmpty,
+            "\(unexplained.count) sessions ended with no kill that struck a refresh in the \(Int(Self.takeoverBound)) s "
+                + "before: " + unexplained.map { "user \($0.user) at \(format($0.at)), \($0.code) (\(nearestKill(before: $0.at)))" }
+                .joined(separator: ", "))
+        context.check(reuse <= struck.count, "\(reuse) refresh tokens reused, more than the \(struck.count) kills that struck a refresh")
         context.check(lost.isEmpty, "sessions lost: " + lost.joined(separator: "; "))
+    }
+
+    /// The last kill before `moment`, said for a failure message.
+    private func nearestKill(before moment: Double) -> String {
+        guard let kill = faults.kills.last(where: { $0.at <= moment }) else { return "no kill before it" }
+        let refresh = kill.sinceRefresh.map { ", its last refresh answered \(format($0)) before" } ?? ""
+        return "the last kill \(format(moment - kill.at)) before, instance \(kill.instance)\(refresh)"
     }
 
     private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
@@ -76,5 +109,5 @@ struct GatewayVerdict {
 
     private func ms(_ value: Double) -> String { String(format: "%.0f ms", value * 1000) }
 
-    private func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+    private func format(_ value: Double) -> String { String(format: "%.1f s", value) }
 }

@@ -50,7 +50,10 @@ enum SocketOwner {
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-            guard fields.count > 9, fields[1].hasSuffix(local), fields[2].hasSuffix(remote) else { continue }
+            // Established (01) only: a closed socket's line lingers in TIME_WAIT with inode 0.
+            guard fields.count > 9, fields[1].hasSuffix(local), fields[2].hasSuffix(remote), fields[3] == "01",
+                fields[9] != "0"
+            else { continue }
             return String(fields[9])
         }
         return nil

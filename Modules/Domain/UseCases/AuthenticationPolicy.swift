@@ -38,7 +38,7 @@ public struct AuthenticationPolicy: Sendable {
         clockSkew: Double = 30, refreshLease: Double = 45, maxRefreshesPerWindow: Int = 10,
         refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 10,
         maxRefreshesPerWindowAllAccounts: Int = 6_000, unansweredRefreshPause: Double = 0.5,
-        unansweredRefreshPauseLimit: Double = 4
+        unansweredRefreshPauseLimit: Double = 2
     ) {
         self.unansweredRefreshPause = unansweredRefreshPause
         self.unansweredRefreshPauseLimit = unansweredRefreshPauseLimit

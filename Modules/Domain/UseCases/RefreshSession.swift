@@ -74,6 +74,8 @@ public actor RefreshSession {
     }
 
     private func claimAndRefresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
+        // Before any claim: a refusal here must leave another's claim, and its "sent" mark, as they were.
+        try stormGuard.checkPause(account: stormKey, at: now())
         var waitingSince: Date?
         var told = false
         while true {

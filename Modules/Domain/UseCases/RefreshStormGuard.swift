@@ -38,23 +38,16 @@ public final class RefreshStormGuard: Sendable {
     ///   ``AuthenticationPolicy/maxRefreshesPerWindowAllAccounts``, within
     ///   ``AuthenticationPolicy/refreshWindow`` seconds before `instant`.
     public func admit(account: String, at instant: Date, policy: AuthenticationPolicy) throws(AuthenticationError) {
-        enum Refusal {
-            case storm(Int)
-            case paused(Double)
-        }
-        let refused: Refusal? = state.withLock { state in
-            if let pause = state.paused[account], instant < pause.until {
-                return .paused(pause.until.timeIntervalSince(instant))
-            }
+        let refused: Int? = state.withLock { state in
             let window = policy.refreshWindow
             var mine = state.perAccount[account, default: []]
             mine.removeAll { instant.timeIntervalSince($0) > window }
             state.all.removeAll { instant.timeIntervalSince($0) > window }
             if mine.count >= policy.maxRefreshesPerWindow {
                 state.perAccount[account] = mine
-                return .storm(mine.count)
+                return mine.count
             }
-            if state.all.count >= policy.maxRefreshesPerWindowAllAccounts { return .storm(state.all.count) }
+            if state.all.count >= policy.maxRefreshesPerWindowAllAccounts { return state.all.count }
             mine.append(instant)
             state.perAccount[account] = mine
             state.all.append(instant)
@@ -63,16 +56,22 @@ public final class RefreshStormGuard: Sendable {
             // (A policy with no real limit for all accounts, a gateway's, still keeps the table bounded.)
             if state.perAccount.count > 2 * max(1, min(policy.maxRefreshesPerWindowAllAccounts, 100_000)) {
                 state.perAccount = state.perAccount.filter { !$0.value.allSatisfy { instant.timeIntervalSince($0) > window } }
-                state.paused = state.paused.filter { instant.timeIntervalSince($0.value.until) <= window }
             }
             return nil
         }
-        switch refused {
-        case nil: return
-        case .storm(let count): throw .refreshStorm(refreshes: count, windowSeconds: Int(policy.refreshWindow))
-        case .paused(let seconds):
+        if let refused { throw .refreshStorm(refreshes: refused, windowSeconds: Int(policy.refreshWindow)) }
+    }
+
+    /// Refuses a refresh of `account` at `instant` while its pause after an unanswered one lasts: ask
+    /// before claiming the refresh, so that a refusal leaves every claim as it was.
+    /// - Throws: ``AuthenticationError/temporarilyUnavailable(_:)``, saying when the next try may be.
+    public func checkPause(account: String, at instant: Date) throws(AuthenticationError) {
+        let left = state.withLock { state -> Double? in
+            state.paused[account].flatMap { instant < $0.until ? $0.until.timeIntervalSince(instant) : nil }
+        }
+        if let left {
             throw .temporarilyUnavailable(
-                String(format: "the server did not answer this session's last refresh; the next try is in %.1f s", seconds))
+                String(format: "the server did not answer this session's last refresh; the next try is in %.1f s", left))
         }
     }
 
@@ -85,8 +84,14 @@ public final class RefreshStormGuard: Sendable {
             if let admitted = state.perAccount[account]?.popLast(), let index = state.all.lastIndex(of: admitted) {
                 state.all.remove(at: index)
             }
-            let seconds = state.paused[account].map { min($0.seconds * 2, policy.unansweredRefreshPauseLimit) }
-                ?? policy.unansweredRefreshPause
+            let limit = policy.unansweredRefreshPauseLimit
+            // Doubled after a silence during or soon after the last pause; a silence long after it (the
+            // server answered another process meanwhile, or a new outage) starts again from the first.
+            let seconds = state.paused[account].flatMap { instant.timeIntervalSince($0.until) <= limit ? $0 : nil }
+                .map { min($0.seconds * 2, limit) } ?? policy.unansweredRefreshPause
+            if state.paused.count >= 1024 {
+                state.paused = state.paused.filter { instant.timeIntervalSince($0.value.until) <= limit }
+            }
             guard seconds > 0 else { return }
             state.paused[account] = Pause(until: instant.addingTimeInterval(seconds), seconds: seconds)
         }
