@@ -35,8 +35,10 @@ import Testing
     }
 
     @Test func aWriterAheadOfItsReaderWaitsHoldingNoMoreThanTheCapacity() async throws {
+        // 143 writes of 700 bytes through a 1,000-byte ring: each waits on a reader task, whose wake-ups on a
+        // suite-loaded 2-core machine can take tens of milliseconds, so not a thousand of them.
         let (body, writer) = HTTPBodyStream.pipe(capacity: 1000)
-        let total = 1_000_000
+        let total = 100_000
         let finished = Locked(false)
         Thread {
             var sent = 0
@@ -50,10 +52,10 @@ import Testing
         while let chunk = try await body.next() {
             received.append(chunk)
             // The writer cannot be done while the reader is more than the buffer behind its last byte.
-            if received.count + 1000 < 1_000_300 { #expect(!finished.withLock { $0 }) }
+            if received.count + 1000 < 100_100 { #expect(!finished.withLock { $0 }) }
         }
-        #expect(received.count == 1_000_300)
-        #expect(received[699] == 0 && received[700] == 1 && received[999_999] == UInt8(truncatingIfNeeded: 999_999 / 700))
+        #expect(received.count == 100_100)
+        #expect(received[699] == 0 && received[700] == 1 && received[99_999] == UInt8(truncatingIfNeeded: 99_999 / 700))
         #expect(body.highWaterMark <= 1000)
     }
 

@@ -145,6 +145,9 @@ final class FaultProxy: Sendable {
     /// The senders that ``Action/killSenderBeforeReply`` killed, and when, in order.
     var killedSenders: [(pid: pid_t, at: Date)] { state.withLock { $0.killedSenders } }
 
+    /// Every refresh seen, in order of arrival.
+    var refreshRecords: [RefreshRecord] { state.withLock { $0.records } }
+
     /// How long before `moment` the last refresh `pid` sent was answered, if it sent one.
     func sinceRefresh(from pid: pid_t, at moment: Date) -> Double? {
         state.withLock { state in
@@ -153,14 +156,18 @@ final class FaultProxy: Sendable {
         }
     }
 
-    /// Whether `pid` (or a sender the proxy could not tell) had a refresh under way at `moment`, or had
-    /// one answered less than `margin` seconds before it (and so might not have stored its new tokens yet).
-    func hadRefresh(from pid: pid_t, near moment: Date, margin: Double) -> Bool {
+    /// How many refreshes a kill of `pid` at `moment` may have struck: those it had under way then, or
+    /// had answered less than `margin` seconds before (it might not have stored their tokens yet); and
+    /// those whose sender the proxy could not tell that were under way then or arrived up to `margin`
+    /// after (a process killed after sending leaves its request in the kernel for the proxy to accept,
+    /// and is gone by then, which is why its sender cannot be told). Ask a little after `moment`.
+    func refreshesStruck(by pid: pid_t, at moment: Date, margin: Double) -> Int {
         state.withLock { state in
-            state.records.contains { record in
-                (record.sender == pid || record.sender == 0) && record.started <= moment
-                    && (record.ended.map { moment.timeIntervalSince($0) < margin } ?? true)
-            }
+            state.records.filter { record in
+                let answeredBefore = record.ended.map { moment.timeIntervalSince($0) < margin } ?? true
+                if record.sender == pid { return record.started <= moment && answeredBefore }
+                return record.sender == 0 && record.started.timeIntervalSince(moment) <= margin && answeredBefore
+            }.count
         }
     }
 
@@ -202,6 +209,7 @@ final class FaultProxy: Sendable {
 
     private func serve(_ client: Int32) {
         defer { close(client) }
+        let arrived = Date()
         guard let request = Self.readRequest(client) else { return }
         let text = String(decoding: request.prefix(4096), as: UTF8.self)
         let isRefresh =
@@ -213,7 +221,6 @@ final class FaultProxy: Sendable {
         var delay: useconds_t = 0
         var failure: [UInt8]?
         if isRefresh {
-            let arrived = Date()
             let candidates = state.withLock { $0.candidates }
             let sender = SocketOwner.peer(of: client, among: candidates) ?? 0
             (action, victim, record, delay, failure) = state.withLock { state in

@@ -11,9 +11,10 @@ struct GatewayFaultLog {
         let instance: Int
         /// Whether the fault proxy killed it as it sent a refresh (aimed), or the scenario at random.
         let aimed: Bool
-        /// Whether it had a refresh under way, or one answered less than a second before: then the issuer
-        /// may have rotated a refresh token whose successor it never stored, and that session may end.
-        let struckRefresh: Bool
+        /// How many refreshes it had under way, or answered less than a second before (see
+        /// ``FaultProxy/refreshesStruck(by:at:margin:)``): for each, the issuer may have rotated a refresh
+        /// token whose successor it never stored, and that session may end.
+        let struck: Int
         /// How long before the kill its last refresh was answered, if it had one.
         var sinceRefresh: Double?
     }

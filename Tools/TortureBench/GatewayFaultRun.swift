@@ -87,11 +87,12 @@ struct GatewayFaultRun {
         guard let pid = cluster.pid(index) else { return true }
         let moment = Date()
         cluster.kill(index)
-        let struck = proxy.hadRefresh(from: pid, near: moment, margin: 1)
         guard let restarted = startAgain(index) else { return false }
+        // Asked a second later: a request it sent just before it died reaches the proxy after the kill.
+        let struck = proxy.refreshesStruck(by: pid, at: moment, margin: 1)
         log.kills.append(
             .init(
-                at: load.moment(of: moment), restarted: restarted, instance: index, aimed: false, struckRefresh: struck,
+                at: load.moment(of: moment), restarted: restarted, instance: index, aimed: false, struck: struck,
                 sinceRefresh: proxy.sinceRefresh(from: pid, at: moment)))
         return true
     }
@@ -111,10 +112,12 @@ struct GatewayFaultRun {
         }
         cluster.kill(index)
         guard let restarted = startAgain(index) else { return false }
+        // The refresh it was killed for, and any other it had under way then (two sessions falling due at once).
+        let struck = proxy.refreshesStruck(by: killed[before].pid, at: killed[before].at, margin: 1)
         log.kills.append(
             .init(
                 at: load.moment(of: killed[before].at), restarted: restarted, instance: index, aimed: true,
-                struckRefresh: true))
+                struck: max(1, struck)))
         return true
     }
 

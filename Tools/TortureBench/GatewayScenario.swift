@@ -117,5 +117,15 @@ enum GatewayScenario {
         }
         context.check(serve.isAlive, "hardtack serve died")
         verdict.report(context)
+        // For an end no kill explains: the refreshes the proxy saw in the 4 s before it, to say what happened.
+        for end in verdict.matchedEnds().unexplained {
+            let seen = proxy.refreshRecords.filter { abs(load.moment(of: $0.started) - end.at + 2) <= 2 }
+            context.say(
+                "before user \(end.user)'s end at \(String(format: "%.2f", end.at)) s: "
+                    + seen.map { record in
+                        "pid \(record.sender) \(String(format: "%.2f", load.moment(of: record.started)))–"
+                            + (record.ended.map { String(format: "%.2f", load.moment(of: $0)) } ?? "open")
+                    }.joined(separator: ", "))
+        }
     }
 }

@@ -38,33 +38,22 @@ struct GatewayVerdict {
                 + "refused for a while (502/503/504), \(unanswered.count) unanswered; \(detours.count) times an "
                 + "instance refused or cut a call, which went to the next; p50 \(ms(percentile(durations, 0.5))), "
                 + "p99 \(ms(percentile(durations, 0.99))), longest \(ms(durations.last ?? 0))")
-        let struck = faults.kills.filter(\.struckRefresh)
+        let struck = faults.kills.map(\.struck).reduce(0, +)
         context.say(
             "faults: \(faults.kills.count) instances killed (\(faults.kills.filter(\.aimed).count) by the proxy "
-                + "mid-refresh, \(struck.count - faults.kills.filter(\.aimed).count) of the random ones during a "
-                + "refresh), \(faults.outages.count) planned outages")
+                + "mid-refresh, \(faults.kills.filter { !$0.aimed && $0.struck > 0 }.count) of the random ones during "
+                + "a refresh; \(struck) refreshes struck in all), \(faults.outages.count) planned outages")
         // Refreshes per generation: a rotating issuer counts a generation presented twice as reuse.
         context.say(
             "refreshes per generation: \(refreshes) refreshes at the issuer, \(reuse) generations presented again "
-                + "(each must follow a kill that struck a refresh: \(struck.count)); sessions ended \(ended.count), "
+                + "(each must follow a kill that struck a refresh: \(struck)); sessions ended \(ended.count), "
                 + "each signed in again")
         for outage in faults.outages {
             let inside = failed.filter { outage.from <= $0.call.ended && $0.call.ended <= outage.to }
             let last = inside.map(\.call.ended).max().map { ", the last \(format($0 - outage.from)) after it began" }
             context.say("\(outage.what): \(inside.count) calls refused\(last ?? "")")
         }
-        // Each ended session matched to the latest kill that struck a refresh before it and is not yet used.
-        var unused = struck
-        var takeovers: [Double] = []
-        var unexplained: [GatewayLoad.End] = []
-        for end in ended.sorted(by: { $0.at < $1.at }) {
-            if let index = unused.lastIndex(where: { $0.at <= end.at && end.at - $0.at <= Self.takeoverBound }) {
-                takeovers.append(end.at - unused[index].at)
-                unused.remove(at: index)
-            } else {
-                unexplained.append(end)
-            }
-        }
+        let (takeovers, unexplained) = matchedEnds()
         if !takeovers.isEmpty {
             context.say(
                 "takeover (kill mid-refresh → that session's next answer, 401): "
@@ -92,8 +81,26 @@ struct GatewayVerdict {
             "\(unexplained.count) sessions ended with no kill that struck a refresh in the \(Int(Self.takeoverBound)) s "
                 + "before: " + unexplained.map { "user \($0.user) at \(format($0.at)), \($0.code) (\(nearestKill(before: $0.at)))" }
                 .joined(separator: ", "))
-        context.check(reuse <= struck.count, "\(reuse) refresh tokens reused, more than the \(struck.count) kills that struck a refresh")
+        context.check(reuse <= struck, "\(reuse) refresh tokens reused, more than the \(struck) refreshes kills struck")
         context.check(lost.isEmpty, "sessions lost: " + lost.joined(separator: "; "))
+    }
+
+    /// Each ended session matched to the latest kill before it (within ``takeoverBound``) that struck a
+    /// refresh not yet matched: the takeover times, and the ends no kill explains.
+    func matchedEnds() -> (takeovers: [Double], unexplained: [GatewayLoad.End]) {
+        // One entry per refresh a kill struck: each explains one end.
+        var unused = faults.kills.flatMap { Array(repeating: $0.at, count: $0.struck) }.sorted()
+        var takeovers: [Double] = []
+        var unexplained: [GatewayLoad.End] = []
+        for end in ended.sorted(by: { $0.at < $1.at }) {
+            if let index = unused.lastIndex(where: { $0 <= end.at && end.at - $0 <= Self.takeoverBound }) {
+                takeovers.append(end.at - unused[index])
+                unused.remove(at: index)
+            } else {
+                unexplained.append(end)
+            }
+        }
+        return (takeovers, unexplained)
     }
 
     /// The last kill before `moment`, said for a failure message.
