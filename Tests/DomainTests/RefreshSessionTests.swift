@@ -97,6 +97,20 @@ import Testing
         #expect(fixture.storedRefreshToken() != "refresh-0")
     }
 
+    @Test func aPausedCallerGetsWhatAnotherProcessStoredMeanwhile() async throws {
+        let fixture = UseCaseFixture()
+        let stale = try #require(fixture.repository.stored)
+        let paused = fixture.refresher(owner: "process-1")
+        fixture.gateway.setRefreshBehaviour(.fail)
+        await #expect(throws: AuthenticationError.self) { try await paused.refresh(replacing: stale) }
+        fixture.gateway.setRefreshBehaviour(.rotate)
+        let refreshed = try await fixture.refresher(owner: "process-2").refresh(replacing: stale)
+        // Within process-1's pause: no request, and the session process-2 stored, not an error.
+        let calls = fixture.gateway.refreshCalls
+        #expect(try await paused.refresh(replacing: stale).isSameGeneration(as: refreshed))
+        #expect(fixture.gateway.refreshCalls == calls)
+    }
+
     @Test func aRefreshStormIsAnErrorNotALoop() async throws {
         let fixture = UseCaseFixture()
         let refresher = fixture.refresher()

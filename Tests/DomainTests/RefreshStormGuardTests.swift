@@ -61,4 +61,12 @@ import Testing
         guardian.unanswered(account: "c", at: now + 20, policy: policy)
         try guardian.checkPause(account: "c", at: now + 20.5)
     }
+
+    @Test func aClockSteppedBackEndsThePauseInsteadOfStretchingIt() throws {
+        let guardian = RefreshStormGuard()
+        guardian.unanswered(account: "a", at: start, policy: AuthenticationPolicy())
+        #expect(throws: AuthenticationError.self) { try guardian.checkPause(account: "a", at: start + 0.25) }
+        // An hour back: the pause would have 3,600.5 s left; it is over.
+        try guardian.checkPause(account: "a", at: start - 3600)
+    }
 }

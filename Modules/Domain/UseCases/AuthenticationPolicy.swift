@@ -19,9 +19,10 @@ public struct AuthenticationPolicy: Sendable {
     public var maxRefreshesPerWindowAllAccounts: Int
     /// The refresh-storm window, in seconds.
     public var refreshWindow: Double
-    /// After a refresh the server did not answer (unreachable, 5xx), how long the session's next refresh
-    /// waits, in seconds, doubled after each further one up to ``unansweredRefreshPauseLimit``; calls
-    /// meanwhile fail at once as the server's silence did (the session is kept). 0: no pause.
+    /// After a refresh the server did not answer (unreachable, a timeout, 5xx, 408, 429), how long the next
+    /// refresh of that account (of that session, in a gateway) waits, in seconds, doubled after each further
+    /// one up to ``unansweredRefreshPauseLimit``; calls meanwhile fail at once with the same error case
+    /// (the session is kept). 0: no pause.
     public var unansweredRefreshPause: Double
     /// The longest ``unansweredRefreshPause``, in seconds: how long after an outage ends a session may
     /// still wait.

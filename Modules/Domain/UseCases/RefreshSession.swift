@@ -52,7 +52,8 @@ public actor RefreshSession {
     /// - Throws: ``AuthenticationError/sessionExpired`` when the server rejected the refresh token
     ///   (the session is deleted), ``AuthenticationError/refreshInterrupted`` when it did so after another
     ///   process's refresh ended mid-request; ``AuthenticationError/temporarilyUnavailable(_:)`` when it could
-    ///   not answer (the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``.
+    ///   not answer, or did not answer the last try a moment ago (the pause after it: the server is not
+    ///   asked; the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``.
     public func refresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
         if let inFlight {
             onShared?()
@@ -75,7 +76,17 @@ public actor RefreshSession {
 
     private func claimAndRefresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
         // Before any claim: a refusal here must leave another's claim, and its "sent" mark, as they were.
-        try stormGuard.checkPause(account: stormKey, at: now())
+        do throws(AuthenticationError) {
+            try stormGuard.checkPause(account: stormKey, at: now())
+        } catch {
+            // Paused, yet another process may have refreshed (or ended) the session meanwhile: say so.
+            guard let stored = try await repository.load() else { throw .notSignedIn }
+            if !stored.isSameGeneration(as: stale) {
+                onShared?()
+                return stored
+            }
+            throw error
+        }
         var waitingSince: Date?
         var told = false
         while true {

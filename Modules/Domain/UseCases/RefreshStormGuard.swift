@@ -19,6 +19,9 @@ public final class RefreshStormGuard: Sendable {
         var perAccount: [String: [Date]] = [:]
         var all: [Date] = []
         var paused: [String: Pause] = [:]
+        /// How many pauses may be kept before the ended ones are pruned (grows with what remains, so a
+        /// large outage does not prune on every call).
+        var pruneAt = 1024
     }
 
     /// An account's wait after refreshes the server did not answer.
@@ -67,7 +70,14 @@ public final class RefreshStormGuard: Sendable {
     /// - Throws: ``AuthenticationError/temporarilyUnavailable(_:)``, saying when the next try may be.
     public func checkPause(account: String, at instant: Date) throws(AuthenticationError) {
         let left = state.withLock { state -> Double? in
-            state.paused[account].flatMap { instant < $0.until ? $0.until.timeIntervalSince(instant) : nil }
+            guard let pause = state.paused[account], instant < pause.until else { return nil }
+            let left = pause.until.timeIntervalSince(instant)
+            // More left than the pause is long: the clock stepped back. The pause is over, not hours long.
+            guard left <= pause.seconds else {
+                state.paused[account] = nil
+                return nil
+            }
+            return left
         }
         if let left {
             throw .temporarilyUnavailable(
@@ -78,7 +88,8 @@ public final class RefreshStormGuard: Sendable {
     /// Records that the refresh of `account` admitted last got no answer from the server: it no longer
     /// counts toward the limits, and the account's next refresh waits
     /// ``AuthenticationPolicy/unansweredRefreshPause`` seconds, doubled after each further silence up to
-    /// ``AuthenticationPolicy/unansweredRefreshPauseLimit``.
+    /// ``AuthenticationPolicy/unansweredRefreshPauseLimit``; a silence more than that limit after the last
+    /// pause ended starts again from the first.
     public func unanswered(account: String, at instant: Date, policy: AuthenticationPolicy) {
         state.withLock { state in
             if let admitted = state.perAccount[account]?.popLast(), let index = state.all.lastIndex(of: admitted) {
@@ -88,9 +99,10 @@ public final class RefreshStormGuard: Sendable {
             // Doubled after a silence during or soon after the last pause; a silence long after it (the
             // server answered another process meanwhile, or a new outage) starts again from the first.
             let seconds = state.paused[account].flatMap { instant.timeIntervalSince($0.until) <= limit ? $0 : nil }
-                .map { min($0.seconds * 2, limit) } ?? policy.unansweredRefreshPause
-            if state.paused.count >= 1024 {
+                .map { min($0.seconds * 2, limit) } ?? min(policy.unansweredRefreshPause, limit)
+            if state.paused.count >= state.pruneAt {
                 state.paused = state.paused.filter { instant.timeIntervalSince($0.value.until) <= limit }
+                state.pruneAt = max(1024, 2 * state.paused.count)
             }
             guard seconds > 0 else { return }
             state.paused[account] = Pause(until: instant.addingTimeInterval(seconds), seconds: seconds)
