@@ -12,19 +12,10 @@ enum PassphraseFile {
         do throws(PrivateFile.Failure) {
             return try PrivateFile.firstLine(path)
         } catch {
-            switch error {
-            case .cannotOpen(let why): throw .invalidKeyMaterial("cannot read the passphrase file \(path) (\(why))")
-            case .cannotInspect: throw .invalidKeyMaterial("cannot inspect the passphrase file \(path)")
-            case .shared(let mode):
-                throw .insecurePermissions(
-                    path: path,
-                    fix: "group or others can read this passphrase file (mode \(mode)). Run `chmod 600 \(path)` and try again.")
-            case .cannotRead: throw .invalidKeyMaterial("cannot read the passphrase file \(path)")
-            case .tooLong:
-                throw .invalidKeyMaterial(
-                    "the first line of the passphrase file \(path) is longer than \(PrivateFile.maxBytes) bytes")
-            case .empty: throw .invalidKeyMaterial("the first line of the passphrase file \(path) is empty")
-            }
+            guard case .shared(let mode) = error else { throw .invalidKeyMaterial(error.reason("passphrase file", path)) }
+            throw .insecurePermissions(
+                path: path,
+                fix: "group or others can read this passphrase file (mode \(mode)). Run `chmod 600 \(path)` and try again.")
         }
     }
 }

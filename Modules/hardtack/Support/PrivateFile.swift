@@ -27,6 +27,19 @@ enum PrivateFile {
         case tooLong
         /// The first line is empty.
         case empty
+
+        /// What went wrong with `file` (such as "passphrase file") at `path`, for every failure but
+        /// ``shared(mode:)``, whose fix each reader words itself.
+        func reason(_ file: String, _ path: String) -> String {
+            switch self {
+            case .cannotOpen(let why): "cannot read the \(file) \(path) (\(why))"
+            case .cannotInspect: "cannot inspect the \(file) \(path)"
+            case .shared(let mode): "group or others can read or change the \(file) \(path) (mode \(mode))"
+            case .cannotRead: "cannot read the \(file) \(path)"
+            case .tooLong: "the first line of the \(file) \(path) is longer than \(PrivateFile.maxBytes) bytes"
+            case .empty: "the first line of the \(file) \(path) is empty"
+            }
+        }
     }
 
     /// The first line of the file at `path`, without its line ending (`\n` or `\r\n`).

@@ -14,20 +14,12 @@ enum StoreFile {
         do throws(PrivateFile.Failure) {
             line = try PrivateFile.firstLine(path)
         } catch {
-            switch error {
-            case .cannotOpen(let why): throw .usage("cannot read the store file \(path) (\(why))")
-            case .cannotInspect: throw .usage("cannot inspect the store file \(path)")
-            case .shared(let mode):
-                throw .store(
-                    .insecurePermissions(
-                        path: path,
-                        fix: "group or others can read or change this store file (mode \(mode)), which may hold a "
-                            + "database password. Run `chmod 600 \(path)` and try again."))
-            case .cannotRead: throw .usage("cannot read the store file \(path)")
-            case .tooLong:
-                throw .usage("the first line of the store file \(path) is longer than \(PrivateFile.maxBytes) bytes")
-            case .empty: throw .usage("the first line of the store file \(path) is empty")
-            }
+            guard case .shared(let mode) = error else { throw .usage(error.reason("store file", path)) }
+            throw .store(
+                .insecurePermissions(
+                    path: path,
+                    fix: "group or others can read or change this store file (mode \(mode)), which may hold a "
+                        + "database password. Run `chmod 600 \(path)` and try again."))
         }
         guard let revealed = line.revealedString() else {
             throw .usage("the first line of the store file \(path) is not UTF-8 text")
