@@ -95,10 +95,7 @@ final class GatewayCluster {
         let child = try ChildProcess.spawn(
             hardtack, ["gateway"] + arguments + ["--listen", "127.0.0.1:\(port)"], environment: environment,
             stdout: .pipe, stderr: .file(errors + ".\(Int(Date().timeIntervalSince1970 * 1000))"))
-        let reader = LineReader(child.stdoutPipe!)
-        guard case .line(let line) = reader.next(timeout: 30), line.hasPrefix("listening on "),
-            let colon = line.lastIndex(of: ":"), let bound = UInt16(line[line.index(after: colon)...])
-        else {
+        guard let (bound, _) = child.listeningPort(timeout: 30) else {
             _ = child.killAndReap()
             throw ChildProcess.SpawnError(description: "hardtack gateway did not say where it listens (see \(errors)*)")
         }

@@ -60,15 +60,10 @@ final class GatewayLoad: Sendable {
         let code: String
     }
 
-    /// A user's current session cookie header, `nil` while it signs in again.
-    private struct User {
-        var cookie: String?
-    }
-
     private let balancer: RoundRobin
     private let host: String
-    private let users: Mutex<[User]>
-    private let userCount: Int
+    /// Each user's current session cookie header, `nil` while it signs in again.
+    private let cookies: Mutex<[String?]>
     private let signIn: @Sendable () throws -> String
     private let perSession: Int
     private let bound: Double
@@ -88,8 +83,7 @@ final class GatewayLoad: Sendable {
     ) {
         self.balancer = balancer
         self.host = host
-        users = Mutex(cookies.map { User(cookie: $0) })
-        userCount = cookies.count
+        self.cookies = Mutex(cookies)
         self.signIn = signIn
         self.perSession = perSession
         self.bound = bound
@@ -111,14 +105,14 @@ final class GatewayLoad: Sendable {
 
     /// Starts every thread.
     func start() {
-        for user in 0..<userCount {
+        for user in 0..<cookies.withLock({ $0.count }) {
             for _ in 0..<perSession {
                 running.enter()
                 Thread {
                     defer { self.running.leave() }
                     while !self.stopping.load(ordering: .relaxed) {
                         defer { usleep(100_000) }
-                        guard let cookie = self.users.withLock({ $0[user].cookie }) else { continue }
+                        guard let cookie = self.cookies.withLock({ $0[user] }) else { continue }
                         let call = self.call(user, cookie: cookie)
                         self.calls.withLock { $0.append(call) }
                         if call.outcome == .ended { self.renew(user, ended: cookie, by: call) }
@@ -130,9 +124,9 @@ final class GatewayLoad: Sendable {
 
     /// Signs `user` in again after the session of `cookie` ended, unless another thread already does.
     private func renew(_ user: Int, ended cookie: String, by call: Call) {
-        let first = users.withLock { list -> Bool in
-            guard list[user].cookie == cookie else { return false }
-            list[user].cookie = nil
+        let first = cookies.withLock { list -> Bool in
+            guard list[user] == cookie else { return false }
+            list[user] = nil
             return true
         }
         guard first else { return }
@@ -142,7 +136,7 @@ final class GatewayLoad: Sendable {
         while true {
             do {
                 let renewed = try signIn()
-                users.withLock { $0[user].cookie = renewed }
+                cookies.withLock { $0[user] = renewed }
                 return
             } catch {
                 guard now < deadline, !stopping.load(ordering: .relaxed) else {
@@ -171,7 +165,7 @@ final class GatewayLoad: Sendable {
 
     /// One call with `user`'s current session; `nil` when it has none (its sign-in again failed).
     func callNow(_ user: Int) -> Call? {
-        users.withLock { $0[user].cookie }.map { call(user, cookie: $0) }
+        cookies.withLock { $0[user] }.map { call(user, cookie: $0) }
     }
 
     /// One call for `user` with `cookie`, moved on from instance to instance until one answers or the bound

@@ -116,10 +116,9 @@ enum GatewayScenario {
             if call.outcome != .served { verdict.lost.append("user \(user): \(call.outcome) \(call.code) after the run") }
         }
         context.check(serve.isAlive, "hardtack serve died")
-        verdict.report(context)
         // For an end no kill explains: the refreshes the proxy saw in the 4 s before it, to say what happened.
-        for end in verdict.matchedEnds().unexplained {
-            let seen = proxy.refreshRecords.filter { abs(load.moment(of: $0.started) - end.at + 2) <= 2 }
+        for end in verdict.report(context) {
+            let seen = proxy.refreshRecords.filter { (end.at - 4...end.at).contains(load.moment(of: $0.started)) }
             context.say(
                 "before user \(end.user)'s end at \(String(format: "%.2f", end.at)) s: "
                     + seen.map { record in

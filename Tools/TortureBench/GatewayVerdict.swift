@@ -22,8 +22,9 @@ struct GatewayVerdict {
     /// The longest a session may take to end (its next call answering 401) after the kill that explains it.
     static let takeoverBound = 3.0
 
-    /// Prints the figures and records every failed check.
-    func report(_ context: ScenarioContext) {
+    /// Prints the figures and records every failed check; returns the ended sessions no kill explains.
+    @discardableResult
+    func report(_ context: ScenarioContext) -> [GatewayLoad.End] {
         let served = calls.filter { $0.outcome == .served }.count
         let unanswered = calls.filter { $0.outcome == .unanswered }
         var failed: [(call: GatewayLoad.Call, status: Int)] = []
@@ -83,11 +84,12 @@ struct GatewayVerdict {
                 .joined(separator: ", "))
         context.check(reuse <= struck, "\(reuse) refresh tokens reused, more than the \(struck) refreshes kills struck")
         context.check(lost.isEmpty, "sessions lost: " + lost.joined(separator: "; "))
+        return unexplained
     }
 
     /// Each ended session matched to the latest kill before it (within ``takeoverBound``) that struck a
     /// refresh not yet matched: the takeover times, and the ends no kill explains.
-    func matchedEnds() -> (takeovers: [Double], unexplained: [GatewayLoad.End]) {
+    private func matchedEnds() -> (takeovers: [Double], unexplained: [GatewayLoad.End]) {
         // One entry per refresh a kill struck: each explains one end.
         var unused = faults.kills.flatMap { Array(repeating: $0.at, count: $0.struck) }.sorted()
         var takeovers: [Double] = []

@@ -23,10 +23,7 @@ final class ServeProcess {
         child = try ChildProcess.spawn(
             context.hardtack, ["serve", "--port", "0"] + arguments, environment: context.sandboxEnvironment,
             stdout: .pipe, stderr: .file(errors))
-        let reader = LineReader(child.stdoutPipe!)
-        guard case .line(let line) = reader.next(timeout: 30), let colon = line.lastIndex(of: ":"),
-            let port = UInt16(line[line.index(after: colon)...])
-        else {
+        guard let (port, line) = child.listeningPort(timeout: 30) else {
             child.killAndReap()
             throw ChildProcess.SpawnError(description: "hardtack serve did not say where it listens")
         }
