@@ -27,7 +27,12 @@ extension Gateway {
                         "{\"event\":\"sweep\",\"expiredSessions\":\(swept.expired),\"idleSessions\":\(swept.idle),"
                             + "\"orphanedRecords\":\(swept.orphanedRecords),\"logoutTokens\":\(swept.logoutTokens)}")
                 }
-                if swept.filledBatch { pause = 0 }
+                // Copies whose sessions are gone (ended anywhere, by any path, or left by a revocation that
+                // did not finish) are revoked here, at most a batch a pass.
+                let revoked = try await sessions.revokeEnded(now: dependencies.now(), limit: 500)
+                metrics.tokensRevoked(revoked.revoked)
+                if revoked != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(revoked)) }
+                if swept.filledBatch || revoked.revoked + revoked.refused >= 500 { pause = 0 }
             } catch {
                 dependencies.log(
                     "{\"event\":\"sweep\",\"error\":\(RequestLogLine.quoted(error.description)),"

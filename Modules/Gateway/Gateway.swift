@@ -53,6 +53,11 @@ public final class Gateway: Sendable {
         logoutTokens = dependencies.metadata.jwksURI.map {
             IDTokenVerifier(jwksURI: $0, clients: dependencies.clients, verifier: dependencies.signatures)
         }
+        if configuration.revokeEndedSessions, dependencies.metadata.revocationEndpoint == nil {
+            throw .unsupported(
+                "--revoke-ended-sessions needs the issuer's revocation endpoint (RFC 7009), and its discovery names "
+                    + "none: start without it")
+        }
         var policy = AuthenticationPolicy()
         // Every user's refreshes count against their own session's limit; all sessions together, a
         // gateway's users, are not one client looping.
@@ -62,7 +67,8 @@ public final class Gateway: Sendable {
         sessions = GatewaySessions(
             store: dependencies.store,
             gateway: RefreshCounting(base: openID, counted: { metrics.refreshes.withLock { $0 += 1 } }), policy: policy,
-            ownerID: dependencies.ownerID, claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
+            ownerID: dependencies.ownerID, keepsCopies: configuration.revokeEndedSessions,
+            claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
             onShared: { metrics.refreshWaits.withLock { $0 += 1 } })
         activity = SessionActivity(
             store: dependencies.store, now: dependencies.now, interval: min(60, (configuration.idleTimeout ?? 600) / 10))

@@ -39,6 +39,11 @@ public struct GatewayConfiguration: Sendable {
     /// group's rows after another connection's write (a pass over them: 24 ms at 5,000 rows, 123 ms at
     /// 25,000, measured here), so more than one pays only while the store holds few sessions.
     public var storeConnections = 1
+    /// Whether each session's refresh token is also kept under the store's key alone (not only under its
+    /// cookie's key), so that a session ended without its cookie (back-channel logout, an operator's
+    /// revoke, the idle sweep) has its refresh token revoked at the issuer. Off by default: with it, whoever
+    /// holds the store's key and its database can use every session's refresh token.
+    public var revokeEndedSessions = false
 
     /// Creates a configuration.
     public init(

@@ -14,6 +14,7 @@ final class GatewayMetrics: Sendable {
         var upstreamSeconds = 0.0
         var upstreamBuckets = [Int](repeating: 0, count: GatewayMetrics.bounds.count)
         var streamsCut = 0
+        var tokensRevoked = 0
     }
 
     /// The upstream latency histogram's bucket bounds, in seconds.
@@ -31,6 +32,9 @@ final class GatewayMetrics: Sendable {
     /// Counts a session signed in, or ended.
     func sessionCreated() { state.withLock { $0.sessionsCreated += 1 } }
     func sessionEnded() { state.withLock { $0.sessionsEnded += 1 } }
+
+    /// Counts refresh tokens of sessions ended without their cookie that the issuer revoked.
+    func tokensRevoked(_ count: Int) { state.withLock { $0.tokensRevoked += count } }
 
     /// Counts an answer whose stream ended early.
     func streamCut() { state.withLock { $0.streamsCut += 1 } }
@@ -68,6 +72,9 @@ final class GatewayMetrics: Sendable {
             "# HELP hardtack_gateway_sessions_ended_total Sessions signed out, expired or ended by the issuer.",
             "# TYPE hardtack_gateway_sessions_ended_total counter",
             "hardtack_gateway_sessions_ended_total \(snapshot.sessionsEnded)",
+            "# HELP hardtack_gateway_ended_sessions_revoked_total Refresh tokens of sessions ended without their cookie, revoked at the issuer.",
+            "# TYPE hardtack_gateway_ended_sessions_revoked_total counter",
+            "hardtack_gateway_ended_sessions_revoked_total \(snapshot.tokensRevoked)",
             "# HELP hardtack_gateway_upstream_seconds Time the upstreams took to answer.",
             "# TYPE hardtack_gateway_upstream_seconds histogram",
         ]

@@ -56,9 +56,10 @@ class Provider:
 class Gateway:
     """One `hardtack gateway` process on 127.0.0.1 serving the demo app, its store in `directory`."""
 
-    def __init__(self, executable, provider, directory, port=None, store=None, origin=None):
+    def __init__(self, executable, provider, directory, port=None, store=None, origin=None, extra=()):
         """`store` is a list of store options (default: a SQLite file in `directory`); `origin` the public
-        origin, when a proxy in front of it is what the browser sees."""
+        origin, when a proxy in front of it is what the browser sees; `extra` more options."""
+        self.extra = list(extra)
         self.executable, self.provider, self.directory = executable, provider, directory
         self.port = port or free_port()
         self.origin = "http://127.0.0.1:%d" % self.port
@@ -76,7 +77,7 @@ class Gateway:
             self.executable, "gateway", "--issuer", self.provider.issuer, "--client-id", CLIENT_ID,
             "--client-secret-file", secret, "--listen", "127.0.0.1:%d" % self.port, "--public-origin", self.public_origin,
             "--route", "/api/=%s/api/" % self.provider.issuer, "--static", os.path.join(ROOT, "Modules", "DevelopmentComposition", "GatewayApp"),
-        ] + self.store
+        ] + self.store + self.extra
         self.errors = open(self.log, "w")
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=self.errors, text=True)
         line = self.process.stdout.readline()

@@ -4,6 +4,7 @@ call lands on, an instance killed during a refresh burst, a back-channel logout 
 every instance (and its replay refused on every instance), an operator's revoke, PostgreSQL stopped and
 started again, and a dump of the database that holds no token."""
 
+import json
 import os
 import re
 import shutil
@@ -136,21 +137,24 @@ http {
 
 
 class Cluster:
-    """Three gateways on one PostgreSQL store (one key file), behind nginx, whose origin the browsers see."""
+    """Three gateways on one PostgreSQL store (one key file), behind nginx, whose origin the browsers see; they
+    revoke at the issuer the sessions that end without their cookie (`--revoke-ended-sessions`)."""
+
+    OPTIONS = ["--revoke-ended-sessions"]
 
     def __init__(self, executable, provider, postgres, directory):
         self.executable, self.provider, self.directory = executable, provider, directory
         self.port = free_port()
         self.origin = "http://127.0.0.1:%d" % self.port
         self.store = postgres.store
-        self.gateways = [Gateway(executable, provider, directory, store=self.store, origin=self.origin).start()
-                         for _ in range(3)]
+        self.gateways = [Gateway(executable, provider, directory, store=self.store, origin=self.origin,
+                                 extra=self.OPTIONS).start() for _ in range(3)]
         self.nginx = Nginx(directory, self.port, [g.port for g in self.gateways])
 
     def restart(self, index):
         old = self.gateways[index]
         self.gateways[index] = Gateway(self.executable, self.provider, self.directory, port=old.port, store=self.store,
-                                       origin=self.origin).start()
+                                       origin=self.origin, extra=self.OPTIONS).start()
 
     def hardtack(self, *arguments):
         return subprocess.run([self.executable, "gateway", *arguments, *self.store], capture_output=True, text=True,
@@ -248,8 +252,21 @@ def test_a_back_channel_logout_ends_a_session_on_every_instance_and_its_replay_i
     sign_in(browser, cluster)
     sign_in(second_browser, cluster, user="bob", password="builder")
     provider.control("/test/backchannel-uri", client_id=CLIENT_ID, uri=cluster.origin + "/bff/backchannel")
-    ended = provider.control("/test/end-session", sub="alice", client_id=CLIENT_ID)
+    revoked = provider.state()["revocations_by_client"].get(CLIENT_ID, 0)
+    listed = cluster.hardtack("sessions", "--user", "alice", "--json")
+    assert listed.returncode == 0, listed.stderr
+    alices = len(json.loads(listed.stdout)["sessions"])  # the earlier tests' sessions too: the store is shared
+    assert alices >= 1
+    # The provider ends its own session without revoking anything: the gateways revoke each of alice's sessions'
+    # refresh tokens, and nothing else.
+    ended = provider.control("/test/end-session", sub="alice", client_id=CLIENT_ID, revoke_tokens="no")
     assert ended["sent_to"] and ended["status"] == 200, ended
+    deadline = time.monotonic() + 10
+    while provider.state()["revocations_by_client"].get(CLIENT_ID, 0) < revoked + alices:
+        assert time.monotonic() < deadline, "the ended sessions' refresh tokens were not revoked"
+        time.sleep(0.1)
+    time.sleep(0.5)
+    assert provider.state()["revocations_by_client"].get(CLIENT_ID, 0) == revoked + alices, "alice's, once each"
     logged = cluster.nginx.lines()
     assert calls(browser, 6) == [401] * 6, "ended on every instance"
     assert len(set(cluster.nginx.upstreams(since=logged))) == 3

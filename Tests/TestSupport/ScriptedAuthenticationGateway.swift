@@ -19,6 +19,8 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     private struct State {
         var refreshBehaviour: RefreshBehaviour = .rotate
         var revokeFails = false
+        var revokeError: AuthenticationError?
+        var revokedTokens: [String] = []
         var signInCalls = 0
         var refreshCalls = 0
         var revokeCalls = 0
@@ -47,6 +49,10 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     /// Runs `action` while the next refreshes are at the server (after the token was presented,
     /// before the answer), to stage what other processes do meanwhile.
     public func setDuringRefresh(_ action: (@Sendable () -> Void)?) { state.withLock { $0.duringRefresh = action } }
+    /// Makes revocation fail with `error` (`nil`: succeed), whatever ``setRevokeFails(_:)`` says.
+    public func setRevokeError(_ error: AuthenticationError?) { state.withLock { $0.revokeError = error } }
+    /// Every refresh token revoked successfully, in order (test-only visibility).
+    public var revokedTokens: [String] { state.withLock { $0.revokedTokens } }
     /// Sign-ins answered.
     public var signInCalls: Int { state.withLock { $0.signInCalls } }
     /// Refreshes asked for.
@@ -99,10 +105,12 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     }
 
     public func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
-        let fails = state.withLock { state in
+        let (fails, error) = state.withLock { state in
             state.revokeCalls += 1
-            return state.revokeFails
+            return (state.revokeFails, state.revokeError)
         }
+        if let error { throw error }
         if fails { throw .temporarilyUnavailable("connection refused") }
+        state.withLock { $0.revokedTokens.append(refreshToken.value.revealedString() ?? "") }
     }
 }

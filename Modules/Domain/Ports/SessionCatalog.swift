@@ -8,4 +8,15 @@ public protocol SessionCatalog: Sendable {
 
     /// The repository of the session under `key`.
     func repository(for key: String) -> any SessionRepository
+
+    /// The key of every stored session, readable or not (one this version cannot read is still there).
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be read.
+    func keys() async throws(AuthenticationError) -> Set<String>
+}
+
+extension SessionCatalog {
+    /// The keys of the readable sessions, for a catalog whose every session is readable.
+    public func keys() async throws(AuthenticationError) -> Set<String> {
+        Set(try await sessions().map(\.key))
+    }
 }

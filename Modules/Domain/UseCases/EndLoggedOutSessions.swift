@@ -1,6 +1,6 @@
 /// Ends the sessions the issuer says are over (OpenID Connect back-channel logout): every stored session
-/// the logout names is deleted. Nothing is revoked: the issuer ended the session itself, and the party
-/// that tells us so is the one that would be asked to revoke.
+/// the logout names is deleted. Nothing is revoked here: the tokens open only with keys the catalog does not
+/// have; ``RevokeEndedSessions`` revokes them afterwards from copies, where copies are kept.
 public struct EndLoggedOutSessions: Sendable {
     private let catalog: any SessionCatalog
 

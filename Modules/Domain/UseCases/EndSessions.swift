@@ -1,9 +1,9 @@
 public import Foundation
 
 /// Ends stored sessions that an operator names, or that a sweep finds over: each is deleted, so that the
-/// next call of any process that serves it finds no session. Nothing is revoked at the issuer: the tokens
-/// of a catalog's sessions open only with their own keys (a gateway's, with the user's cookie), so the
-/// copies deleted here were the last that anyone but the issuer could use.
+/// next call of any process that serves it finds no session. Nothing is revoked at the issuer here: the
+/// tokens of a catalog's sessions open only with their own keys (a gateway's, with the user's cookie);
+/// ``RevokeEndedSessions`` revokes them afterwards from copies, where copies are kept.
 public struct EndSessions: Sendable {
     /// Which sessions to end.
     public enum Selection: Sendable, Hashable {

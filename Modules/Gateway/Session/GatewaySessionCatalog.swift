@@ -24,6 +24,14 @@ public struct GatewaySessionCatalog: SessionCatalog {
         return found
     }
 
+    /// The id of every stored gateway session, readable or not.
+    public func keys() async throws(AuthenticationError) -> Set<String> {
+        Set(try await SecureStoreSessionRepository.storedSessions(in: store).compactMap { stored in
+            if case .success(nil) = stored.session { return nil }
+            return SessionCookie.sessionID(of: stored.account)
+        })
+    }
+
     /// The repository of the session `key` names (its tokens sealed: enough to delete it, not to use it).
     public func repository(for key: String) -> any SessionRepository {
         SecureStoreSessionRepository(store: store, account: Self.account(key), claimantIsGone: claimantIsGone)

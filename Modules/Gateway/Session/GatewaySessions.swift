@@ -16,12 +16,20 @@ final class GatewaySessions: Sendable {
     private let onShared: @Sendable () -> Void
     private let stormGuard = RefreshStormGuard()
     private let refreshers = RefresherCache(capacity: 10_000)
+    /// The sessions' revocation copies: written only when ``keepsCopies``, always revoked and removed once
+    /// their sessions are gone (so that copies left by an earlier run with them on are not forgotten).
+    let copies: StoreRevocationCopies
+    /// Whether each session's refresh token is also kept under the store's key alone, so that a session
+    /// ended without its cookie can be revoked at the issuer.
+    let keepsCopies: Bool
 
     init(
         store: any SecureItemStore, gateway: any AuthenticationGateway, policy: AuthenticationPolicy, ownerID: String,
-        claimantIsGone: @escaping @Sendable (String) -> Bool, now: @escaping @Sendable () -> Date,
-        onShared: @escaping @Sendable () -> Void
+        keepsCopies: Bool = false, claimantIsGone: @escaping @Sendable (String) -> Bool,
+        now: @escaping @Sendable () -> Date, onShared: @escaping @Sendable () -> Void
     ) {
+        copies = StoreRevocationCopies(store: store)
+        self.keepsCopies = keepsCopies
         self.onShared = onShared
         self.store = store
         self.gateway = gateway
@@ -35,7 +43,7 @@ final class GatewaySessions: Sendable {
     func repository(for cookie: SessionCookie) -> SealedSessionRepository {
         SealedSessionRepository(
             SecureStoreSessionRepository(store: store, account: cookie.account, claimantIsGone: claimantIsGone),
-            cookie: cookie)
+            cookie: cookie, copies: keepsCopies ? copies : nil)
     }
 
     /// The use cases of `cookie`'s session: its refresher (one per session in this process) and the
@@ -55,18 +63,36 @@ final class GatewaySessions: Sendable {
         try await SignIn(gateway: gateway, repository: repository(for: cookie))(issued: session)
     }
 
-    /// Signs `cookie`'s session out through ``SignOut``: its refresh token revoked, the session deleted.
+    /// Signs `cookie`'s session out through ``SignOut``: its refresh token revoked, the session deleted
+    /// (and its revocation copy, once the token it holds is revoked).
     func signOut(_ cookie: SessionCookie) async throws(AuthenticationError) -> SignOutResult {
         refreshers.forget(cookie)
-        return try await SignOut(gateway: gateway, repository: repository(for: cookie))()
+        let repository = repository(for: cookie)
+        let stored = keepsCopies ? try? await repository.load() : nil
+        let result = try await SignOut(gateway: gateway, repository: repository)()
+        if let stored, result.revocation == .revoked {
+            _ = try? await copies.remove(cookie.sessionID, ifStill: stored.refreshToken)
+        }
+        return result
     }
 
-    /// Ends the sessions `logout` names through ``EndLoggedOutSessions`` (their tokens cannot be revoked
-    /// without their cookies, and the issuer ended them anyway); the ids of those ended.
+    /// Ends the sessions `logout` names through ``EndLoggedOutSessions``; the ids of those ended. Their
+    /// tokens are revoked by ``revokeEnded(_:now:limit:)`` when copies are kept.
     func end(_ logout: IssuerLogout) async throws(AuthenticationError) -> [String] {
-        let ended = try await EndLoggedOutSessions(
-            catalog: GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone))(logout)
+        let ended = try await EndLoggedOutSessions(catalog: catalog)(logout)
         for sessionID in ended { refreshers.forget(sessionID: sessionID) }
         return ended
+    }
+
+    /// Revokes at the issuer, through ``RevokeEndedSessions``, the kept copies of sessions that are gone
+    /// (only those of `sessionIDs` when given).
+    func revokeEnded(_ sessionIDs: Set<String>? = nil, now: Date, limit: Int = .max) async throws(AuthenticationError)
+        -> RevokeEndedSessions.Outcome
+    {
+        try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(sessionIDs, now: now, limit: limit)
+    }
+
+    private var catalog: GatewaySessionCatalog {
+        GatewaySessionCatalog(store: store, claimantIsGone: claimantIsGone)
     }
 }

@@ -9,8 +9,10 @@ struct GatewayRevokeCommand: HardtackCommand {
         name: "revoke", abstract: "End a user's gateway sessions, or one session, on every instance at its next call.",
         discussion: [
             "Deletes the sessions from the store, which every instance reads on each call: the browser's next call "
-                + "is 401, whichever instance it reaches. Their tokens are not revoked at the issuer: they are sealed "
-                + "under keys only the users' cookies give, and deleted with the sessions. An access token already sent "
+                + "is 401, whichever instance it reaches. Their refresh tokens are revoked at the issuer by a running "
+                + "gateway's next sweep (within about 5 minutes) when the gateways run with --revoke-ended-sessions; "
+                + "otherwise they cannot be: they are sealed under keys only the users' cookies give, and deleted with "
+                + "the sessions. An access token already sent "
                 + "to an API stays valid until it expires, and the user's own session at the issuer goes on, so "
                 + "/bff/login may sign them in again without a password: to lock a user out, end their session at "
                 + "the issuer too. Ending what is already gone (or a store that does not exist) prints `ended 0 sessions`."

@@ -49,7 +49,10 @@ struct GatewayServeCommand: HardtackCommand {
         let metadata = server.gateway.issuerMetadata
         Console.error(
             "issuer \(metadata.issuer): sign-out at the issuer \(metadata.endSessionEndpoint == nil ? "not offered" : "offered"), "
-                + "back-channel logout \(metadata.backchannelLogoutSupported ? "offered" : "not offered")")
+                + "back-channel logout \(metadata.backchannelLogoutSupported ? "offered" : "not offered")"
+                + (settings.configuration.revokeEndedSessions
+                    ? "; sessions ended without their cookie are revoked there (copies of refresh tokens kept under the store's key)"
+                    : ""))
         Console.print("listening on \(server.listeningURL)")
         await Signals.waitForTermination()
         await server.stop(grace: .seconds(10))

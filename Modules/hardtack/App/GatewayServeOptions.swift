@@ -66,6 +66,13 @@ struct GatewayServeOptions: ParsableArguments {
             + "the store's sessions: worth it only while the store holds few.", range: 1...64,
         invalidValue: "--store-connections takes a whole number from 1 to 64")
     var storeConnections: Int?
+    /// `--revoke-ended-sessions`.
+    @Flag(
+        "--revoke-ended-sessions",
+        help: "Also keep each session's refresh token under the store's key alone, so that sessions ended without "
+            + "their cookie (back-channel logout, `gateway revoke`, the idle sweep) are revoked at the issuer. Off by "
+            + "default: with it, whoever holds the store's key and database can use every session's refresh token.")
+    var revokeEndedSessions: Bool
     /// `--demo`.
     @Flag(
         "--demo",

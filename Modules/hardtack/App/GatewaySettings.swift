@@ -89,6 +89,11 @@ struct GatewaySettings {
         if let connections = try number(command.storeConnections, "STORE_CONNECTIONS", 1...64, "--store-connections") {
             configuration.storeConnections = connections
         }
+        switch command.revokeEndedSessions ? "1" : setting(nil, "REVOKE_ENDED_SESSIONS")?.lowercased() {
+        case nil, "0", "no", "false": break
+        case "1", "yes", "true": configuration.revokeEndedSessions = true
+        default: throw context.usage("HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS takes 1 or 0 (yes or no)")
+        }
         self.configuration = configuration
     }
 

@@ -196,6 +196,38 @@ extension GatewayScenarios {
             try await provider.control("/test/backchannel-uri", [("uri", "")])
         }
 
+        /// With `--revoke-ended-sessions`, a back-channel logout also revokes the ended session's refresh token
+        /// at the issuer (which, here, ended its own session without revoking anything); the other user's
+        /// token is not touched, and the log says what was revoked, never a token.
+        @Test func withCopiesKeptABackChannelLogoutRevokesTheEndedSessionsToken() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try gateway(provider, extra: ["--revoke-ended-sessions"])
+            let bob = TestBrowser()
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
+            let client = CLISandbox.gatewayClient.id
+            func revocations() async throws -> Int {
+                (try await provider.state()["revocations_by_client"] as? [String: Int])?[client] ?? 0
+            }
+            let before = try await revocations()
+            try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
+            let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
+            try await provider.control("/test/backchannel-uri", [("uri", "")])
+            #expect(sent["status"] as? Int == 200, "\(sent)")
+            var after = before
+            for _ in 0..<50 where after == before {
+                try await Task.sleep(for: .milliseconds(100))
+                after = try await revocations()
+            }
+            #expect(after == before + 1, "alice's refresh token revoked, once")
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+            #expect(try await bob.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200, "bob goes on")
+            let alicesTokens = try await provider.issuedTokens(client)
+            let result = sandbox.stopGateway(gateway)
+            #expect(result.stderr.contains(#""event":"revocation","revoked":1,"#), "\(result.stderr.suffix(600))")
+            for token in alicesTokens { #expect(!result.stderr.contains(token), "no token in the log") }
+        }
+
         @Test func aSessionUnusedPastTheIdleTimeoutEnds() async throws {
             let provider = try TestProvider()
             let (gateway, origin) = try gateway(provider, extra: ["--idle-timeout", "2"])

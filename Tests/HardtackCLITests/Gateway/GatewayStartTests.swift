@@ -32,6 +32,8 @@ import Testing
         #expect(idle.status == 2 && idle.stderr.contains("HARDTACK_GATEWAY_IDLE_TIMEOUT takes what --idle-timeout takes"), "\(idle.stderr)")
         let connections = try sandbox.run(arguments() + ["--store-connections", "0"])
         #expect(connections.status == 2 && connections.stderr.contains("--store-connections takes a whole number from 1 to 64"))
+        let revoke = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "maybe"])
+        #expect(revoke.status == 2 && revoke.stderr.contains("HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS takes 1 or 0"))
         let scope = try sandbox.run(arguments() + ["--scope", "profile offline_access"])
         #expect(scope.status == 2 && scope.stderr.contains("--scope must include openid"), "\(scope.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
@@ -58,9 +60,41 @@ import Testing
                 "HARDTACK_GATEWAY_LISTEN": "127.0.0.1:0", "HARDTACK_GATEWAY_ROUTES": "/api/=http://127.0.0.1:3/ /b/=http://127.0.0.1:4/",
                 "HARDTACK_GATEWAY_SCOPE": "openid", "HARDTACK_GATEWAY_UPSTREAM_TIMEOUT": "5",
                 "HARDTACK_GATEWAY_UPSTREAM_RESPONSE_BYTES": "1000", "HARDTACK_GATEWAY_IDLE_TIMEOUT": "0",
-                "HARDTACK_GATEWAY_STORE_CONNECTIONS": "3",
+                "HARDTACK_GATEWAY_STORE_CONNECTIONS": "3", "HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "yes",
             ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("http://127.0.0.1:2/.well-known/openid-configuration"), "\(result.stderr)")
+    }
+
+    /// `--revoke-ended-sessions` against an issuer whose discovery names no revocation endpoint (served here
+    /// by Python's own HTTP server from a file): refused at start, saying why and how to go on.
+    @Test func revokingEndedSessionsNeedsAnIssuerThatRevokes() throws {
+        let port = CLISandbox.freePort()
+        let issuer = "http://127.0.0.1:\(port)"
+        let root = sandbox.directory.file("issuer")
+        try FileManager.default.createDirectory(atPath: root + "/.well-known", withIntermediateDirectories: true)
+        let discovery: [String: Any] = [
+            "issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
+            "jwks_uri": issuer + "/jwks", "response_types_supported": ["code"], "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+        ]
+        try JSONSerialization.data(withJSONObject: discovery).write(to: URL(fileURLWithPath: root + "/.well-known/openid-configuration"))
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate() }
+        var up = false
+        for _ in 0..<100 where !up {
+            up = (try? Data(contentsOf: URL(string: issuer + "/.well-known/openid-configuration")!)) != nil
+            if !up { usleep(50_000) }
+        }
+        #expect(up, "python3 -m http.server did not start")
+        let result = try sandbox.run(arguments(issuer: issuer) + ["--revoke-ended-sessions"])
+        #expect(result.status != 0 && result.stdout.isEmpty, "\(result.stdout)")
+        #expect(result.stderr.contains("--revoke-ended-sessions needs the issuer's revocation endpoint"), "\(result.stderr)")
+        #expect(result.stderr.contains("start without it"))
     }
 }

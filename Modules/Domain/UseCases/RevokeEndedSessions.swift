@@ -1,0 +1,81 @@
+public import Foundation
+
+/// Revokes at the issuer (RFC 7009) the refresh tokens of sessions that ended without their own keys (an
+/// issuer's logout, an operator's revoke, an idle sweep), from the copies kept for it
+/// (``RevocationCopies``). A copy is sent only once its session is gone from the catalog, and removed once
+/// the issuer answered; a copy whose token has expired is removed unsent; when the issuer cannot be
+/// reached, what is left waits for the next pass. A copy is always kept after its session is stored, so
+/// one read before the catalog never finds a live session's copy without its session.
+public struct RevokeEndedSessions: Sendable {
+    /// What one pass did.
+    public struct Outcome: Sendable, Equatable {
+        /// Tokens the issuer revoked (or already knew as invalid, which RFC 7009 answers the same way).
+        public var revoked = 0
+        /// Copies whose token had expired, removed without asking the issuer.
+        public var expired = 0
+        /// Tokens the issuer refused to revoke (an error other than being unreachable); their copies are
+        /// removed, since asking again would get the same answer.
+        public var refused = 0
+        /// Copies left for the next pass because the issuer could not be reached.
+        public var deferred = 0
+        /// Why the last refusal or deferral happened, for the log (never a token).
+        public var lastFailure: String?
+
+        /// Creates an empty outcome.
+        public init() {}
+    }
+
+    private let gateway: any AuthenticationGateway
+    private let catalog: any SessionCatalog
+    private let copies: any RevocationCopies
+
+    /// Creates the use case.
+    public init(gateway: any AuthenticationGateway, catalog: any SessionCatalog, copies: any RevocationCopies) {
+        self.gateway = gateway
+        self.catalog = catalog
+        self.copies = copies
+    }
+
+    /// Revokes the copies whose sessions are gone: only those under `keys` when given (the sessions a
+    /// logout just ended), at most `limit` sent to the issuer.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be read or written;
+    ///   what was revoked before stays removed, the rest waits for the next pass.
+    public func callAsFunction(_ keys: Set<String>? = nil, now: Date, limit: Int = .max)
+        async throws(AuthenticationError) -> Outcome
+    {
+        // The copies first, then the sessions: a copy read here was kept after its session was stored, so
+        // a session that still exists is in the catalog read next.
+        let kept = try await copies.copies().filter { keys?.contains($0.key) ?? true }
+        if kept.isEmpty { return Outcome() }
+        let live = try await catalog.keys()
+        var outcome = Outcome()
+        var sent = 0
+        var reachable = true
+        for (key, token) in kept.sorted(by: { $0.key < $1.key }) where !live.contains(key) {
+            if token.isExpired(at: now) {
+                if try await copies.remove(key, ifStill: token) { outcome.expired += 1 }
+                continue
+            }
+            guard reachable, sent < limit else {
+                outcome.deferred += 1
+                continue
+            }
+            sent += 1
+            do throws(AuthenticationError) {
+                try await gateway.revoke(token)
+                outcome.revoked += 1
+            } catch .temporarilyUnavailable(let reason) {
+                // One unreachable answer stands for the rest of this pass: the issuer is not hammered.
+                reachable = false
+                outcome.deferred += 1
+                outcome.lastFailure = "the issuer could not be reached: \(reason)"
+                continue
+            } catch {
+                outcome.refused += 1
+                outcome.lastFailure = error.description
+            }
+            _ = try await copies.remove(key, ifStill: token)
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,71 @@
+public import Data
+public import Domain
+import Foundation
+
+/// Sessions' refresh-token copies for revocation (``RevocationCopies``) as items of the store: one per
+/// session, under the gateway's service `hardtack.gateway.revocation-copy`, its account the session id, its
+/// data the token (encrypted under the store's key like every item, and under nothing else) and its
+/// comment the token's expiry in milliseconds (empty when unknown).
+public struct StoreRevocationCopies: RevocationCopies {
+    let store: any SecureItemStore
+
+    static let service = GatewayStoreItems.service + ".revocation-copy"
+
+    /// The copies in `store`.
+    public init(store: any SecureItemStore) {
+        self.store = store
+    }
+
+    /// Keeps `token` for the session `key` names.
+    public func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
+        let expiry = token.expiresAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? ""
+        do throws(SecureStoreError) {
+            try await store.addOrUpdate(
+                .genericPassword(service: Self.service, account: key, comment: expiry), data: token.value)
+        } catch {
+            throw .fromStore(error)
+        }
+    }
+
+    /// Every copy, by session id; an item that holds no token is skipped.
+    public func copies() async throws(AuthenticationError) -> [(key: String, token: RefreshToken)] {
+        let items: [StoredItem]
+        do throws(SecureStoreError) {
+            items = try await store.find(.genericPassword(service: Self.service), limit: .all, returning: .all)
+        } catch .itemNotFound {
+            return []
+        } catch {
+            throw .fromStore(error)
+        }
+        return items.compactMap { item in
+            guard let key = item.attributes?.string(.account), let value = item.data else { return nil }
+            let expiry = item.attributes?.string(.comment).flatMap(Int64.init).map {
+                Date(timeIntervalSince1970: Double($0) / 1000)
+            }
+            return (try? RefreshToken(value: value, expiresAt: expiry)).map { (key, $0) }
+        }
+    }
+
+    /// Removes `key`'s copy in one transaction if it still holds `token`.
+    public func remove(_ key: String, ifStill token: RefreshToken) async throws(AuthenticationError) -> Bool {
+        let item = ItemAttributes.genericPassword(service: Self.service, account: key)
+        do {
+            return try await StoreThreads.run { () throws -> Bool in
+                try store.transaction { transaction -> Bool in
+                    let found: [StoredItem]
+                    do {
+                        found = try transaction.find(item, limit: .one, returning: .data)
+                    } catch SecureStoreError.itemNotFound {
+                        return false
+                    }
+                    guard let value = found.first?.data, value.constantTimeEquals(token.value) else { return false }
+                    return try transaction.delete(item) > 0
+                }
+            }
+        } catch let error as SecureStoreError {
+            throw .fromStore(error)
+        } catch {
+            throw .storageFailed("unexpected failure")
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Domain
+import Foundation
+import Testing
+import TestSupport
+
+/// Revoking the sessions that ended without their own keys, from the copies kept for it: only copies
+/// whose session is gone, each once, an unreachable issuer asked once a pass and the rest kept for later.
+@Suite struct RevokeEndedSessionsTests {
+    /// Copies in memory, as a store keeps them.
+    final class Copies: RevocationCopies {
+        let kept = Locked<[String: RefreshToken]>([:])
+
+        func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
+            kept.withLock { $0[key] = token }
+        }
+
+        func copies() async throws(AuthenticationError) -> [(key: String, token: RefreshToken)] {
+            kept.withLock { $0.map { ($0.key, $0.value) } }
+        }
+
+        func remove(_ key: String, ifStill token: RefreshToken) async throws(AuthenticationError) -> Bool {
+            kept.withLock { kept in
+                guard let current = kept[key], current.isSameToken(as: token) else { return false }
+                kept[key] = nil
+                return true
+            }
+        }
+
+        var keys: [String] { kept.withLock { $0.keys.sorted() } }
+    }
+
+    let fixture = UseCaseFixture()
+
+    func token(_ value: String, expiresIn: TimeInterval? = nil) throws -> RefreshToken {
+        try RefreshToken(value: SecretBytes(utf8: value), expiresAt: expiresIn.map { fixture.clock.date + $0 })
+    }
+
+    /// Sessions `live` in the catalog; copies for each of `copied`, holding `refresh-<key>`.
+    func setUp(live: [String], copied: [String]) async throws -> (EndLoggedOutSessionsTests.Catalog, Copies) {
+        let catalog = EndLoggedOutSessionsTests.Catalog(
+            Dictionary(uniqueKeysWithValues: live.map { ($0, fixture.gateway.makeSession(serial: 1)) }))
+        let copies = Copies()
+        for key in copied { try await copies.keep(try token("refresh-" + key), for: key) }
+        return (catalog, copies)
+    }
+
+    func revoke(_ catalog: some SessionCatalog, _ copies: Copies) -> RevokeEndedSessions {
+        RevokeEndedSessions(gateway: fixture.gateway, catalog: catalog, copies: copies)
+    }
+
+    @Test func onlyTheCopiesOfEndedSessionsAreRevokedAndRemoved() async throws {
+        let (catalog, copies) = try await setUp(live: ["a"], copied: ["a", "b", "c"])
+        let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(outcome.revoked == 2 && outcome.deferred == 0 && outcome.refused == 0)
+        #expect(fixture.gateway.revokedTokens == ["refresh-b", "refresh-c"])
+        #expect(copies.keys == ["a"], "a live session's copy stays")
+        let again = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(again == RevokeEndedSessions.Outcome() && fixture.gateway.revokeCalls == 2, "each is sent once")
+    }
+
+    @Test func anExpiredTokenIsRemovedWithoutAskingTheIssuer() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: [])
+        try await copies.keep(try token("refresh-old", expiresIn: -1), for: "old")
+        try await copies.keep(try token("refresh-new", expiresIn: 3600), for: "new")
+        let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(outcome.expired == 1 && outcome.revoked == 1)
+        #expect(fixture.gateway.revokedTokens == ["refresh-new"] && copies.keys.isEmpty)
+    }
+
+    @Test func anUnreachableIssuerIsAskedOnceAndEveryCopyWaitsForTheNextPass() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: ["a", "b", "c"])
+        fixture.gateway.setRevokeFails(true)
+        let failed = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(failed.deferred == 3 && failed.revoked == 0 && fixture.gateway.revokeCalls == 1)
+        #expect(failed.lastFailure?.contains("could not be reached") == true)
+        #expect(copies.keys == ["a", "b", "c"])
+        fixture.gateway.setRevokeFails(false)
+        let later = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(later.revoked == 3 && copies.keys.isEmpty)
+    }
+
+    @Test func aRefusalRemovesTheCopyAndSaysWhy() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: ["a"])
+        fixture.gateway.setRevokeError(.rejected(status: 400, reason: "unsupported_token_type"))
+        let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(outcome.refused == 1 && outcome.lastFailure?.contains("unsupported_token_type") == true)
+        #expect(copies.keys.isEmpty, "asking again would get the same answer")
+    }
+
+    @Test func aLogoutRevokesOnlyWhatItEndedAndALimitHoldsTheRestBack() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: ["a", "b", "c", "d"])
+        let named = try await revoke(catalog, copies)(["b", "z"], now: fixture.clock.date)
+        #expect(named.revoked == 1 && fixture.gateway.revokedTokens == ["refresh-b"])
+        let limited = try await revoke(catalog, copies)(now: fixture.clock.date, limit: 2)
+        #expect(limited.revoked == 2 && limited.deferred == 1 && copies.keys == ["d"])
+    }
+}

@@ -1,0 +1,86 @@
+import Data
+import Domain
+import Foundation
+import SQLiteStore
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// Revocation copies in a real store: kept beside each sealed session when asked for, replaced when a
+/// refresh rotates the token, and revoked once their session is gone, whichever way it ended.
+@Suite struct RevocationCopiesTests {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+
+    func store() throws -> SQLiteSecureItemStore {
+        try SQLiteSecureItemStore.open(at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+    }
+
+    func session(_ tag: String, user: String = "alice") throws -> Session {
+        Session(
+            accessToken: try AccessToken(value: SecretBytes(utf8: "access-\(tag)"), issuedAt: clock.date, expiresAt: clock.date + 300),
+            refreshToken: try RefreshToken(value: SecretBytes(utf8: "refresh-\(tag)"), expiresAt: clock.date + 86_400),
+            user: User(id: user, name: user), method: .authorizationCode,
+            identity: SignInIdentity(idToken: SecretBytes(utf8: "id-token-\(tag)"), sessionID: "idp-\(tag)"))
+    }
+
+    func sealed(_ store: some SecureItemStore, _ cookie: SessionCookie, copies: StoreRevocationCopies?) -> SealedSessionRepository {
+        SealedSessionRepository(SecureStoreSessionRepository(store: store, account: cookie.account), cookie: cookie, copies: copies)
+    }
+
+    func copied(_ copies: StoreRevocationCopies) async throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try await copies.copies().map { ($0.key, $0.token.value.revealedString() ?? "") })
+    }
+
+    @Test func aCopyIsKeptAtSignInAndReplacedWhenARefreshRotatesTheToken() async throws {
+        let store = try store()
+        let copies = StoreRevocationCopies(store: store)
+        let cookie = SessionCookie.fresh()
+        let repository = sealed(store, cookie, copies: copies)
+        let first = try session("1")
+        try await repository.replace(with: first)
+        #expect(try await copied(copies) == [cookie.sessionID: "refresh-1"])
+        let expiry = try #require(try await copies.copies().first?.token.expiresAt)
+        #expect(abs(expiry.timeIntervalSince(clock.date + 86_400)) < 0.01, "the expiry is kept with it")
+
+        guard case .claimed = try await repository.claimRefresh(replacing: first, owner: "me", lease: 30, now: clock.date) else {
+            Issue.record("the claim was not granted")
+            return
+        }
+        #expect(try await repository.completeRefresh(replacing: first, with: try session("2"), owner: "me"))
+        #expect(try await copied(copies) == [cookie.sessionID: "refresh-2"])
+
+        // The old token's removal leaves the newer copy; the current one's removes it.
+        #expect(try await copies.remove(cookie.sessionID, ifStill: first.refreshToken) == false)
+        #expect(try await copies.remove(cookie.sessionID, ifStill: try session("2").refreshToken))
+        #expect(try await copies.copies().isEmpty)
+        // The store file holds no copy in the clear.
+        let file = try Data(contentsOf: URL(fileURLWithPath: directory.file("keychain.db")))
+        #expect(file.range(of: Data("refresh-1".utf8)) == nil && file.range(of: Data("refresh-2".utf8)) == nil)
+    }
+
+    @Test func withoutCopiesNothingIsKeptBesideTheSealedSession() async throws {
+        let store = try store()
+        try await sealed(store, SessionCookie.fresh(), copies: nil).replace(with: try session("1"))
+        #expect(try await StoreRevocationCopies(store: store).copies().isEmpty)
+    }
+
+    @Test func anOperatorsRevokeIsRevokedAtTheIssuerAndTheOtherUserIsNot() async throws {
+        let store = try store()
+        let copies = StoreRevocationCopies(store: store)
+        let alice = SessionCookie.fresh()
+        let bob = SessionCookie.fresh()
+        try await sealed(store, alice, copies: copies).replace(with: try session("a", user: "alice"))
+        try await sealed(store, bob, copies: copies).replace(with: try session("b", user: "bob"))
+        let issuer = ScriptedAuthenticationGateway(clock: clock)
+        let revoke = RevokeEndedSessions(gateway: issuer, catalog: GatewaySessionCatalog(store: store), copies: copies)
+
+        #expect(try await revoke(now: clock.date) == RevokeEndedSessions.Outcome(), "both sessions live: nothing sent")
+        #expect(try await GatewaySessionAdmin(store: store).end(user: "alice") == [alice.sessionID])
+        let outcome = try await revoke(now: clock.date)
+        #expect(outcome.revoked == 1 && issuer.revokedTokens == ["refresh-a"], "the plain token, not its sealed form")
+        #expect(try await copied(copies) == [bob.sessionID: "refresh-b"])
+        #expect(try await sealed(store, bob, copies: copies).load() != nil, "bob goes on")
+    }
+}
