@@ -32,7 +32,7 @@ extension Gateway {
                 let revoked = try await sessions.revokeEnded(now: dependencies.now(), limit: 500)
                 metrics.tokensRevoked(revoked.revoked)
                 if revoked != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(revoked)) }
-                if swept.filledBatch || revoked.revoked + revoked.refused >= 500 { pause = 0 }
+                if swept.filledBatch || revoked.revoked + revoked.unsupported >= 500 { pause = 0 }
             } catch {
                 dependencies.log(
                     "{\"event\":\"sweep\",\"error\":\(RequestLogLine.quoted(error.description)),"

@@ -32,6 +32,12 @@ public final class Gateway: Sendable {
     let policy: AuthenticationPolicy
     let activity: SessionActivity
 
+    /// Why a gateway that is to revoke sessions ended without their cookie cannot start: the issuer's
+    /// discovery names no revocation endpoint.
+    public static let noRevocationEndpoint =
+        "revoking sessions ended without their cookie needs the issuer's revocation endpoint (RFC 7009), and its "
+        + "discovery names none"
+
     /// The issuer, as discovery found it.
     public var issuerMetadata: ProviderMetadata { dependencies.metadata }
 
@@ -54,9 +60,7 @@ public final class Gateway: Sendable {
             IDTokenVerifier(jwksURI: $0, clients: dependencies.clients, verifier: dependencies.signatures)
         }
         if configuration.revokeEndedSessions, dependencies.metadata.revocationEndpoint == nil {
-            throw .unsupported(
-                "--revoke-ended-sessions needs the issuer's revocation endpoint (RFC 7009), and its discovery names "
-                    + "none: start without it")
+            throw .unsupported(Self.noRevocationEndpoint)
         }
         var policy = AuthenticationPolicy()
         // Every user's refreshes count against their own session's limit; all sessions together, a
@@ -67,7 +71,7 @@ public final class Gateway: Sendable {
         sessions = GatewaySessions(
             store: dependencies.store,
             gateway: RefreshCounting(base: openID, counted: { metrics.refreshes.withLock { $0 += 1 } }), policy: policy,
-            ownerID: dependencies.ownerID, keepsCopies: configuration.revokeEndedSessions,
+            ownerID: dependencies.ownerID, issuer: dependencies.metadata.issuer, keepsCopies: configuration.revokeEndedSessions,
             claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
             onShared: { metrics.refreshWaits.withLock { $0 += 1 } })
         activity = SessionActivity(

@@ -253,6 +253,7 @@ def test_a_back_channel_logout_ends_a_session_on_every_instance_and_its_replay_i
     sign_in(second_browser, cluster, user="bob", password="builder")
     provider.control("/test/backchannel-uri", client_id=CLIENT_ID, uri=cluster.origin + "/bff/backchannel")
     revoked = provider.state()["revocations_by_client"].get(CLIENT_ID, 0)
+    active = provider.state()["refresh_tokens"]["active"]
     listed = cluster.hardtack("sessions", "--user", "alice", "--json")
     assert listed.returncode == 0, listed.stderr
     alices = len(json.loads(listed.stdout)["sessions"])  # the earlier tests' sessions too: the store is shared
@@ -265,8 +266,9 @@ def test_a_back_channel_logout_ends_a_session_on_every_instance_and_its_replay_i
     while provider.state()["revocations_by_client"].get(CLIENT_ID, 0) < revoked + alices:
         assert time.monotonic() < deadline, "the ended sessions' refresh tokens were not revoked"
         time.sleep(0.1)
-    time.sleep(0.5)
-    assert provider.state()["revocations_by_client"].get(CLIENT_ID, 0) == revoked + alices, "alice's, once each"
+    # Her current session's token among them (not only older ones): an active token is revoked. (A sweep may
+    # also revoke a copy an earlier test's ended session left, so the count is at least hers.)
+    assert provider.state()["refresh_tokens"]["active"] < active, "a current refresh token was revoked"
     logged = cluster.nginx.lines()
     assert calls(browser, 6) == [401] * 6, "ended on every instance"
     assert len(set(cluster.nginx.upstreams(since=logged))) == 3

@@ -35,7 +35,7 @@ import Testing
 
     @Test func aCopyIsKeptAtSignInAndReplacedWhenARefreshRotatesTheToken() async throws {
         let store = try store()
-        let copies = StoreRevocationCopies(store: store)
+        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example")
         let cookie = SessionCookie.fresh()
         let repository = sealed(store, cookie, copies: copies)
         let first = try session("1")
@@ -56,19 +56,21 @@ import Testing
         #expect(try await copies.remove(cookie.sessionID, ifStill: try session("2").refreshToken))
         #expect(try await copies.copies().isEmpty)
         // The store file holds no copy in the clear.
-        let file = try Data(contentsOf: URL(fileURLWithPath: directory.file("keychain.db")))
-        #expect(file.range(of: Data("refresh-1".utf8)) == nil && file.range(of: Data("refresh-2".utf8)) == nil)
+        for suffix in ["", "-wal", "-shm"] {
+            let file = Data(FileBytes.read(directory.file("keychain.db" + suffix)))
+            #expect(file.range(of: Data("refresh-1".utf8)) == nil && file.range(of: Data("refresh-2".utf8)) == nil, "\(suffix)")
+        }
     }
 
     @Test func withoutCopiesNothingIsKeptBesideTheSealedSession() async throws {
         let store = try store()
         try await sealed(store, SessionCookie.fresh(), copies: nil).replace(with: try session("1"))
-        #expect(try await StoreRevocationCopies(store: store).copies().isEmpty)
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example").copies().isEmpty)
     }
 
     @Test func anOperatorsRevokeIsRevokedAtTheIssuerAndTheOtherUserIsNot() async throws {
         let store = try store()
-        let copies = StoreRevocationCopies(store: store)
+        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example")
         let alice = SessionCookie.fresh()
         let bob = SessionCookie.fresh()
         try await sealed(store, alice, copies: copies).replace(with: try session("a", user: "alice"))
@@ -82,5 +84,36 @@ import Testing
         #expect(outcome.revoked == 1 && issuer.revokedTokens == ["refresh-a"], "the plain token, not its sealed form")
         #expect(try await copied(copies) == [bob.sessionID: "refresh-b"])
         #expect(try await sealed(store, bob, copies: copies).load() != nil, "bob goes on")
+    }
+
+    @Test func anotherIssuersCopiesAreNeverRead() async throws {
+        let store = try store()
+        try await StoreRevocationCopies(store: store, issuer: "https://old.example").keep(try session("1").refreshToken, for: "s1")
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example").copies().isEmpty)
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://old.example").copies().count == 1)
+    }
+
+    @Test func theCatalogCountsEverySessionThatIsThereReadableOrNotAndNoLeftovers() async throws {
+        let store = try store()
+        let readable = SessionCookie.fresh()
+        try await sealed(store, readable, copies: nil).replace(with: try session("1"))
+        // A session whose record this version cannot read (a newer kind of sign-in): still there.
+        let unreadable = SessionCookie.fresh()
+        try await sealed(store, unreadable, copies: nil).replace(with: try session("2"))
+        let record = ItemAttributes.genericPassword(
+            service: SecureStoreSessionRepository.service(for: unreadable.account), account: "session")
+        var stored = try #require(try await store.find(record, returning: .data).first?.data?.revealedString())
+        stored = stored.replacingOccurrences(of: "\"authorizationCode\"", with: "\"fromTheFuture\"")
+        try await store.update(record, data: SecretBytes(utf8: stored))
+        // Only a record of use left behind: no session.
+        let leftover = SessionCookie.fresh()
+        try await store.add(
+            .genericPassword(
+                service: SecureStoreSessionRepository.service(for: leftover.account), account: "refresh-claim",
+                label: "Hardtack session"),
+            data: SecretBytes(utf8: "{}"))
+        let keys = try await GatewaySessionCatalog(store: store).keys()
+        #expect(keys == [readable.sessionID, unreadable.sessionID])
+        #expect(try await GatewaySessionCatalog(store: store).sessions().map(\.key) == [readable.sessionID])
     }
 }

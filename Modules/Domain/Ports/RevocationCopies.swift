@@ -4,15 +4,18 @@
 /// store's key can read them.
 public protocol RevocationCopies: Sendable {
     /// Keeps `token` as the copy for the session under `key`, replacing an older one.
-    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be written.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` or ``AuthenticationError/storageFailed(_:)`` when
+    ///   the store cannot be written.
     func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError)
 
     /// Every copy kept, by session key.
-    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be read.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` or ``AuthenticationError/storeDamaged(_:)`` when
+    ///   the store cannot be read.
     func copies() async throws(AuthenticationError) -> [(key: String, token: RefreshToken)]
 
     /// Removes the copy under `key` if it is still `token` (a newer one kept meanwhile stays); whether it
     /// removed one.
-    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be written.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` or ``AuthenticationError/storageFailed(_:)`` when
+    ///   the store cannot be written.
     func remove(_ key: String, ifStill token: RefreshToken) async throws(AuthenticationError) -> Bool
 }

@@ -3,9 +3,12 @@ public import Foundation
 /// Revokes at the issuer (RFC 7009) the refresh tokens of sessions that ended without their own keys (an
 /// issuer's logout, an operator's revoke, an idle sweep), from the copies kept for it
 /// (``RevocationCopies``). A copy is sent only once its session is gone from the catalog, and removed once
-/// the issuer answered; a copy whose token has expired is removed unsent; when the issuer cannot be
-/// reached, what is left waits for the next pass. A copy is always kept after its session is stored, so
-/// one read before the catalog never finds a live session's copy without its session.
+/// the issuer revoked it (or says it revokes no refresh tokens at all); a copy whose token has expired is
+/// removed unsent. Any other failure (the issuer unreachable, or refusing this client) ends the pass and
+/// keeps every copy left for the next, so that nothing is dropped unrevoked and the issuer is not hammered;
+/// each pass starts at a random copy, so that one the issuer always fails holds no other back for ever.
+/// A copy is always kept after its session is stored, so one read before the catalog never finds a live
+/// session's copy without its session.
 public struct RevokeEndedSessions: Sendable {
     /// What one pass did.
     public struct Outcome: Sendable, Equatable {
@@ -13,10 +16,11 @@ public struct RevokeEndedSessions: Sendable {
         public var revoked = 0
         /// Copies whose token had expired, removed without asking the issuer.
         public var expired = 0
-        /// Tokens the issuer refused to revoke (an error other than being unreachable); their copies are
-        /// removed, since asking again would get the same answer.
-        public var refused = 0
-        /// Copies left for the next pass because the issuer could not be reached.
+        /// Copies removed unrevoked because the issuer revokes no refresh tokens (RFC 7009's
+        /// `unsupported_token_type`, or no revocation endpoint): asking again would get the same answer.
+        public var unsupported = 0
+        /// Copies left for the next pass: the issuer could not be reached or refused this client, or the
+        /// pass's limit was reached.
         public var deferred = 0
         /// Why the last refusal or deferral happened, for the log (never a token).
         public var lastFailure: String?
@@ -50,13 +54,15 @@ public struct RevokeEndedSessions: Sendable {
         let live = try await catalog.keys()
         var outcome = Outcome()
         var sent = 0
-        var reachable = true
-        for (key, token) in kept.sorted(by: { $0.key < $1.key }) where !live.contains(key) {
+        var goOn = true
+        let ended = kept.filter { !live.contains($0.key) }.sorted { $0.key < $1.key }
+        let start = ended.isEmpty ? 0 : Int.random(in: 0..<ended.count)
+        for (key, token) in ended[start...] + ended[..<start] {
             if token.isExpired(at: now) {
                 if try await copies.remove(key, ifStill: token) { outcome.expired += 1 }
                 continue
             }
-            guard reachable, sent < limit else {
+            guard goOn, sent < limit else {
                 outcome.deferred += 1
                 continue
             }
@@ -64,15 +70,24 @@ public struct RevokeEndedSessions: Sendable {
             do throws(AuthenticationError) {
                 try await gateway.revoke(token)
                 outcome.revoked += 1
+            } catch .unsupported(let reason) {
+                outcome.unsupported += 1
+                outcome.lastFailure = reason
+            } catch .rejected(let status, let reason) where status == 400 && reason.hasPrefix("unsupported_token_type") {
+                outcome.unsupported += 1
+                outcome.lastFailure = "the issuer revokes no refresh tokens: \(reason)"
             } catch .temporarilyUnavailable(let reason) {
-                // One unreachable answer stands for the rest of this pass: the issuer is not hammered.
-                reachable = false
+                goOn = false
                 outcome.deferred += 1
                 outcome.lastFailure = "the issuer could not be reached: \(reason)"
                 continue
             } catch {
-                outcome.refused += 1
+                // A refusal of this client (a wrong secret, say) is the configuration's, not the token's:
+                // the copy waits until it is fixed.
+                goOn = false
+                outcome.deferred += 1
                 outcome.lastFailure = error.description
+                continue
             }
             _ = try await copies.remove(key, ifStill: token)
         }

@@ -25,10 +25,10 @@ final class GatewaySessions: Sendable {
 
     init(
         store: any SecureItemStore, gateway: any AuthenticationGateway, policy: AuthenticationPolicy, ownerID: String,
-        keepsCopies: Bool = false, claimantIsGone: @escaping @Sendable (String) -> Bool,
+        issuer: String, keepsCopies: Bool = false, claimantIsGone: @escaping @Sendable (String) -> Bool,
         now: @escaping @Sendable () -> Date, onShared: @escaping @Sendable () -> Void
     ) {
-        copies = StoreRevocationCopies(store: store)
+        copies = StoreRevocationCopies(store: store, issuer: issuer)
         self.keepsCopies = keepsCopies
         self.onShared = onShared
         self.store = store

@@ -3,17 +3,29 @@ public import Domain
 import Foundation
 
 /// Sessions' refresh-token copies for revocation (``RevocationCopies``) as items of the store: one per
-/// session, under the gateway's service `hardtack.gateway.revocation-copy`, its account the session id, its
-/// data the token (encrypted under the store's key like every item, and under nothing else) and its
-/// comment the token's expiry in milliseconds (empty when unknown).
+/// session, under the gateway's service `hardtack.gateway.revocation-copy` in the handle's first access
+/// group (where its sessions are), its account the session id, its data the token (encrypted under the
+/// store's key like every item, and under nothing else), its comment the token's expiry in milliseconds
+/// (empty when unknown) and its description the issuer that issued it: only copies of this gateway's
+/// issuer are read, so that a token is never sent to another server (a store whose gateways changed
+/// issuer keeps the old one's copies until they expire, unread).
 public struct StoreRevocationCopies: RevocationCopies {
     let store: any SecureItemStore
+    let issuer: String
 
     static let service = GatewayStoreItems.service + ".revocation-copy"
 
-    /// The copies in `store`.
-    public init(store: any SecureItemStore) {
+    /// The copies in `store` of tokens `issuer` issued.
+    public init(store: any SecureItemStore, issuer: String) {
         self.store = store
+        self.issuer = issuer
+    }
+
+    /// The query of the copies (of one session, when `key` is given).
+    private func item(_ key: String? = nil, expiry: String? = nil) -> ItemAttributes {
+        .genericPassword(
+            service: Self.service, account: key, accessGroup: store.accessGroups.first, comment: expiry,
+            description: issuer)
     }
 
     /// Keeps `token` for the session `key` names.
@@ -21,7 +33,7 @@ public struct StoreRevocationCopies: RevocationCopies {
         let expiry = token.expiresAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? ""
         do throws(SecureStoreError) {
             try await store.addOrUpdate(
-                .genericPassword(service: Self.service, account: key, comment: expiry), data: token.value)
+                item(key, expiry: expiry), data: token.value)
         } catch {
             throw .fromStore(error)
         }
@@ -31,7 +43,7 @@ public struct StoreRevocationCopies: RevocationCopies {
     public func copies() async throws(AuthenticationError) -> [(key: String, token: RefreshToken)] {
         let items: [StoredItem]
         do throws(SecureStoreError) {
-            items = try await store.find(.genericPassword(service: Self.service), limit: .all, returning: .all)
+            items = try await store.find(item(), limit: .all, returning: .all)
         } catch .itemNotFound {
             return []
         } catch {
@@ -48,7 +60,7 @@ public struct StoreRevocationCopies: RevocationCopies {
 
     /// Removes `key`'s copy in one transaction if it still holds `token`.
     public func remove(_ key: String, ifStill token: RefreshToken) async throws(AuthenticationError) -> Bool {
-        let item = ItemAttributes.genericPassword(service: Self.service, account: key)
+        let item = item(key)
         do {
             return try await StoreThreads.run { () throws -> Bool in
                 try store.transaction { transaction -> Bool in

@@ -42,6 +42,8 @@ struct GatewayServeCommand: HardtackCommand {
                     "the issuer's discovery document (\(settings.configuration.issuer.absoluteString)"
                         + "/.well-known/openid-configuration) could not be read: \(reason). Check --issuer and that "
                         + "the issuer is up; nothing was started and no store was made.")
+            case .auth(.unsupported(Gateway.noRevocationEndpoint)):
+                throw .finding(.failure, Gateway.noRevocationEndpoint + ": start without --revoke-ended-sessions")
             case .auth(let failure): throw .auth(failure)
             case .listen(let reason): throw .finding(.failure, "\(reason). Choose another --listen address.")
             }

@@ -58,6 +58,13 @@ struct GatewayServeOptions: ParsableArguments {
             + "outlives its refresh token.", range: 0...31_536_000,
         invalidValue: "--idle-timeout takes a whole number of seconds from 0 to 31536000")
     var idleTimeout: Int?
+    /// `--sweep-interval SECONDS`.
+    @Option(
+        "--sweep-interval", value: "SECONDS",
+        help: "How often to sweep the store of expired and idle sessions, old logout tokens and the revocation copies "
+            + "of ended sessions (default: 300, a tenth either way at random).", range: 1...86_400,
+        invalidValue: "--sweep-interval takes a whole number of seconds from 1 to 86400")
+    var sweepInterval: Int?
     /// `--store-connections N`.
     @Option(
         "--store-connections", value: "N",

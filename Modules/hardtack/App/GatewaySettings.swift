@@ -86,6 +86,9 @@ struct GatewaySettings {
         if let seconds = try number(command.idleTimeout, "IDLE_TIMEOUT", 0...31_536_000, "--idle-timeout") {
             configuration.idleTimeout = seconds == 0 ? nil : TimeInterval(seconds)
         }
+        if let seconds = try number(command.sweepInterval, "SWEEP_INTERVAL", 1...86_400, "--sweep-interval") {
+            configuration.sweepInterval = TimeInterval(seconds)
+        }
         if let connections = try number(command.storeConnections, "STORE_CONNECTIONS", 1...64, "--store-connections") {
             configuration.storeConnections = connections
         }

@@ -209,7 +209,11 @@ extension GatewayScenarios {
             func revocations() async throws -> Int {
                 (try await provider.state()["revocations_by_client"] as? [String: Int])?[client] ?? 0
             }
+            func activeRefreshTokens() async throws -> Int {
+                (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
+            }
             let before = try await revocations()
+            let active = try await activeRefreshTokens()
             try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
             let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
             try await provider.control("/test/backchannel-uri", [("uri", "")])
@@ -220,12 +224,35 @@ extension GatewayScenarios {
                 after = try await revocations()
             }
             #expect(after == before + 1, "alice's refresh token revoked, once")
+            #expect(try await activeRefreshTokens() == active - 1, "her current token, not an older one")
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
             #expect(try await bob.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200, "bob goes on")
             let alicesTokens = try await provider.issuedTokens(client)
             let result = sandbox.stopGateway(gateway)
             #expect(result.stderr.contains(#""event":"revocation","revoked":1,"#), "\(result.stderr.suffix(600))")
             for token in alicesTokens { #expect(!result.stderr.contains(token), "no token in the log") }
+        }
+
+        /// An operator's `gateway revoke` ends the session on every instance at once; a running gateway with
+        /// `--revoke-ended-sessions` then revokes its refresh token at its next sweep (here every second).
+        @Test func anOperatorsRevokeIsRevokedAtTheIssuerByTheNextSweep() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try gateway(provider, extra: ["--revoke-ended-sessions", "--sweep-interval", "1"])
+            defer { _ = sandbox.stopGateway(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            func activeRefreshTokens() async throws -> Int {
+                (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
+            }
+            let active = try await activeRefreshTokens()
+            let revoke = try sandbox.run(["gateway", "revoke", "--user", "alice", "--store", sandbox.store])
+            #expect(revoke.status == 0 && revoke.stdout == "ended 1 session\n", "\(revoke.stderr)")
+            var now = active
+            for _ in 0..<60 where now == active {
+                try await Task.sleep(for: .milliseconds(100))
+                now = try await activeRefreshTokens()
+            }
+            #expect(now == active - 1, "the sweep revoked her refresh token")
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
         }
 
         @Test func aSessionUnusedPastTheIdleTimeoutEnds() async throws {
