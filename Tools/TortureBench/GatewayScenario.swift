@@ -63,6 +63,8 @@ enum GatewayScenario {
             "--issuer", "http://127.0.0.1:\(proxy.port)", "--client-id", "hardtack-gateway", "--client-secret-file",
             secretFile, "--public-origin", "http://" + host, "--route", "/api/=http://127.0.0.1:\(serve.port)/api/",
             "--store-file", storeFile, "--key-file", keyFile,
+            // Revocation copies written on every sign-in and rotation, and swept every 5 s, under the same faults.
+            "--revoke-ended-sessions", "--sweep-interval", "5",
         ]
         let cluster: GatewayCluster
         do {
