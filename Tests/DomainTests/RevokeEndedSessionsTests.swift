@@ -10,7 +10,7 @@ import TestSupport
     final class Copies: RevocationCopies {
         let kept = Locked<[String: RefreshToken]>([:])
 
-        func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
+        func keep(_ token: RefreshToken, for key: String) {
             kept.withLock { $0[key] = token }
         }
 
@@ -40,7 +40,7 @@ import TestSupport
         let catalog = EndLoggedOutSessionsTests.Catalog(
             Dictionary(uniqueKeysWithValues: live.map { ($0, fixture.gateway.makeSession(serial: 1)) }))
         let copies = Copies()
-        for key in copied { try await copies.keep(try token("refresh-" + key), for: key) }
+        for key in copied { copies.keep(try token("refresh-" + key), for: key) }
         return (catalog, copies)
     }
 
@@ -60,8 +60,8 @@ import TestSupport
 
     @Test func anExpiredTokenIsRemovedWithoutAskingTheIssuer() async throws {
         let (catalog, copies) = try await setUp(live: [], copied: [])
-        try await copies.keep(try token("refresh-old", expiresIn: -1), for: "old")
-        try await copies.keep(try token("refresh-new", expiresIn: 3600), for: "new")
+        copies.keep(try token("refresh-old", expiresIn: -1), for: "old")
+        copies.keep(try token("refresh-new", expiresIn: 3600), for: "new")
         let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)
         #expect(outcome.expired == 1 && outcome.revoked == 1)
         #expect(fixture.gateway.revokedTokens == ["refresh-new"] && copies.keys.isEmpty)

@@ -81,6 +81,13 @@ extension SecureStoreSessionRepository {
     public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         async throws(AuthenticationError) -> Bool
     {
+        try await completeRefresh(replacing: stale, with: refreshed, owner: owner, alongside: nil)
+    }
+
+    /// ``completeRefresh(replacing:with:owner:)``, writing `companion` in the same transaction as `refreshed`.
+    public func completeRefresh(
+        replacing stale: Session, with refreshed: Session, owner: String, alongside companion: CompanionItem?
+    ) async throws(AuthenticationError) -> Bool {
         try await run {
             try store.transaction { transaction -> Bool in
                 guard let current = try read(from: transaction) else { return false }
@@ -94,6 +101,7 @@ extension SecureStoreSessionRepository {
                 try write(
                     refreshed, to: transaction, replacedMayHaveSecret: current.session.issuer?.clientSecret != nil || current.session.identity != nil)
                 try transaction.delete(item(Account.claim))
+                if let companion { try transaction.addOrUpdate(companion.attributes, data: companion.data) }
                 return true
             }
         }

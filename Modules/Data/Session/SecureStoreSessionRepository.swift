@@ -150,10 +150,16 @@ public struct SecureStoreSessionRepository: SessionRepository {
 
     /// Writes `session`'s items and drops any refresh claim, in one transaction.
     public func replace(with session: Session) async throws(AuthenticationError) {
+        try await replace(with: session, alongside: nil)
+    }
+
+    /// Writes `session`'s items, and `companion` with them, and drops any refresh claim, in one transaction.
+    public func replace(with session: Session, alongside companion: CompanionItem?) async throws(AuthenticationError) {
         try await run {
             try store.transaction { transaction in
                 try write(session, to: transaction, replacedMayHaveSecret: true)
                 try transaction.delete(item(Account.claim))
+                if let companion { try transaction.addOrUpdate(companion.attributes, data: companion.data) }
             }
         }
     }

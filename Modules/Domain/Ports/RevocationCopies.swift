@@ -1,13 +1,8 @@
 /// The port to copies of sessions' refresh tokens kept apart from the sessions, by each session's key, so
 /// that a session ended without its own keys (an issuer's logout, an operator, a sweep) can still have its
-/// refresh token revoked at the issuer. A gateway keeps them only when its operator asks: whoever holds the
-/// store's key can read them.
+/// refresh token revoked at the issuer. A gateway keeps them (with each session write) only when its
+/// operator asks: whoever holds the store's key can read them.
 public protocol RevocationCopies: Sendable {
-    /// Keeps `token` as the copy for the session under `key`, replacing an older one.
-    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` or ``AuthenticationError/storageFailed(_:)`` when
-    ///   the store cannot be written.
-    func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError)
-
     /// Every copy kept, by session key.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` or ``AuthenticationError/storeDamaged(_:)`` when
     ///   the store cannot be read.

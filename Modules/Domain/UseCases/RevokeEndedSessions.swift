@@ -7,8 +7,8 @@ public import Foundation
 /// removed unsent. Any other failure (the issuer unreachable, or refusing this client) ends the pass and
 /// keeps every copy left for the next, so that nothing is dropped unrevoked and the issuer is not hammered;
 /// each pass starts at a random copy, so that one the issuer always fails holds no other back for ever.
-/// A copy is always kept after its session is stored, so one read before the catalog never finds a live
-/// session's copy without its session.
+/// A copy is never stored before its session (a gateway writes both in one transaction), so a copy read
+/// before the catalog never finds a live session's copy without its session.
 public struct RevokeEndedSessions: Sendable {
     /// What one pass did.
     public struct Outcome: Sendable, Equatable {
@@ -47,8 +47,8 @@ public struct RevokeEndedSessions: Sendable {
     public func callAsFunction(_ keys: Set<String>? = nil, now: Date, limit: Int = .max)
         async throws(AuthenticationError) -> Outcome
     {
-        // The copies first, then the sessions: a copy read here was kept after its session was stored, so
-        // a session that still exists is in the catalog read next.
+        // The copies first, then the sessions: a copy read here was stored no earlier than its session, so a
+        // session that still exists is in the catalog read next.
         let kept = try await copies.copies().filter { keys?.contains($0.key) ?? true }
         if kept.isEmpty { return Outcome() }
         let live = try await catalog.keys()

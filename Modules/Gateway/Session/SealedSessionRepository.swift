@@ -7,22 +7,21 @@ public import Foundation
 /// back. The store encrypts them again under its own key; without the user's cookie, neither the
 /// database nor the server's key opens them.
 ///
-/// With ``copies``, the refresh token is also kept apart, under the store's key only, each time a new one is
-/// stored (sign-in, a refresh that rotated it), so that the session can be revoked without its cookie
-/// (``RevokeEndedSessions``). The copy is written after the session, in a transaction of its own: a process
-/// that dies between the two leaves the previous copy, which revokes nothing current.
+/// With revocation copies, the refresh token is also kept apart, under the store's key only, in the same
+/// transaction as each session write that stores a new one (sign-in, a refresh that rotated it), so that
+/// the session can be revoked without its cookie (``RevokeEndedSessions``).
 ///
 /// A stored session that this cookie's key does not open (a forged or altered cookie that happens to
 /// name a real session) reads as no session: the caller is not signed in.
 public struct SealedSessionRepository: SessionRepository {
-    private let base: any SessionRepository
+    private let base: SecureStoreSessionRepository
     private let key: SecretBytes
     private let context: String
     private let sessionID: String
-    private let copies: (any RevocationCopies)?
+    private let copies: StoreRevocationCopies?
 
     /// Wraps `base`, the store's repository for `cookie`'s session, keeping revocation copies in `copies`.
-    init(_ base: any SessionRepository, cookie: SessionCookie, copies: (any RevocationCopies)? = nil) {
+    init(_ base: SecureStoreSessionRepository, cookie: SessionCookie, copies: StoreRevocationCopies? = nil) {
         self.base = base
         self.copies = copies
         sessionID = cookie.sessionID
@@ -38,8 +37,7 @@ public struct SealedSessionRepository: SessionRepository {
 
     /// Stores `session` with its tokens sealed under this cookie's key.
     public func replace(with session: Session) async throws(AuthenticationError) {
-        try await base.replace(with: try sealed(session))
-        await keepCopy(of: session.refreshToken)
+        try await base.replace(with: try sealed(session), alongside: copy(of: session.refreshToken))
     }
 
     /// Deletes the stored session when this cookie's key opens it (or there is none, and only leftovers of
@@ -72,17 +70,15 @@ public struct SealedSessionRepository: SessionRepository {
     public func completeRefresh(replacing stale: Session, with refreshed: Session, owner: String)
         async throws(AuthenticationError) -> Bool
     {
-        guard try await base.completeRefresh(replacing: try sealed(stale), with: try sealed(refreshed), owner: owner)
-        else { return false }
-        if !refreshed.refreshToken.isSameToken(as: stale.refreshToken) { await keepCopy(of: refreshed.refreshToken) }
-        return true
+        let rotated = !refreshed.refreshToken.isSameToken(as: stale.refreshToken)
+        return try await base.completeRefresh(
+            replacing: try sealed(stale), with: try sealed(refreshed), owner: owner,
+            alongside: rotated ? copy(of: refreshed.refreshToken) : nil)
     }
 
-    /// Keeps the revocation copy of `token`, when copies are kept. Best effort: the session is stored
-    /// already, and a copy that could not be written leaves the previous one (a sweep's revocation of an
-    /// older token does no harm).
-    private func keepCopy(of token: RefreshToken) async {
-        try? await copies?.keep(token, for: sessionID)
+    /// The revocation copy of `token`, when copies are kept.
+    private func copy(of token: RefreshToken) -> CompanionItem? {
+        copies?.companion(token, for: sessionID)
     }
 
     /// Gives up `owner`'s claim without storing anything.

@@ -28,12 +28,18 @@ public struct StoreRevocationCopies: RevocationCopies {
             description: issuer)
     }
 
-    /// Keeps `token` for the session `key` names.
-    public func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
+    /// The copy of `token` for the session `key` names, to write with the session
+    /// (``SecureStoreSessionRepository/replace(with:alongside:)``).
+    public func companion(_ token: RefreshToken, for key: String) -> CompanionItem {
         let expiry = token.expiresAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? ""
+        return CompanionItem(attributes: item(key, expiry: expiry), data: token.value)
+    }
+
+    /// Keeps `token` for the session `key` names, in a transaction of its own.
+    public func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
+        let copy = companion(token, for: key)
         do throws(SecureStoreError) {
-            try await store.addOrUpdate(
-                item(key, expiry: expiry), data: token.value)
+            try await store.addOrUpdate(copy.attributes, data: copy.data)
         } catch {
             throw .fromStore(error)
         }
