@@ -70,7 +70,7 @@ extension Gateway {
     /// The log line of a revocation pass: its counts, and the last failure's reason (never a token).
     static func revocationLine(_ outcome: RevokeEndedSessions.Outcome) -> String {
         var line = "{\"event\":\"revocation\",\"revoked\":\(outcome.revoked),\"expired\":\(outcome.expired),"
-            + "\"unsupported\":\(outcome.unsupported),\"deferred\":\(outcome.deferred)"
+            + "\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),\"deferred\":\(outcome.deferred)"
         if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
         return line + "}"
     }

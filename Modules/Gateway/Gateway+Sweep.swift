@@ -27,15 +27,22 @@ extension Gateway {
                         "{\"event\":\"sweep\",\"expiredSessions\":\(swept.expired),\"idleSessions\":\(swept.idle),"
                             + "\"orphanedRecords\":\(swept.orphanedRecords),\"logoutTokens\":\(swept.logoutTokens)}")
                 }
-                // Copies whose sessions are gone (ended anywhere, by any path, or left by a revocation that
-                // did not finish) are revoked here, at most a batch a pass.
-                let revoked = try await sessions.revokeEnded(now: dependencies.now(), limit: 500)
-                metrics.tokensRevoked(revoked.revoked)
-                if revoked != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(revoked)) }
-                if swept.filledBatch || revoked.revoked + revoked.unsupported >= 500 { pause = 0 }
+                if swept.filledBatch { pause = 0 }
             } catch {
                 dependencies.log(
                     "{\"event\":\"sweep\",\"error\":\(RequestLogLine.quoted(error.description)),"
+                        + "\"next\":\"the next sweep tries again\"}")
+            }
+            // Copies whose sessions are gone (ended anywhere, by any path, or left by a revocation that did
+            // not finish) are revoked here, at most a batch a pass, whatever the sweep above did.
+            do throws(AuthenticationError) {
+                let revoked = try await sessions.revokeEnded(now: dependencies.now(), limit: 500)
+                metrics.tokensRevoked(revoked.revoked)
+                if revoked != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(revoked)) }
+                if revoked.revoked + revoked.unsupported + revoked.refused >= 500 { pause = 0 }
+            } catch {
+                dependencies.log(
+                    "{\"event\":\"revocation\",\"error\":\(RequestLogLine.quoted(error.description)),"
                         + "\"next\":\"the next sweep tries again\"}")
             }
         }

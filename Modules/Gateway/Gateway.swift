@@ -71,7 +71,8 @@ public final class Gateway: Sendable {
         sessions = GatewaySessions(
             store: dependencies.store,
             gateway: RefreshCounting(base: openID, counted: { metrics.refreshes.withLock { $0 += 1 } }), policy: policy,
-            ownerID: dependencies.ownerID, issuer: dependencies.metadata.issuer, keepsCopies: configuration.revokeEndedSessions,
+            ownerID: dependencies.ownerID, issuer: dependencies.metadata.issuer,
+            clientID: configuration.clientID, keepsCopies: configuration.revokeEndedSessions,
             claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
             onShared: { metrics.refreshWaits.withLock { $0 += 1 } })
         activity = SessionActivity(

@@ -87,8 +87,19 @@ import TestSupport
         #expect(copies.keys.isEmpty, "asking again would get the same answer")
     }
 
+    @Test func aRefusalOfOneTokenRemovesItsCopyAndThePassGoesOn() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: ["a", "b"])
+        fixture.gateway.setRevokeError(.rejected(status: 400, reason: "invalid_request: token issued to another client"))
+        let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)
+        #expect(outcome.refused == 2 && outcome.deferred == 0 && fixture.gateway.revokeCalls == 2)
+        #expect(outcome.lastFailure?.contains("HTTP 400") == true && copies.keys.isEmpty)
+    }
+
     @Test func aRefusalOfThisClientKeepsEveryCopyUntilItIsFixed() async throws {
         let (catalog, copies) = try await setUp(live: [], copied: ["a", "b"])
+        #expect(RevokeEndedSessions.refusesClient(status: 400, reason: "invalid_client: wrong secret"))
+        #expect(RevokeEndedSessions.refusesClient(status: 403, reason: "forbidden"))
+        #expect(!RevokeEndedSessions.refusesClient(status: 400, reason: "invalid_request"))
         fixture.gateway.setRevokeError(.rejected(status: 401, reason: "invalid_client"))
         let refused = try await revoke(catalog, copies)(now: fixture.clock.date)
         #expect(refused.deferred == 2 && fixture.gateway.revokeCalls == 1 && refused.lastFailure?.contains("invalid_client") == true)

@@ -35,7 +35,7 @@ import Testing
 
     @Test func aCopyIsKeptAtSignInAndReplacedWhenARefreshRotatesTheToken() async throws {
         let store = try store()
-        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example")
+        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app")
         let cookie = SessionCookie.fresh()
         let repository = sealed(store, cookie, copies: copies)
         let first = try session("1")
@@ -65,12 +65,12 @@ import Testing
     @Test func withoutCopiesNothingIsKeptBesideTheSealedSession() async throws {
         let store = try store()
         try await sealed(store, SessionCookie.fresh(), copies: nil).replace(with: try session("1"))
-        #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example").copies().isEmpty)
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app").copies().isEmpty)
     }
 
     @Test func anOperatorsRevokeIsRevokedAtTheIssuerAndTheOtherUserIsNot() async throws {
         let store = try store()
-        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example")
+        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app")
         let alice = SessionCookie.fresh()
         let bob = SessionCookie.fresh()
         try await sealed(store, alice, copies: copies).replace(with: try session("a", user: "alice"))
@@ -86,11 +86,45 @@ import Testing
         #expect(try await sealed(store, bob, copies: copies).load() != nil, "bob goes on")
     }
 
-    @Test func anotherIssuersCopiesAreNeverRead() async throws {
+    @Test func anotherIssuersOrClientsCopiesAreNeverRead() async throws {
         let store = try store()
-        try await StoreRevocationCopies(store: store, issuer: "https://old.example").keep(try session("1").refreshToken, for: "s1")
-        #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example").copies().isEmpty)
-        #expect(try await StoreRevocationCopies(store: store, issuer: "https://old.example").copies().count == 1)
+        try await StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "app").keep(try session("1").refreshToken, for: "s1")
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app").copies().isEmpty)
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "other").copies().isEmpty)
+        #expect(try await StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "app").copies().count == 1)
+    }
+
+    /// Through the gateway's own sessions: a sign-in keeps a copy, a refresh that keeps the token leaves
+    /// it, a sign-out (which revokes the token itself) removes it; an instance that keeps none still
+    /// removes a copy another kept.
+    @Test func aSignOutRemovesTheCopyAndARefreshThatKeepsTheTokenLeavesIt() async throws {
+        let store = try store()
+        let issuer = ScriptedAuthenticationGateway(clock: clock)
+        func sessions(keeping: Bool) -> GatewaySessions {
+            GatewaySessions(
+                store: store, gateway: issuer, policy: AuthenticationPolicy(), ownerID: "me", issuer: "https://login.example",
+                clientID: "app", keepsCopies: keeping, claimantIsGone: { _ in false }, now: { clock.date }, onShared: {})
+        }
+        let copies = StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app")
+        let keeping = sessions(keeping: true)
+        let cookie = SessionCookie.fresh()
+        let first = try session("1")
+        _ = try await keeping.signIn(issued: first, cookie: cookie)
+        #expect(try await copied(copies) == [cookie.sessionID: "refresh-1"])
+
+        var sameToken = try session("2")
+        sameToken.refreshToken = first.refreshToken
+        let repository = keeping.repository(for: cookie)
+        guard case .claimed = try await repository.claimRefresh(replacing: first, owner: "me", lease: 30, now: clock.date) else {
+            Issue.record("the claim was not granted")
+            return
+        }
+        #expect(try await repository.completeRefresh(replacing: first, with: sameToken, owner: "me"))
+        #expect(try await copied(copies) == [cookie.sessionID: "refresh-1"], "the token did not change: nor does its copy")
+
+        let result = try await sessions(keeping: false).signOut(cookie)
+        #expect(result.revocation == .revoked && issuer.revokedTokens == ["refresh-1"])
+        #expect(try await copies.copies().isEmpty, "revoked with the session: no second revocation at the sweep")
     }
 
     @Test func theCatalogCountsEverySessionThatIsThereReadableOrNotAndNoLeftovers() async throws {
@@ -105,7 +139,7 @@ import Testing
         var stored = try #require(try await store.find(record, returning: .data).first?.data?.revealedString())
         stored = stored.replacingOccurrences(of: "\"authorizationCode\"", with: "\"fromTheFuture\"")
         try await store.update(record, data: SecretBytes(utf8: stored))
-        // Only a record of use left behind: no session.
+        // Only a refresh claim left behind: no session.
         let leftover = SessionCookie.fresh()
         try await store.add(
             .genericPassword(

@@ -1,7 +1,8 @@
 /// The port to copies of sessions' refresh tokens kept apart from the sessions, by each session's key, so
 /// that a session ended without its own keys (an issuer's logout, an operator, a sweep) can still have its
-/// refresh token revoked at the issuer. A gateway keeps them (with each session write) only when its
-/// operator asks: whoever holds the store's key can read them.
+/// refresh token revoked at the issuer. A gateway keeps them (written with the session at sign-in and at
+/// each refresh that rotates the token) only when its operator asks: whoever holds the store's key can
+/// read them.
 public protocol RevocationCopies: Sendable {
     /// Every copy kept, by session key.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` or ``AuthenticationError/storeDamaged(_:)`` when

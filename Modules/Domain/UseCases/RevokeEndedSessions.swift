@@ -3,10 +3,11 @@ public import Foundation
 /// Revokes at the issuer (RFC 7009) the refresh tokens of sessions that ended without their own keys (an
 /// issuer's logout, an operator's revoke, an idle sweep), from the copies kept for it
 /// (``RevocationCopies``). A copy is sent only once its session is gone from the catalog, and removed once
-/// the issuer revoked it (or says it revokes no refresh tokens at all); a copy whose token has expired is
-/// removed unsent. Any other failure (the issuer unreachable, or refusing this client) ends the pass and
-/// keeps every copy left for the next, so that nothing is dropped unrevoked and the issuer is not hammered;
-/// each pass starts at a random copy, so that one the issuer always fails holds no other back for ever.
+/// the issuer revoked it, says it revokes no refresh tokens, or refuses that one token (a 4xx other than
+/// about this client: asking again would get the same answer); a copy whose token has expired is removed
+/// unsent. A failure that is not the token's (the issuer unreachable or failing, or refusing this client)
+/// ends the pass and keeps every copy left for the next, so that nothing is dropped unrevoked and the
+/// issuer is not hammered; each pass starts at a random copy.
 /// A copy is never stored before its session (a gateway writes both in one transaction), so a copy read
 /// before the catalog never finds a live session's copy without its session.
 public struct RevokeEndedSessions: Sendable {
@@ -19,8 +20,11 @@ public struct RevokeEndedSessions: Sendable {
         /// Copies removed unrevoked because the issuer revokes no refresh tokens (RFC 7009's
         /// `unsupported_token_type`, or no revocation endpoint): asking again would get the same answer.
         public var unsupported = 0
-        /// Copies left for the next pass: the issuer could not be reached or refused this client, or the
-        /// pass's limit was reached.
+        /// Copies removed unrevoked because the issuer refused that token alone (a 4xx about the request,
+        /// not this client).
+        public var refused = 0
+        /// Copies left for the next pass: the issuer could not be reached, failed, or refused this client,
+        /// or the pass's limit was reached.
         public var deferred = 0
         /// Why the last refusal or deferral happened, for the log (never a token).
         public var lastFailure: String?
@@ -42,8 +46,9 @@ public struct RevokeEndedSessions: Sendable {
 
     /// Revokes the copies whose sessions are gone: only those under `keys` when given (the sessions a
     /// logout just ended), at most `limit` sent to the issuer.
-    /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be read or written;
-    ///   what was revoked before stays removed, the rest waits for the next pass.
+    /// - Throws: ``AuthenticationError/storeUnavailable(_:)``, ``AuthenticationError/storeDamaged(_:)`` or
+    ///   ``AuthenticationError/storageFailed(_:)`` when the store cannot be read or written; what was
+    ///   revoked before stays removed, the rest waits for the next pass.
     public func callAsFunction(_ keys: Set<String>? = nil, now: Date, limit: Int = .max)
         async throws(AuthenticationError) -> Outcome
     {
@@ -76,14 +81,18 @@ public struct RevokeEndedSessions: Sendable {
             } catch .rejected(let status, let reason) where status == 400 && reason.hasPrefix("unsupported_token_type") {
                 outcome.unsupported += 1
                 outcome.lastFailure = "the issuer revokes no refresh tokens: \(reason)"
+            } catch .rejected(let status, let reason) where !Self.refusesClient(status: status, reason: reason) {
+                // That token's own refusal (RFC 7009 answers 200 even for an invalid token, so this is rare).
+                outcome.refused += 1
+                outcome.lastFailure = "the issuer refused to revoke a token (HTTP \(status)): \(reason)"
             } catch .temporarilyUnavailable(let reason) {
                 goOn = false
                 outcome.deferred += 1
                 outcome.lastFailure = "the issuer could not be reached: \(reason)"
                 continue
             } catch {
-                // A refusal of this client (a wrong secret, say) is the configuration's, not the token's:
-                // the copy waits until it is fixed.
+                // A refusal of this client (a wrong secret, say), or an answer that fits no contract: not the
+                // token's doing, so the copy waits until it is fixed.
                 goOn = false
                 outcome.deferred += 1
                 outcome.lastFailure = error.description
@@ -92,5 +101,12 @@ public struct RevokeEndedSessions: Sendable {
             _ = try await copies.remove(key, ifStill: token)
         }
         return outcome
+    }
+
+    /// Whether a refusal is about the client rather than the token (RFC 6749 §5.2's client errors, or a
+    /// status that is not the request's fault).
+    public static func refusesClient(status: Int, reason: String) -> Bool {
+        status == 401 || status == 403 || !(400..<500).contains(status) || reason.hasPrefix("invalid_client")
+            || reason.hasPrefix("unauthorized_client")
     }
 }

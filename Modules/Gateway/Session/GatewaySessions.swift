@@ -25,10 +25,10 @@ final class GatewaySessions: Sendable {
 
     init(
         store: any SecureItemStore, gateway: any AuthenticationGateway, policy: AuthenticationPolicy, ownerID: String,
-        issuer: String, keepsCopies: Bool = false, claimantIsGone: @escaping @Sendable (String) -> Bool,
+        issuer: String, clientID: String, keepsCopies: Bool = false, claimantIsGone: @escaping @Sendable (String) -> Bool,
         now: @escaping @Sendable () -> Date, onShared: @escaping @Sendable () -> Void
     ) {
-        copies = StoreRevocationCopies(store: store, issuer: issuer)
+        copies = StoreRevocationCopies(store: store, issuer: issuer, clientID: clientID)
         self.keepsCopies = keepsCopies
         self.onShared = onShared
         self.store = store
@@ -68,7 +68,8 @@ final class GatewaySessions: Sendable {
     func signOut(_ cookie: SessionCookie) async throws(AuthenticationError) -> SignOutResult {
         refreshers.forget(cookie)
         let repository = repository(for: cookie)
-        let stored = keepsCopies ? try? await repository.load() : nil
+        // Read first: its copy (kept by this instance or another) goes once the token it holds is revoked.
+        let stored = try? await repository.load()
         let result = try await SignOut(gateway: gateway, repository: repository)()
         if let stored, result.revocation == .revoked {
             _ = try? await copies.remove(cookie.sessionID, ifStill: stored.refreshToken)

@@ -6,26 +6,26 @@ import Foundation
 /// session, under the gateway's service `hardtack.gateway.revocation-copy` in the handle's first access
 /// group (where its sessions are), its account the session id, its data the token (encrypted under the
 /// store's key like every item, and under nothing else), its comment the token's expiry in milliseconds
-/// (empty when unknown) and its description the issuer that issued it: only copies of this gateway's
-/// issuer are read, so that a token is never sent to another server (a store whose gateways changed
-/// issuer keeps the old one's copies until they expire, unread).
+/// (empty when unknown) and its description the issuer and client it was issued to: only copies of this
+/// gateway's issuer and client are read, so that a token is never sent to another server or presented by
+/// another client (a store whose gateways changed either keeps the old copies, unread, until they expire).
 public struct StoreRevocationCopies: RevocationCopies {
     let store: any SecureItemStore
-    let issuer: String
+    let issuedTo: String
 
     static let service = GatewayStoreItems.service + ".revocation-copy"
 
-    /// The copies in `store` of tokens `issuer` issued.
-    public init(store: any SecureItemStore, issuer: String) {
+    /// The copies in `store` of tokens `issuer` issued to `clientID`.
+    public init(store: any SecureItemStore, issuer: String, clientID: String) {
         self.store = store
-        self.issuer = issuer
+        issuedTo = issuer + " " + clientID
     }
 
     /// The query of the copies (of one session, when `key` is given).
     private func item(_ key: String? = nil, expiry: String? = nil) -> ItemAttributes {
         .genericPassword(
             service: Self.service, account: key, accessGroup: store.accessGroups.first, comment: expiry,
-            description: issuer)
+            description: issuedTo)
     }
 
     /// The copy of `token` for the session `key` names, to write with the session
@@ -35,8 +35,9 @@ public struct StoreRevocationCopies: RevocationCopies {
         return CompanionItem(attributes: item(key, expiry: expiry), data: token.value)
     }
 
-    /// Keeps `token` for the session `key` names, in a transaction of its own.
-    public func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
+    /// Keeps `token` for the session `key` names, in a transaction of its own (for tests: the gateway writes
+    /// a copy only with its session, through ``companion(_:for:)``).
+    func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
         let copy = companion(token, for: key)
         do throws(SecureStoreError) {
             try await store.addOrUpdate(copy.attributes, data: copy.data)

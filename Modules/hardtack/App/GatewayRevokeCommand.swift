@@ -10,7 +10,8 @@ struct GatewayRevokeCommand: HardtackCommand {
         discussion: [
             "Deletes the sessions from the store, which every instance reads on each call: the browser's next call "
                 + "is 401, whichever instance it reaches. Their refresh tokens are revoked at the issuer by a running "
-                + "gateway's next sweep (within about 5 minutes) when the gateways run with --revoke-ended-sessions; "
+                + "gateway's next sweep (every --sweep-interval, 5 minutes by default, 500 at a time) when the gateways run "
+                + "with --revoke-ended-sessions; "
                 + "otherwise they cannot be: they are sealed under keys only the users' cookies give, and deleted with "
                 + "the sessions. An access token already sent "
                 + "to an API stays valid until it expires, and the user's own session at the issuer goes on, so "

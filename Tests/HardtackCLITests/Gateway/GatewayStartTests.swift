@@ -96,5 +96,6 @@ import Testing
         #expect(result.status == 1 && result.stdout.isEmpty, "\(result.status) \(result.stdout)")
         #expect(result.stderr.contains("needs the issuer's revocation endpoint (RFC 7009)"), "\(result.stderr)")
         #expect(result.stderr.contains("start without --revoke-ended-sessions"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store), "refused before any store is made")
     }
 }
