@@ -24,12 +24,14 @@ public struct GatewaySessionCatalog: SessionCatalog {
         return found
     }
 
-    /// The id of every stored gateway session, readable or not.
+    /// The id of every stored gateway session, readable or not: every account with a session record, read
+    /// by attributes alone (no session is decrypted).
     public func keys() async throws(AuthenticationError) -> Set<String> {
-        Set(try await SecureStoreSessionRepository.storedSessions(in: store).compactMap { stored in
-            if case .success(nil) = stored.session { return nil }
-            return SessionCookie.sessionID(of: stored.account)
-        })
+        do throws(SecureStoreError) {
+            return Set(try await SecureStoreSessionRepository.accountNames(in: store).compactMap(SessionCookie.sessionID(of:)))
+        } catch {
+            throw .fromStore(error)
+        }
     }
 
     /// The repository of the session `key` names (its tokens sealed: enough to delete it, not to use it).
