@@ -118,6 +118,11 @@ enum GatewayScenario {
             if call.outcome != .served { verdict.lost.append("user \(user): \(call.outcome) \(call.code) after the run") }
         }
         context.check(serve.isAlive, "hardtack serve died")
+        // Every session has its revocation copy, and the ended ones' are revoked by the sweeps.
+        GatewayCopies(context: context, storeFile: storeFile, keyFile: keyFile).check(within: 15)
+        if let final = serve.stats() {
+            context.say("revocations at the issuer: \((final["revocations"] ?? 0) - (before["revocations"] ?? 0))")
+        }
         // For an end no kill explains: the refreshes the proxy saw in the 4 s before it, to say what happened.
         for end in verdict.report(context) {
             let seen = proxy.refreshRecords.filter { (end.at - 4...end.at).contains(load.moment(of: $0.started)) }
