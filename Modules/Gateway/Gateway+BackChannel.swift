@@ -41,38 +41,15 @@ extension Gateway {
             let ended = try await sessions.end(named)
             for _ in ended { metrics.sessionEnded() }
             // Copies may be kept by another instance (or an earlier run) even when this one keeps none.
-            if !ended.isEmpty { revokeInBackground(Set(ended)) }
+            // After the answer: the issuer that sent the logout may wait for it before it answers anything
+            // else. What fails there (the issuer unreachable, this process gone) is left to the next sweep.
+            if !ended.isEmpty { Task { _ = await revokeEnded(Set(ended)) } }
         } catch {
             // Nothing is known to have ended: the issuer may send the token again.
             await seen.forget(logout)
             return Self.failure(error, headers: noStore)
         }
         return HTTPResponse(status: 200, headers: HTTPHeaders(noStore))
-    }
-
-    /// Revokes the refresh tokens of the sessions just ended, from their kept copies (if any), after the answer: the
-    /// issuer that sent the logout may wait for it before it answers anything else. What fails here (the
-    /// issuer unreachable, this process gone) is left to the next sweep.
-    func revokeInBackground(_ sessionIDs: Set<String>) {
-        Task {
-            do throws(AuthenticationError) {
-                let outcome = try await sessions.revokeEnded(sessionIDs, now: dependencies.now())
-                metrics.tokensRevoked(outcome.revoked)
-                if outcome != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(outcome)) }
-            } catch {
-                dependencies.log(
-                    "{\"event\":\"revocation\",\"error\":\(RequestLogLine.quoted(error.description)),"
-                        + "\"next\":\"the next sweep tries again\"}")
-            }
-        }
-    }
-
-    /// The log line of a revocation pass: its counts, and the last failure's reason (never a token).
-    static func revocationLine(_ outcome: RevokeEndedSessions.Outcome) -> String {
-        var line = "{\"event\":\"revocation\",\"revoked\":\(outcome.revoked),\"expired\":\(outcome.expired),"
-            + "\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),\"deferred\":\(outcome.deferred)"
-        if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
-        return line + "}"
     }
 
     /// The value of `name` in an `application/x-www-form-urlencoded` body, when given once.

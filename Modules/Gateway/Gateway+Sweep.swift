@@ -35,15 +35,10 @@ extension Gateway {
             }
             // Copies whose sessions are gone (ended anywhere, by any path, or left by a revocation that did
             // not finish) are revoked here, at most a batch a pass, whatever the sweep above did.
-            do throws(AuthenticationError) {
-                let revoked = try await sessions.revokeEnded(now: dependencies.now(), limit: 500)
-                metrics.tokensRevoked(revoked.revoked)
-                if revoked != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(revoked)) }
-                if revoked.revoked + revoked.unsupported + revoked.refused >= 500 { pause = 0 }
-            } catch {
-                dependencies.log(
-                    "{\"event\":\"revocation\",\"error\":\(RequestLogLine.quoted(error.description)),"
-                        + "\"next\":\"the next sweep tries again\"}")
+            if let revoked = await revokeEnded(limit: 500),
+                revoked.revoked + revoked.unsupported + revoked.refused >= 500
+            {
+                pause = 0
             }
         }
     }

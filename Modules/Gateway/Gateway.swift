@@ -59,9 +59,7 @@ public final class Gateway: Sendable {
         logoutTokens = dependencies.metadata.jwksURI.map {
             IDTokenVerifier(jwksURI: $0, clients: dependencies.clients, verifier: dependencies.signatures)
         }
-        if configuration.revokeEndedSessions, dependencies.metadata.revocationEndpoint == nil {
-            throw .unsupported(Self.noRevocationEndpoint)
-        }
+        try Self.checkRevocation(configuration, dependencies.metadata)
         var policy = AuthenticationPolicy()
         // Every user's refreshes count against their own session's limit; all sessions together, a
         // gateway's users, are not one client looping.

@@ -22,6 +22,10 @@ import TestSupport
             repositories[key] ?? InMemorySessionRepository(session: nil)
         }
 
+        func keys() async throws(AuthenticationError) -> Set<String> {
+            Set(repositories.filter { $0.value.stored != nil }.keys)
+        }
+
         var remaining: [String] { repositories.filter { $0.value.stored != nil }.keys.sorted() }
     }
 

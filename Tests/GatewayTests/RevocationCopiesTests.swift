@@ -88,7 +88,9 @@ import Testing
 
     @Test func anotherIssuersOrClientsCopiesAreNeverRead() async throws {
         let store = try store()
-        try await StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "app").keep(try session("1").refreshToken, for: "s1")
+        let copy = StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "app")
+            .companion(try session("1").refreshToken, for: "s1")
+        try await store.addOrUpdate(copy.attributes, data: copy.data)
         #expect(try await StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app").copies().isEmpty)
         #expect(try await StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "other").copies().isEmpty)
         #expect(try await StoreRevocationCopies(store: store, issuer: "https://old.example", clientID: "app").copies().count == 1)

@@ -36,8 +36,10 @@ public final class GatewayServer: Sendable {
         } catch {
             throw .discovery(error)
         }
-        if configuration.revokeEndedSessions, metadata.revocationEndpoint == nil {
-            throw .auth(.unsupported(Gateway.noRevocationEndpoint))
+        do throws(AuthenticationError) {
+            try Gateway.checkRevocation(configuration, metadata)
+        } catch {
+            throw .auth(error)
         }
         // On PostgreSQL, as many connections as configured for reads (one queues every call behind its lock,
         // but each re-checks its rows after another's write); each unlocks the store, so with a passphrase, one.

@@ -13,10 +13,3 @@ public protocol SessionCatalog: Sendable {
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot be read.
     func keys() async throws(AuthenticationError) -> Set<String>
 }
-
-extension SessionCatalog {
-    /// The keys of the readable sessions, for a catalog whose every session is readable.
-    public func keys() async throws(AuthenticationError) -> Set<String> {
-        Set(try await sessions().map(\.key))
-    }
-}

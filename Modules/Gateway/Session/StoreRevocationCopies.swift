@@ -35,17 +35,6 @@ public struct StoreRevocationCopies: RevocationCopies {
         return CompanionItem(attributes: item(key, expiry: expiry), data: token.value)
     }
 
-    /// Keeps `token` for the session `key` names, in a transaction of its own (for tests: the gateway writes
-    /// a copy only with its session, through ``companion(_:for:)``).
-    func keep(_ token: RefreshToken, for key: String) async throws(AuthenticationError) {
-        let copy = companion(token, for: key)
-        do throws(SecureStoreError) {
-            try await store.addOrUpdate(copy.attributes, data: copy.data)
-        } catch {
-            throw .fromStore(error)
-        }
-    }
-
     /// Every copy, by session id; an item that holds no token is skipped.
     public func copies() async throws(AuthenticationError) -> [(key: String, token: RefreshToken)] {
         let items: [StoredItem]

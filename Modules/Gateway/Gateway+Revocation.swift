@@ -1,0 +1,42 @@
+public import Data
+public import Domain
+
+/// Revoking, at the issuer, the sessions that ended without their cookie: one pass of
+/// ``RevokeEndedSessions``, counted in `/metrics` and logged, whether a back-channel logout or a sweep runs it.
+extension Gateway {
+    /// Revokes the kept copies of sessions that are gone (only those of `sessionIDs` when given, at most
+    /// `limit`); logs one JSON line when it did something or failed (never a token). `nil` when the store
+    /// failed (the next sweep tries again).
+    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max) async -> RevokeEndedSessions.Outcome? {
+        do throws(AuthenticationError) {
+            let outcome = try await sessions.revokeEnded(sessionIDs, now: dependencies.now(), limit: limit)
+            metrics.tokensRevoked(outcome.revoked)
+            if outcome != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(outcome)) }
+            return outcome
+        } catch {
+            dependencies.log(
+                "{\"event\":\"revocation\",\"error\":\(RequestLogLine.quoted(error.description)),"
+                    + "\"next\":\"the next sweep tries again\"}")
+            return nil
+        }
+    }
+
+    /// The log line of a revocation pass: its counts, and the last failure's reason (never a token).
+    private static func revocationLine(_ outcome: RevokeEndedSessions.Outcome) -> String {
+        var line = "{\"event\":\"revocation\",\"revoked\":\(outcome.revoked),\"expired\":\(outcome.expired),"
+            + "\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),\"deferred\":\(outcome.deferred)"
+        if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
+        return line + "}"
+    }
+
+    /// Refuses a configuration that is to revoke sessions ended without their cookie when the issuer's
+    /// discovery names no revocation endpoint: checked before any store is opened, and again by ``init(_:dependencies:)``.
+    /// - Throws: ``AuthenticationError/unsupported(_:)`` with ``noRevocationEndpoint``.
+    public static func checkRevocation(_ configuration: GatewayConfiguration, _ metadata: ProviderMetadata)
+        throws(AuthenticationError)
+    {
+        if configuration.revokeEndedSessions, metadata.revocationEndpoint == nil {
+            throw .unsupported(noRevocationEndpoint)
+        }
+    }
+}
