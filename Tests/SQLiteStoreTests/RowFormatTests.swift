@@ -150,7 +150,13 @@ import Testing
                 let error = #expect(throws: SecureStoreError.self) { try store.find(item, limit: .one, returning: parts) }
                 #expect(error?.isIntegrityFailure == true)
             }
-            #expect(try store.find(other, limit: .one, returning: .data).first?.text == "SECOND")
+            if fixture.format >= 4 {
+                // The digest counts ciphertexts, and no longer matches: every find is damage (see
+                // `RowRollbackTests`).
+                #expect(throwsIntegrityFailure { _ = try store.find(other, limit: .one, returning: .data) })
+            } else {
+                #expect(try store.find(other, limit: .one, returning: .data).first?.text == "SECOND")
+            }
             let report = try store.verify()
             #expect(report.damagedItems == 1 && report.damaged.map(\.rowID) == [1])
         }

@@ -36,8 +36,10 @@ import Testing
         #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(server: "example.com"), limit: .all) })
         #expect(throwsIntegrityFailure { _ = try store.find(.genericPassword(), limit: .all) })
         if case .notFound = store.lookup(web) { Issue.record("a damaged item was reported not found") }
-        // The sound item still reads on its own.
-        #expect(try store.findString(mail) == "MAIL")
+        // The other item authenticates, but from format 4 a find that found its item also needs the rows
+        // to match their digest (the row it read may be an older copy put back: `RowRollbackTests`), and
+        // the digest cannot say which row no longer matches: damaged too, never a value read past it.
+        #expect(throwsIntegrityFailure { _ = try store.findString(mail) })
     }
 
     /// A cell of another type that SQLite would convert to the right value (the class as the blob "2x",
@@ -54,7 +56,7 @@ import Testing
         #expect(throwsIntegrityFailure { _ = try store.find(.internetPassword(), limit: .all) })
         #expect(throwsIntegrityFailure { _ = try store.find(web, limit: .one) })
         #expect(try !store.verify().isSound)
-        #expect(try store.findString(mail) == "MAIL")
+        #expect(throwsIntegrityFailure { _ = try store.findString(mail) })  // As above.
     }
 
     @Test func aDeletedRowIsDamageNotAbsence() throws {
@@ -75,7 +77,7 @@ import Testing
             #expect(throwsIntegrityFailure { try store.add(.genericPassword(service: "new"), data: secret("N")) })
             #expect(throwsIntegrityFailure { _ = try store.addOrUpdate(mail, data: secret("CHANGED")) })
             #expect(throwsIntegrityFailure { _ = try store.delete(.genericPassword()) })
-            #expect(try store.findString(mail) == "MAIL")
+            #expect(throwsIntegrityFailure { _ = try store.findString(mail) })
             try store.checkpoint()
         }
         #expect(fileIsUnchanged(fixture.path, before))

@@ -37,8 +37,9 @@ import Testing
         let (report, output) = try capturingOutput(in: fixture.directory) { try store.verify() }
         #expect(report.soundItems == 2)
         #expect(report.damagedItems == 1)
-        // Index cells are also covered by the rows digest, which says so; ciphertexts only by their item.
-        if ["uniq", "prim", "grp"].contains(column) {
+        // Index cells are also covered by the rows digest, which says so; so are ciphertexts from format 4
+        // (a format-1 store's only by their item).
+        if fixture.format >= 4 || ["uniq", "prim", "grp"].contains(column) {
             #expect(report.databaseCheck.contains("digest"))
         } else {
             #expect(report.databaseCheck == "ok")
@@ -47,9 +48,16 @@ import Testing
         for word in secrets + ["VERIFY-SERVICE", "VERIFY-SERVER", "VERIFY-TAG"] {
             #expect(!FileBytes.contains(output, Array(word.utf8)), "verify printed \(word)")
         }
-        // The sound items still read.
-        #expect(try store.findString(.genericPassword(service: "VERIFY-SERVICE")) == secrets[0])
-        #expect(try store.findString(.key(applicationTag: Array("VERIFY-TAG".utf8))) == secrets[2])
+        // The sound items still read where the rows digest counts no ciphertext (format 1). From format 4
+        // a find also needs the rows to match their digest (a row it reads may be an older copy put
+        // back, `RowRollbackTests`), which cannot say which row was changed: every find is damage.
+        for query in [ItemAttributes.genericPassword(service: "VERIFY-SERVICE"), .key(applicationTag: Array("VERIFY-TAG".utf8))] {
+            if fixture.format >= 4 {
+                #expect(throwsIntegrityFailure { _ = try store.findString(query) })
+            } else {
+                #expect(try secrets.contains(store.findString(query)))
+            }
+        }
     }
 
     @Test func aRowWithAnUnknownClassIsCountedDamaged() throws {

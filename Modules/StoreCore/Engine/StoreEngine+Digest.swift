@@ -57,9 +57,14 @@ extension StoreEngine {
     }
 
     private func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> RowHash {
-        try RowsDigest.rowHash(
-            id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
-            primary: row.primary, version: row.version, keys: keys)
+        try RowsDigest.rowHash(row, keys: keys)
+    }
+
+    /// Whether this store's digest counts its rows' ciphertexts (format 4 or later, rows without a
+    /// version): every row a write removes from the digest must then have been read with them, and a
+    /// change of ciphertexts alone changes the digest.
+    func digestsCiphertexts(_ keys: ItemKeys) -> Bool {
+        keys.digestsCiphertexts && !storage.rowVersions
     }
 
     /// The stored store-wide rows digest, or `nil` for a store of format 1 made before it existed
@@ -120,9 +125,20 @@ extension StoreEngine {
         }
     }
 
-    /// The digest of the rows of `scope` as they are, from a pass over their index cells.
+    /// The digest of the rows of `scope` as they are, from a pass over their index cells (and, where
+    /// the digest counts them, their ciphertexts).
     func computeDigest(_ scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
         var digest = RowsDigest.empty
+        if digestsCiphertexts(keys) {
+            // A row the backend cannot read whole (a cell of the wrong type or size) is one whose hash
+            // cannot be computed, as below.
+            let (rows, unreadable) = try storage.rows(.all, columns: [.attributes, .data])
+            guard unreadable == 0 else { throw RowsDigest.mismatch }
+            for row in rows where scope == Self.wholeStore || row.group == scope {
+                digest.insert(try RowsDigest.rowHash(row, keys: keys))
+            }
+            return digest
+        }
         let visit = { (id: Int64, classCode: Int64?, cells: IndexCells?, version: Int64?) throws(SecureStoreError) in
             // Cells of another type than the store writes would hash like the right ones but not match
             // in a lookup (a class stored as the blob "1…" is not the integer 1): damage.
@@ -170,6 +186,26 @@ extension StoreEngine {
                 guard throughIndex == throughTable else {
                     throw .integrityFailure("an index of the database is damaged")
                 }
+            }
+        }
+    }
+
+    /// After a find that found its items: where the digest counts ciphertexts, that the rows still
+    /// match it, since an older ciphertext of a row put back (an old refresh token) decrypts as the row
+    /// it was, and only the digest tells it from the current one. Free while no other connection has
+    /// committed since the rows last matched (the change counter, checked before the digest is read);
+    /// a write transaction checked them when it began. Per-group digests (PostgreSQL, whose rows carry
+    /// versions) are not consulted by a find: that would cost every read a round trip.
+    func confirmCurrent(keys: ItemKeys) throws(SecureStoreError) {
+        guard digestsCiphertexts(keys), !storage.digestPerGroup, transactionDepth == 0 else { return }
+        if let checked = digestChecked[Self.wholeStore], checked.damage == nil,
+            try checked.version == storage.changeCounter()
+        {
+            return
+        }
+        try readSnapshot { () throws(SecureStoreError) in
+            if let stored = try loadDigest(keys: keys) {
+                try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
             }
         }
     }

@@ -86,6 +86,7 @@ extension StoreEngine {
             let whole = QueryPlan(query).byUnique && results.count == searched
             if !whole { try confirmComplete(query, keys: keys, found: results.count) }
         }
+        if !results.isEmpty { try confirmCurrent(keys: keys) }
         guard !results.isEmpty else { throw .itemNotFound }
         return results
     }
@@ -169,7 +170,11 @@ extension StoreEngine {
         return try writeTyped { () throws(SecureStoreError) -> Int in
             try lockDigests(for: query)
             var ids: [Int64] = []
-            let damage = try forEachMatch(query, keys: keys, decryptAttributes: false, decryptsData: false, copying: []) {
+            // A digest that counts ciphertexts needs each deleted row's to count it out.
+            let copying: RowColumns = digestsCiphertexts(keys) ? [.attributes, .data] : []
+            let damage = try forEachMatch(
+                query, keys: keys, decryptAttributes: false, decryptsData: false, copying: copying
+            ) {
                 (row, _, _) throws(SecureStoreError) in
                 ids.append(row.id)
                 try digestRemove(row, keys: keys)
@@ -239,7 +244,7 @@ extension StoreEngine {
                 }
                 try storage.updateCiphertexts(
                     ofRow: row.id, version: newRow.version, attributes: newRow.sealedAttributes, data: newRow.sealedData)
-                if newRow.version != nil {
+                if newRow.version != nil || digestsCiphertexts(keys) {
                     try digestRemove(row, keys: keys)
                     try digestInsert(newRow, keys: keys)
                 }
@@ -261,11 +266,17 @@ extension StoreEngine {
         let cells = IndexCells(group: group, unique: unique, primary: primary)
         return try writeTyped { () throws(SecureStoreError) -> Int in
             try lockDigests([group])
-            let deleted = try storage.deleteVersionedRows(exactly: cells, itemClass: itemClass)
-            for (id, version) in deleted {
-                try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells, version: version), keys: keys)
+            if digestsCiphertexts(keys) {
+                let deleted = try storage.deleteSealedRows(exactly: cells, itemClass: itemClass)
+                for row in deleted { try digestRemove(row, keys: keys) }
+                if !deleted.isEmpty { return deleted.count }
+            } else {
+                let deleted = try storage.deleteVersionedRows(exactly: cells, itemClass: itemClass)
+                for (id, version) in deleted {
+                    try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells, version: version), keys: keys)
+                }
+                if !deleted.isEmpty { return deleted.count }
             }
-            guard deleted.isEmpty else { return deleted.count }
             // The delete compared each row's own cells; a row the index still gives for this key is one
             // whose cells are not the key's (a class or group cell edited, or the index entry pointing at
             // another row): the index and the table disagree.

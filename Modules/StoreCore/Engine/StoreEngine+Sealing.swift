@@ -96,8 +96,8 @@ extension StoreEngine {
         } else {
             try storage.updateCiphertexts(
                 ofRow: row.id, version: newRow.version, attributes: newRow.sealedAttributes, data: newRow.sealedData)
-            if newRow.version != nil {
-                // The version is in the digest: the row's entry changes with it.
+            if newRow.version != nil || digestsCiphertexts(keys) {
+                // The version, or the ciphertexts, are in the digest: the row's entry changes with them.
                 try digestRemove(row, keys: keys)
                 try digestInsert(newRow, keys: keys)
             }

@@ -1,13 +1,15 @@
 package import Data
 
-/// A keyed digest of the item rows' plaintext columns, kept in the `rows_digest` table: the number of
-/// rows and the XOR of a keyed BLAKE2b hash of each row's id, class and index cells.
+/// A keyed digest of the item rows, kept in the `rows_digest` table: the number of rows and the XOR of
+/// a keyed BLAKE2b hash of each row's id, class and index cells, and what commits to its content: its
+/// version where rows carry one (PostgreSQL), its ciphertexts' bytes in a store of format 4 or later
+/// where they do not (SQLite, memory), nothing before format 4 there.
 ///
 /// Each ciphertext is authenticated with its own row, but damage can take a row out of every lookup (a
 /// flipped class code or index cell, a deleted row), and a lookup would then answer "not found" for an
 /// item that exists. An answer that claims absence, or a complete list, is given only when the rows
-/// still match this digest. The digest is kept up to date incrementally: each insert, delete or index
-/// change XORs one row hash in or out, so a write costs two hashes, not a pass over the table; a full
+/// still match this digest. The digest is kept up to date incrementally: each insert, delete or change
+/// of a row XORs one row hash out and one in, so a write costs two hashes, not a pass over the table; a full
 /// pass is needed only to check it, once per change made by another connection.
 package struct RowsDigest: Equatable {
     /// The table that holds the digest (one row).
@@ -78,32 +80,55 @@ package struct RowsDigest: Equatable {
         accumulator.formXor(other.accumulator)
     }
 
-    /// The longest message ``rowHash(id:classCode:group:unique:primary:version:keys:)`` hashes: a tag,
-    /// the id and class, three cells each with its length, and a version.
+    /// The longest message ``rowHash(id:classCode:group:unique:primary:version:ciphertexts:keys:)``
+    /// hashes before any ciphertext: a tag, the id and class, three cells each with its length, and a
+    /// version or the two ciphertexts' lengths.
     private static let longestRowMessage = 1 + 16 + 3 * (1 + BlindIndex.capacity) + 8
 
-    /// The keyed hash of one row's plaintext columns. The message is built on the stack: this runs for
+    /// The keyed hash of one row: its plaintext columns, and its version (a backend whose rows carry
+    /// one) or, in a store of format 4 or later whose rows carry none, its ciphertexts' bytes, so that
+    /// the digest commits to each row's current content and an older ciphertext of one row put back no
+    /// longer matches. The message is built on the stack (the heap for a large secret): this runs for
     /// every row a write adds or removes, and for every row of a full check.
     package static func rowHash(
         id: Int64, classCode: Int64, group: BlindIndex, unique: BlindIndex, primary: BlindIndex, version: Int64? = nil,
-        keys: ItemKeys
+        ciphertexts: (attributes: [UInt8], data: [UInt8])? = nil, keys: ItemKeys
     ) throws(SecureStoreError) -> RowHash {
         var hash = RowHash()
         var failure: SecureStoreError?
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longestRowMessage) { message in
-            // A row with a version hashes under its own tag, its version last.
-            message[0] = version == nil ? 0x05 : 0x06
+        let sealedBytes = ciphertexts.map { $0.attributes.count + $0.data.count } ?? 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longestRowMessage + sealedBytes) { message in
+            // A row with a version, or with its ciphertexts, hashes under its own tag.
+            message[0] = version != nil ? 0x06 : ciphertexts != nil ? 0x08 : 0x05
             var length = appendBigEndian(id, to: message, at: 1)
             length = appendBigEndian(classCode, to: message, at: length)
             length = append(group, to: message, at: length)
             length = append(unique, to: message, at: length)
             length = append(primary, to: message, at: length)
-            if let version { length = appendBigEndian(version, to: message, at: length) }
+            if let version {
+                length = appendBigEndian(version, to: message, at: length)
+            } else if let ciphertexts {
+                // Each length first, so that no two pairs of ciphertexts make one message.
+                length = appendBigEndian(Int64(ciphertexts.attributes.count), to: message, at: length)
+                length = appendBigEndian(Int64(ciphertexts.data.count), to: message, at: length)
+                length = append(ciphertexts.attributes, to: message, at: length)
+                length = append(ciphertexts.data, to: message, at: length)
+            }
             let written = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: message[..<length]))
             failure = keyedHash(written, keys: keys, into: &hash)
         }
         if let failure { throw failure }
         return hash
+    }
+
+    /// The keyed hash of `row` as the store's format counts it: with its ciphertexts where the format
+    /// commits to them (``ItemKeys/digestsCiphertexts``) and the row carries no version.
+    package static func rowHash(_ row: ItemRow, keys: ItemKeys) throws(SecureStoreError) -> RowHash {
+        try rowHash(
+            id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
+            primary: row.primary, version: row.version,
+            ciphertexts: keys.digestsCiphertexts && row.version == nil ? (row.sealedAttributes, row.sealedData) : nil,
+            keys: keys)
     }
 
     /// Hashes `message` under the index key into `hash`; the failure, if any.
@@ -131,6 +156,16 @@ package struct RowsDigest: Equatable {
         return offset + 1 + cell.count
     }
 
+    /// Writes `bytes` at `offset` of `buffer`; returns the offset after them.
+    private static func append(
+        _ bytes: [UInt8], to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
+        guard !bytes.isEmpty else { return offset }
+        let rest = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[offset...]))
+        bytes.withUnsafeBytes { rest.copyMemory(from: $0) }
+        return offset + bytes.count
+    }
+
     /// Writes `value`'s 8 bytes, big-endian, at `offset` of `buffer`; returns the offset after them.
     private static func appendBigEndian(
         _ value: Int64, to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int
@@ -152,6 +187,6 @@ package struct RowsDigest: Equatable {
 
     /// The integrity failure for rows that no longer match their digest.
     package static let mismatch = SecureStoreError.integrityFailure(
-        "the item rows do not match their digest (an item was removed, or had its class or indexes changed, "
-            + "outside the store)")
+        "the item rows do not match their digest (an item was removed, put back as it was before, or had its "
+            + "class or indexes changed, outside the store)")
 }

@@ -28,6 +28,10 @@ package final class ItemKeys {
     /// Whether the store keeps its rows digests sealed (format 3 and later), rather than as plain
     /// count and hash (``RowsDigest/stored(_:keys:)``). Reads of a store of format 3 refuse a plain one.
     package let sealsDigests: Bool
+    /// Whether the rows digest commits to the ciphertexts of rows that carry no version (format 4 and
+    /// later, ``RowsDigest/rowHash(id:classCode:group:unique:primary:version:ciphertexts:keys:)``), so
+    /// that an older ciphertext of one row put back no longer matches.
+    package let digestsCiphertexts: Bool
 
     /// Size of the access-group and unique-key indexes: 128 bits, so collisions never happen in practice.
     package static let indexBytes = 16
@@ -55,6 +59,7 @@ package final class ItemKeys {
         self.storeID = storeID
         self.rowFormat = RowFormat(headerVersion: formatVersion)
         self.sealsDigests = formatVersion >= 3
+        self.digestsCiphertexts = formatVersion >= 4
         data = try Sodium.deriveSubkey(master, id: 1, context: "HTKitems")
         attributes = try Sodium.deriveSubkey(master, id: 2, context: "HTKitems")
         index = try Sodium.deriveSubkey(master, id: 3, context: "HTKitems")

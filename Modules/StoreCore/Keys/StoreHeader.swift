@@ -14,9 +14,10 @@ package struct StoreHeader: Equatable {
     }
 
     package static let magic: [UInt8] = Array("HTK".utf8)
-    /// The format new headers are written in: 3, whose stores write joint rows (``RowFormat``, from
-    /// format 2) and keep their rows digests sealed (``ItemKeys/sealsDigests``, from format 3).
-    package static let currentVersion: UInt8 = 3
+    /// The format new headers are written in: 4, whose stores write joint rows (``RowFormat``, from
+    /// format 2), keep their rows digests sealed (``ItemKeys/sealsDigests``, from format 3), and count
+    /// in the digest each unversioned row's ciphertexts (``ItemKeys/digestsCiphertexts``, from format 4).
+    package static let currentVersion: UInt8 = 4
     /// The oldest format this build reads.
     package static let oldestVersion: UInt8 = 1
     package static let encodedCount = 3 + 1 + 16 + 1 + 8 + 8 + Sodium.saltBytes

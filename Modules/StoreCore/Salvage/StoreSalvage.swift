@@ -177,9 +177,7 @@ package enum StoreSalvage {
         var computed: [BlindIndex: RowsDigest] = [:]
         for row in rows {
             computed[row.group, default: .empty].insert(
-                try RowsDigest.rowHash(
-                    id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
-                    primary: row.primary, version: row.version, keys: keys))
+                try RowsDigest.rowHash(row, keys: keys))
         }
         var expected = 0
         var matches = true
@@ -211,9 +209,7 @@ package enum StoreSalvage {
         var digest = RowsDigest.empty
         for row in rows {
             digest.insert(
-                try RowsDigest.rowHash(
-                    id: row.id, classCode: Int64(row.itemClass.rawValue), group: row.group, unique: row.unique,
-                    primary: row.primary, version: row.version, keys: keys))
+                try RowsDigest.rowHash(row, keys: keys))
         }
         if stored.contains(digest) { return (Int(clamping: digest.count), true) }
         return (Int(clamping: first.count), false)

@@ -149,6 +149,10 @@ package protocol ItemStorage: AnyObject {
     /// ``deleteRows(exactly:itemClass:)``, with each deleted row's version.
     func deleteVersionedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError)
         -> [(id: Int64, version: Int64?)]
+    /// ``deleteRows(exactly:itemClass:)``, with each deleted row whole (its cells and both
+    /// ciphertexts), for a rows digest that counts ciphertexts (``ItemKeys/digestsCiphertexts``).
+    /// Called inside a write transaction.
+    func deleteSealedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [ItemRow]
     /// ``forEachIndexEntry(_:)``, with each row's version.
     func forEachVersionedIndexEntry(
         _ visit: (_ id: Int64, _ classCode: Int64?, _ cells: IndexCells?, _ version: Int64?) throws(SecureStoreError)
@@ -193,6 +197,22 @@ extension ItemStorage {
         -> [(id: Int64, version: Int64?)]
     {
         try deleteRows(exactly: cells, itemClass: itemClass).map { ($0, nil) }
+    }
+
+    /// The rows a delete by unique key takes, read whole through ``rows(_:columns:)`` in the open write
+    /// transaction, then deleted. A row deleted that the read did not give whole (an index that left it
+    /// out, a cell not as the store writes it) cannot be counted out of the digest: an integrity failure,
+    /// and the caller's transaction rolls back.
+    package func deleteSealedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError)
+        -> [ItemRow]
+    {
+        let read = try rows(.unique(primary: cells.primary, unique: cells.unique), columns: [.attributes, .data]).rows
+        var deleted: [ItemRow] = []
+        for id in try deleteRows(exactly: cells, itemClass: itemClass) {
+            guard let row = read.first(where: { $0.id == id }) else { throw RowsDigest.mismatch }
+            deleted.append(row)
+        }
+        return deleted
     }
 
     /// Every row's index entry, without versions.
