@@ -6,14 +6,15 @@ import SQLiteStore
 import RawSQLite
 
 /// Scenario 2: ciphertexts, nonces, whole rows and index cells moved between rows, between the access-
-/// and refresh-token items of a session, and between two stores that share a key. Every read of an
-/// item that was touched must fail with the integrity error: never another item's value, never
-/// "not found".
+/// and refresh-token items of a session, and between two stores that share a key; and the past of one
+/// row put back (an older ciphertext after an update, a deleted row with the rows digest from before
+/// the delete). Every read of an item that was touched must fail with the integrity error: never
+/// another item's value, never an older one, never "not found".
 enum SwapScenario {
     static let scenario = Scenario(
         number: 2, name: "swaps",
-        title: "ciphertext, nonce, row and index swaps (between rows, token items, stores sharing a key): "
-            + "integrity error every time",
+        title: "ciphertext, nonce, row and index swaps (between rows, token items, stores sharing a key), "
+            + "one row rolled back: integrity error every time",
         run: run)
 
     /// One row of the test stores, in insertion order (row ids 1…).
@@ -60,7 +61,7 @@ enum SwapScenario {
                 + "\(rowsA.count - 3) items in two access groups")
         let perKind = context.mode.pick(25, 250)
         var overall = Tally()
-        for edit in edits(otherStore: pathB) {
+        for edit in edits(otherStore: pathB) + rollbacks(path: pathA, key: key) {
             var tally = Tally()
             for _ in 0..<perKind {
                 remove(pathA + "-wal")
@@ -204,6 +205,49 @@ enum SwapScenario {
             Edit(name: "class codes swapped between a generic and an internet password") { raw, random, rows in
                 let (a, b) = pair(rows.filter { $0.spec != nil }, &random) { $0.spec?.kind != $1.spec?.kind }
                 return try swap(raw, ["class"], a, b)
+            },
+        ]
+    }
+
+    /// The past of one row put back, every other row as it is: the store's own writes first (through a
+    /// handle on `path`), then the row's older bytes (and the older rows digest) through SQL.
+    private static func rollbacks(path: String, key: [UInt8]) -> [Edit] {
+        let open = { () throws -> SQLiteSecureItemStore in
+            try SQLiteSecureItemStore.open(
+                at: path, keySource: .key(SecretBytes(key)), accessGroups: ["default", "other"])
+        }
+        return [
+            Edit(name: "an older ciphertext of one row put back after an update") { raw, random, rows in
+                let row = random.pick(rows.filter { $0.spec != nil })
+                guard let spec = row.spec else { return nil }
+                let old = try raw.query("SELECT attrs, data FROM items WHERE id = ?", [.integer(row.id)])[0]
+                do {
+                    let store = try open()
+                    let query = try spec.uniqueQuery.setting(.accessGroup, to: .string(row.group))
+                    try store.update(query, attributes: nil, data: SecretBytes(utf8: "newer-" + random.hex(8)))
+                }
+                try raw.query("UPDATE items SET attrs = ?, data = ? WHERE id = ?", old + [.integer(row.id)])
+                return [row.id]
+            },
+            Edit(name: "a deleted row put back with the rows digest from before the delete") { raw, random, rows in
+                let (a, b) = pair(rows.filter { $0.spec != nil }, &random)
+                guard let deleted = rows.first(where: { $0.id == a }), let deletedSpec = deleted.spec,
+                    let written = rows.first(where: { $0.id == b }), let writtenSpec = written.spec
+                else { return nil }
+                let columns = "id, class, grp, uniq, prim, attrs, data"
+                let old = try raw.query("SELECT \(columns) FROM items WHERE id = ?", [.integer(a)])[0]
+                let digest = try raw.value("SELECT value FROM rows_digest WHERE id = 1")
+                do {
+                    let store = try open()
+                    try store.delete(try deletedSpec.uniqueQuery.setting(.accessGroup, to: .string(deleted.group)))
+                    // Another row written in between, its value unchanged (a new ciphertext of it).
+                    try store.update(
+                        try writtenSpec.uniqueQuery.setting(.accessGroup, to: .string(written.group)),
+                        attributes: nil, data: SecretBytes(writtenSpec.secret))
+                }
+                try raw.query("INSERT INTO items (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)", old)
+                try raw.query("UPDATE rows_digest SET value = ? WHERE id = 1", [digest])
+                return [a]
             },
         ]
     }
