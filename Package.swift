@@ -221,7 +221,8 @@ let package = Package(
         // layers, the executable building nothing the root should (read from the sources).
         .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests", swiftSettings: swiftSettings),
         .testTarget(
-            name: "HardtackCLITests", dependencies: ["hardtack", "TestSupport", "CurlHTTP", "Data"],
+            name: "HardtackCLITests",
+            dependencies: ["hardtack", "TestSupport", "CurlHTTP", "Data", "RawSQLite", "SQLiteStore"],
             path: "Tests/HardtackCLITests",
             swiftSettings: swiftSettings),
     ]

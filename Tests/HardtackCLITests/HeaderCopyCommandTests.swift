@@ -9,7 +9,7 @@ import Testing
     /// The pages (1-based) holding a copy of the header record (its magic and format version, 2), in
     /// file order: `meta` first, `meta_copy` second (the tables are made in that order).
     private func headerPages(_ bytes: [UInt8]) -> [Int] {
-        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x03]  // "HTK", format 3
+        let magic: [UInt8] = [0x48, 0x54, 0x4B, 0x04]  // "HTK", format 4
         return stride(from: 0, to: bytes.count, by: 4096).compactMap { start in
             let page = bytes[start..<min(start + 4096, bytes.count)]
             let found = page.indices.dropLast(3).contains { page[$0..<($0 + 4)].elementsEqual(magic) }

@@ -1,0 +1,51 @@
+import Foundation
+import RawSQLite
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// The past of one item put back in the store file (through valid page checksums, as an attacker who
+/// knows the format would write it) while the other items keep their current values: the command line
+/// answers damage (exit 65), never the older secret, and `verify` does not call the store sound.
+@Suite struct RowRollbackCommandTests {
+    /// A raw connection that writes valid page checksums goes through the store's VFS, which the store
+    /// registers when this process first opens one.
+    private func raw(_ sandbox: CLISandbox) throws -> RawDatabase {
+        _ = try SQLiteSecureItemStore.open(
+            at: sandbox.directory.file("registers-the-vfs.db"), keySource: .key(secret(String(repeating: "k", count: 32))))
+        return try RawDatabase(path: sandbox.store)
+    }
+
+    @Test func anOlderCiphertextOfOneItemPutBackExits65() throws {
+        let sandbox = CLISandbox()
+        try sandbox.addGeneric(service: "oauth", account: "refresh", secret: "OLD-REFRESH-TOKEN")
+        try sandbox.addGeneric(service: "mail", account: "alice", secret: "MAIL")
+        let old = try raw(sandbox).query("SELECT id, attrs, data FROM items ORDER BY id LIMIT 1")[0]
+        try sandbox.addGeneric(service: "oauth", account: "refresh", secret: "NEW-REFRESH-TOKEN", extra: ["-U"])
+        try raw(sandbox).query("UPDATE items SET attrs = ?, data = ? WHERE id = ?", [old[1], old[2], old[0]])
+
+        let find = try sandbox.keychain(["find-generic-password", "-s", "oauth", "-a", "refresh", "-w"])
+        #expect(find.status == 65, "\(find.stdout) \(find.stderr)")
+        #expect(!find.stdout.contains("REFRESH-TOKEN") && !find.stderr.contains("REFRESH-TOKEN"))
+        let verify = try sandbox.keychain(["verify"])
+        #expect(verify.status == 65, "\(verify.stdout) \(verify.stderr)")
+    }
+
+    @Test func aDeletedItemPutBackWithItsOldDigestExits65() throws {
+        let sandbox = CLISandbox()
+        try sandbox.addGeneric(service: "oauth", account: "refresh", secret: "REVOKED-TOKEN")
+        try sandbox.addGeneric(service: "mail", account: "alice", secret: "MAIL")
+        let raw = try self.raw(sandbox)
+        let row = try raw.query("SELECT id, class, grp, uniq, prim, attrs, data FROM items ORDER BY id LIMIT 1")[0]
+        let digest = try raw.value("SELECT value FROM rows_digest WHERE id = 1")
+        #expect(try sandbox.keychain(["delete-generic-password", "-s", "oauth", "-a", "refresh"]).status == 0)
+        try sandbox.addGeneric(service: "mail", account: "alice", secret: "MAIL2", extra: ["-U"])
+        try raw.query("INSERT INTO items (id, class, grp, uniq, prim, attrs, data) VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        try raw.query("UPDATE rows_digest SET value = ? WHERE id = 1", [digest])
+
+        let find = try sandbox.keychain(["find-generic-password", "-s", "oauth", "-a", "refresh", "-w"])
+        #expect(find.status == 65, "\(find.stdout) \(find.stderr)")
+        #expect(!find.stdout.contains("REVOKED-TOKEN"))
+        #expect(try sandbox.keychain(["verify"]).status == 65)
+    }
+}
