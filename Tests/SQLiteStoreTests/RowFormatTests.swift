@@ -85,8 +85,11 @@ import Testing
         #expect(report.isSound && report.soundItems == 4)
     }
 
-    @Test(arguments: [UInt8(1), 2])
-    func anOlderFormatKeepsItsLayoutAndDigestThroughARotation(format: UInt8) throws {
+    /// A rotation seals every row and digest again, so it moves a store of format 2 or 3 to the current
+    /// format (joint rows already; digests sealed, and counting ciphertexts); a format-1 store, whose
+    /// rows have another layout, keeps its format and its plain digest.
+    @Test(arguments: [UInt8(1), 2, 3])
+    func aRotationMovesJointRowStoresToTheCurrentFormat(format: UInt8) throws {
         var fixture = StoreFixture()
         fixture.format = format
         do {
@@ -100,13 +103,16 @@ import Testing
             let store = try fixture.open()
             #expect(try store.rotateKey(to: .keyFile(path: newKey)) == 2)
         }
-        #expect(try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")[3] == format, "the header's format")
+        let after = format == 1 ? format : StoreHeader.currentVersion
+        #expect(try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")[3] == after, "the header's format")
+        #expect(try fixture.raw().blob("SELECT header FROM meta_copy WHERE id = 1")[3] == after, "the copy's format")
         if format == 1 {
             #expect(try lengths(fixture, 1) == (attrs: 168, data: 680), "a format-1 row stays two ciphertexts")
         }
-        // The digest keeps its form (plain in formats 1 and 2), under the new key's hash.
+        // Plain in format 1; sealed from format 3, which a format-2 store now is past.
         let digestAfter = try fixture.raw().blob("SELECT value FROM rows_digest")
-        #expect(digestAfter.count == digestBefore.count && digestAfter != digestBefore)
+        #expect(digestAfter.count == (format == 1 ? digestBefore.count : RowsDigest.sealedBytes))
+        #expect(digestAfter != digestBefore)
         let store = try fixture.openWithKeyFile(newKey)
         #expect(try store.findString(item) == token)
         #expect(try store.findString(other) == "OTHER")

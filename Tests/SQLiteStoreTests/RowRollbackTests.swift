@@ -94,6 +94,29 @@ import Testing
         }
     }
 
+    /// A format-3 store moves to format 4 by a key rotation (every row and digest is sealed again), and
+    /// the older ciphertext of one row put back is then damage; an older ciphertext from before the
+    /// rotation does not even open.
+    @Test func aRotatedFormat3StoreCatchesAnOlderCiphertextPutBack() throws {
+        var fixture = StoreFixture()
+        fixture.format = 3
+        do {
+            let store = try fixture.open()
+            try store.add(mail, data: secret("FIRST"))
+            try store.add(web, data: secret("WEB"))
+            #expect(try store.rotateKey(to: .keyFile(path: fixture.keyFile)) == 2)
+        }
+        #expect(try fixture.raw().blob("SELECT header FROM meta WHERE id = 1")[3] == StoreHeader.currentVersion)
+        let store = try fixture.open()
+        let id = try rowID(fixture, service: "mail")
+        try store.update(mail, attributes: nil, data: secret("OLD-REFRESH"))
+        let old = try row(fixture, id)
+        try store.update(mail, attributes: nil, data: secret("NEW-REFRESH"))
+        try fixture.raw().query("UPDATE items SET attrs = ?, data = ? WHERE id = ?", [old[5], old[6], .integer(id)])
+        #expect(throwsIntegrityFailure { _ = try store.findString(mail) })
+        #expect(try !fixture.open().verify().isSound)
+    }
+
     /// The limit that remains: the whole file put back (every row and the digest together) is a store
     /// as it was, and opens as one (docs/security-model.md, Rollback).
     @Test func theWholeStorePutBackStillOpens() throws {

@@ -6,14 +6,20 @@ import StoreCore
 import TestSupport
 import Testing
 
-/// Damage stays local through scans too: with one page of the table failing its checksum, a
-/// match-one query by attribute (account or label only: a scan of the class and group) still answers
-/// for every item on a sound page, before and after the damaged one, while a list, a "none", an update
-/// or a delete that the lost rows could have changed is damage.
+/// Damage stays local through scans too, in a store of format 3: with one page of the table failing
+/// its checksum, a match-one query by attribute (account or label only: a scan of the class and group)
+/// still answers for every item on a sound page, before and after the damaged one, while a list, a
+/// "none", an update or a delete that the lost rows could have changed is damage. From format 4 a find
+/// needs every row to match the digest, which counts each row's ciphertexts, so every find is damage
+/// there (`LocalDamageTests` says why).
 @Suite struct ScanDamageTests {
-    /// A 200-item store with the page that holds item 101's data flipped in one bit.
-    private func damagedStore() throws -> SalvageFixture {
-        let store = SalvageFixture(count: 200)
+    private static let damage = SecureStoreError.integrityFailure(
+        "a page of the database file is damaged (its checksum does not match)")
+
+    /// A 200-item store of `format` with the page that holds item 101's data flipped in one bit.
+    private func damagedStore(format: UInt8) throws -> SalvageFixture {
+        var store = SalvageFixture(count: 200)
+        store.fixture.format = format
         try store.create()
         let data = try store.fixture.raw().blob("SELECT data FROM items WHERE id = 101")
         try store.damage { bytes in
@@ -23,8 +29,8 @@ import Testing
         return store
     }
 
-    @Test func aScanForOneItemAnswersForEveryItemOnASoundPage() throws {
-        let store = try damagedStore()
+    @Test func aScanForOneItemAnswersForEveryItemOnASoundPageOfAFormat3Store() throws {
+        let store = try damagedStore(format: 3)
         let handle = try store.fixture.open()
         var right = 0
         var lost: [Int] = []
@@ -52,10 +58,24 @@ import Testing
         #expect(try handle.find(.genericPassword(account: last.account), limit: .one, returning: .data).first?.data?.text == last.secret)
     }
 
-    @Test func listsAbsencesAndWritesOverADamagedScanAreDamage() throws {
-        let store = try damagedStore()
+    @Test func everyFindOfAFormat4StoreWithADamagedPageIsDamage() throws {
+        let store = try damagedStore(format: StoreHeader.currentVersion)
         let handle = try store.fixture.open()
-        let damage = SecureStoreError.integrityFailure("a page of the database file is damaged (its checksum does not match)")
+        for index in [0, 100, 199] {
+            let item = SalvageFixture.values(index)
+            for query in [
+                ItemAttributes.genericPassword(account: item.account), .genericPassword(label: item.label),
+                .genericPassword(service: item.service, account: item.account),
+            ] {
+                #expect(throws: Self.damage) { try handle.find(query, limit: .one, returning: .all) }
+            }
+        }
+    }
+
+    @Test func listsAbsencesAndWritesOverADamagedScanAreDamage() throws {
+        let store = try damagedStore(format: 3)
+        let handle = try store.fixture.open()
+        let damage = Self.damage
         // Match-one by service: some item with that service answers, exactly as written.
         let one = try handle.find(.genericPassword(service: "service-1"), limit: .one, returning: .all)
         let account = try #require(one.first?.attributes?.string(.account))

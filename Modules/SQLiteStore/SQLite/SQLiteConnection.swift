@@ -130,6 +130,14 @@ final class SQLiteConnection {
     /// Whether the connection is inside an open transaction.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// The pager's data version (`SQLITE_FCNTL_DATA_VERSION`): it changes with each commit of this
+    /// connection and when a read transaction finds the file changed by another; read from memory, no
+    /// statement. `nil` if SQLite refuses the call.
+    var pagerDataVersion: UInt32? {
+        var version: UInt32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK ? version : nil
+    }
+
     /// The bytes reserved at the end of each page, as the database's header says (0 for a new file).
     var reservedBytes: Int32 {
         var value: Int32 = -1  // negative: only ask

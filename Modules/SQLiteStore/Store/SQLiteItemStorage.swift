@@ -17,6 +17,9 @@ final class SQLiteItemStorage: ItemStorage {
     private var knownDigest: (version: Int64, encoded: [UInt8])?
     /// The `data_version` read in the open transaction (it cannot change until the transaction ends).
     private var transactionVersion: Int64?
+    /// The pager's data version when `data_version` was last read, and what it read
+    /// (``changeCounterAfterRead()``).
+    private var lastDataVersion: (pager: UInt32, value: Int64)?
     /// The digest this transaction wrote, remembered as ``knownDigest`` once it commits; `nil` when it
     /// wrote none, or when a savepoint rolled back after it did (then nothing is remembered).
     private var writtenDigest: [UInt8]?
@@ -107,7 +110,20 @@ final class SQLiteItemStorage: ItemStorage {
         _ = try version.step()
         let value = version.int64(at: 0)
         if connection.isInTransaction { transactionVersion = value }
+        // The pragma began a read, which brought the pager's version up to date with the file.
+        lastDataVersion = connection.pagerDataVersion.map { (pager: $0, value: value) }
         return value
+    }
+
+    /// ``changeCounter()`` without a statement while the pager's version has not moved since the
+    /// pragma was last read: that version moves with every commit of this connection and at the start
+    /// of every read that finds another's commit, so an unmoved one means the last read (the caller's
+    /// own) saw the file as the pragma did. Outside a transaction only.
+    func changeCounterAfterRead() throws(SecureStoreError) -> Int64 {
+        if !connection.isInTransaction, let lastDataVersion, connection.pagerDataVersion == lastDataVersion.pager {
+            return lastDataVersion.value
+        }
+        return try changeCounter()
     }
 
     // MARK: Rows

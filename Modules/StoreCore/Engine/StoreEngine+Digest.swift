@@ -190,23 +190,23 @@ extension StoreEngine {
         }
     }
 
-    /// After a find that found its items: where the digest counts ciphertexts, that the rows still
-    /// match it, since an older ciphertext of a row put back (an old refresh token) decrypts as the row
-    /// it was, and only the digest tells it from the current one. Free while no other connection has
-    /// committed since the rows last matched (the change counter, checked before the digest is read);
-    /// a write transaction checked them when it began. Per-group digests (PostgreSQL, whose rows carry
-    /// versions) are not consulted by a find: that would cost every read a round trip.
+    /// After a find that found its items, whether they are known current without a check: where the
+    /// digest counts ciphertexts, an older ciphertext of a row put back (an old refresh token) decrypts
+    /// as the row it was, and only the digest tells it from the current one. Known while no other
+    /// connection has committed since the rows last matched (the change counter as of the find's own
+    /// read, free on SQLite while it has not moved); inside a transaction, the write or snapshot that
+    /// opened it checked them. Per-group digests (PostgreSQL, whose rows carry versions) are not
+    /// consulted by a find: that would cost every read a round trip.
+    func isCurrent(keys: ItemKeys) throws(SecureStoreError) -> Bool {
+        guard digestsCiphertexts(keys), !storage.digestPerGroup, transactionDepth == 0 else { return true }
+        guard let checked = digestChecked[Self.wholeStore], checked.damage == nil else { return false }
+        return try checked.version == storage.changeCounterAfterRead()
+    }
+
+    /// Checks, in the open read snapshot, that the rows match the store's digest (``isCurrent(keys:)``).
     func confirmCurrent(keys: ItemKeys) throws(SecureStoreError) {
-        guard digestsCiphertexts(keys), !storage.digestPerGroup, transactionDepth == 0 else { return }
-        if let checked = digestChecked[Self.wholeStore], checked.damage == nil,
-            try checked.version == storage.changeCounter()
-        {
-            return
-        }
-        try readSnapshot { () throws(SecureStoreError) in
-            if let stored = try loadDigest(keys: keys) {
-                try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
-            }
+        if let stored = try loadDigest(keys: keys) {
+            try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)
         }
     }
 

@@ -37,6 +37,30 @@ extension StoreEngine {
         _ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts, visited: (Int) -> Void = { _ in }
     ) throws(SecureStoreError) -> [StoredItem] {
         let keys = try unlockedKeys()
+        var results = try findOnce(query, limit: limit, returning: parts, keys: keys, visited: visited)
+        // Where another connection wrote since the rows last matched their digest (or they were never
+        // checked), check them and read again: the answer is given only from a read that saw no commit
+        // since the rows it read matched.
+        for _ in 0..<Self.currentReadAttempts {
+            if try isCurrent(keys: keys) { return results }
+            try readSnapshot { () throws(SecureStoreError) in try confirmCurrent(keys: keys) }
+            results = try findOnce(query, limit: limit, returning: parts, keys: keys, visited: visited)
+        }
+        if try isCurrent(keys: keys) { return results }
+        throw Self.keptChanging
+    }
+
+    /// How many times a find checks the rows and reads again while other connections keep committing.
+    static let currentReadAttempts = 3
+
+    /// A find whose rows other connections kept changing between its check and its read.
+    static let keptChanging = SecureStoreError.storage(
+        .store("other processes kept writing the store while this read checked it; try again", kind: .busy))
+
+    /// One pass of ``find(_:limit:returning:visited:)``: every answer but "found" checked as it needs.
+    private func findOnce(
+        _ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts, keys: ItemKeys, visited: (Int) -> Void
+    ) throws(SecureStoreError) -> [StoredItem] {
         // Inside a write transaction, a read that the transaction may act on holds its groups' digests
         // first (as SQLite's `BEGIN IMMEDIATE` holds the store), so that no other writer of those
         // groups changes what it read before it commits.
@@ -86,7 +110,6 @@ extension StoreEngine {
             let whole = QueryPlan(query).byUnique && results.count == searched
             if !whole { try confirmComplete(query, keys: keys, found: results.count) }
         }
-        if !results.isEmpty { try confirmCurrent(keys: keys) }
         guard !results.isEmpty else { throw .itemNotFound }
         return results
     }

@@ -86,14 +86,14 @@ package enum KeyHierarchy {
     /// The engine's store's header under a fresh salt with `master` wrapped under `source`, and its record.
     /// The store keeps its identity and its format: a format-1 store stays readable by the Hardtack that
     /// made it (on a shared PostgreSQL store, by every instance not yet upgraded).
-    static func newRecord(_ engine: StoreEngine, master: SecureKey, source: KeySource) throws(SecureStoreError)
-        -> (header: StoreHeader, record: HeaderRecord)
-    {
+    static func newRecord(
+        _ engine: StoreEngine, master: SecureKey, source: KeySource, version: UInt8? = nil
+    ) throws(SecureStoreError) -> (header: StoreHeader, record: HeaderRecord) {
         // A header whose cost is out of bounds is refused as tampered when the store is next opened.
         try checkCost(of: source, options: engine.options)
         let header = StoreHeader(
             storeID: engine.header.storeID, keyKind: source.isPassphrase ? .passphrase : .keyMaterial,
-            cost: engine.options.passphraseCost, version: engine.header.version)
+            cost: engine.options.passphraseCost, version: version ?? engine.header.version)
         return (header, record(header, wrapped: try wrap(master, header: header, source: source)))
     }
 

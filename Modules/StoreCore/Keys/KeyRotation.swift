@@ -11,7 +11,8 @@ import Domain
 /// transaction. One transaction makes it crash-safe without a state of its own: a rotation that is
 /// stopped (killed, a lost connection, a full disk) commits nothing, the store keeps its old key and
 /// source, and running the rotation again starts it over. It holds the store's write lock throughout,
-/// so other writers wait (up to their busy timeout) while it runs.
+/// so other writers wait (up to their busy timeout) while it runs. A store of format 2 or 3 leaves it
+/// in the current format (``format(after:)``).
 package enum KeyRotation {
     /// Rotates the engine's store to a new master key wrapped under `newSource` (which may be the
     /// current one); `progress` is called with (done, total) after each row is sealed again. Returns how
@@ -26,7 +27,8 @@ package enum KeyRotation {
         let oldKeys = try engine.unlockedKeys()
         let master = try SecureKey.random()
         // Wrapped before the transaction: Argon2id takes a second, and the write lock need not wait on it.
-        let (header, record) = try KeyHierarchy.newRecord(engine, master: master, source: newSource)
+        let (header, record) = try KeyHierarchy.newRecord(
+            engine, master: master, source: newSource, version: format(after: engine.header.version))
         let newKeys = try ItemKeys(master: master, storeID: header.storeID, formatVersion: header.version)
         let count: Int
         do throws(SecureStoreError) {
@@ -47,6 +49,15 @@ package enum KeyRotation {
         // keeps old copies (SQLite's log; PostgreSQL's dead row versions of the header).
         engine.storage.discardReplacedHeaderRecords()
         return count
+    }
+
+    /// The format a store of `version` has after a rotation: the current one for a store whose rows are
+    /// joint (format 2 and later), since every row and digest is sealed again under the new key anyway
+    /// (an older header grafted back, the only way back to the old format's weaker rules, opens nothing
+    /// the rotation wrote); a format-1 store keeps its format (its rows have another layout: `export`
+    /// and `import` move it).
+    static func format(after version: UInt8) -> UInt8 {
+        version >= 2 ? StoreHeader.currentVersion : version
     }
 
     /// Takes every group's digest lock (one digest per group: so no writer of any group runs meanwhile)

@@ -40,6 +40,9 @@ package protocol ItemStorage: AnyObject {
     /// A number that changes whenever another connection commits: while it stays the same, rows
     /// checked earlier are still as they were (this connection's own writes keep the digest current).
     func changeCounter() throws(SecureStoreError) -> Int64
+    /// ``changeCounter()`` as of the rows the caller's last read (outside a transaction) saw, which a
+    /// backend may answer without a statement while it knows nothing changed since it last asked.
+    func changeCounterAfterRead() throws(SecureStoreError) -> Int64
 
     /// The rows `selection` picks, in row-id order, with their index cells and the ciphertexts that
     /// `columns` names (the others left empty). Rows that cannot be read (an unknown class, a cell of
@@ -162,6 +165,9 @@ package protocol ItemStorage: AnyObject {
 
 /// A backend whose rows carry no version needs only the unversioned operations.
 extension ItemStorage {
+    /// ``changeCounter()``, asked again.
+    package func changeCounterAfterRead() throws(SecureStoreError) -> Int64 { try changeCounter() }
+
     /// A write of the store's own begins as any other: no lock is assumed.
     package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }
 

@@ -19,7 +19,9 @@ struct RotateKeyVerb: HardtackCommand {
             "Every item of the store (every access group) is decrypted and sealed again under the new key, in one "
                 + "transaction that other writers wait for. Afterwards an older copy of the file or of its header, "
                 + "with the old passphrase or key, opens nothing the store holds. Stopped midway (Ctrl-C, a crash), "
-                + "it changes nothing: run it again. A damaged store is refused (exit 65): salvage it first.",
+                + "it changes nothing: run it again. A damaged store is refused (exit 65): salvage it first. A store "
+                + "made by an older Hardtack (format 2 or 3) leaves in the current format, whose rows digest also "
+                + "catches an older copy of one item put back.",
             "For 100 items or more it prints a line per tenth on stderr. Other processes that have the store open "
                 + "must open it again.",
         ])
