@@ -25,6 +25,9 @@ public final class MemoryDatabase: Sendable {
     /// A copy of the committed contents (a read outside a transaction, or a read transaction's snapshot).
     func snapshot() -> MemoryContents { withLock { committed } }
 
+    /// ``snapshot()`` with the number of commits it holds (``commitCount`` as of that copy).
+    func countedSnapshot() -> (contents: MemoryContents, commits: Int64) { withLock { (committed, commits) } }
+
     /// Takes the write lock, waiting up to `timeoutMilliseconds` for another writer to finish, and
     /// returns the committed contents to work on.
     /// - Throws: ``SecureStoreError/storage(_:)`` of kind `busy` when the wait runs out.

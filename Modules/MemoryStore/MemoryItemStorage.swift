@@ -31,8 +31,18 @@ final class MemoryItemStorage: ItemStorage {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
 
-    /// What a read sees: the open transaction's contents, or the committed ones.
-    private var current: MemoryContents { open ?? database.snapshot() }
+    /// What ``changeCounter()`` last answered, and whether a read outside a transaction has since seen
+    /// another connection's commit (``changeCounterOfLastRead()``), as SQLite's pager version tells.
+    private var lastCounted: (value: Int64, moved: Bool)?
+
+    /// What a read sees: the open transaction's contents, or the committed ones (noting whether another
+    /// connection committed since the counter was last read).
+    private var current: MemoryContents {
+        if let open { return open }
+        let (contents, commits) = database.countedSnapshot()
+        if let counted = lastCounted, commits - ownCommits != counted.value { lastCounted?.moved = true }
+        return contents
+    }
 
     /// Applies `change` to the open write transaction's working copy.
     private func write(_ change: (inout MemoryContents) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
@@ -107,7 +117,18 @@ final class MemoryItemStorage: ItemStorage {
 
     /// The number of commits made by other connections: like SQLite's `data_version`, it changes
     /// when another handle commits and never for this one's own commits.
-    func changeCounter() throws(SecureStoreError) -> Int64 { database.commitCount - ownCommits }
+    func changeCounter() throws(SecureStoreError) -> Int64 {
+        let value = database.commitCount - ownCommits
+        lastCounted = (value, false)
+        return value
+    }
+
+    /// ``changeCounter()`` as of every read outside a transaction since it was last asked, when none of
+    /// them saw another connection's commit; `nil` when one did.
+    func changeCounterOfLastRead() -> Int64? {
+        guard open == nil, let lastCounted, !lastCounted.moved else { return nil }
+        return lastCounted.value
+    }
 
     // MARK: Rows
 

@@ -41,6 +41,34 @@ import Testing
         if case .damaged(let error) = lookup { error.isIntegrityFailure } else { false }
     }
 
+    /// The header's format byte, as stored.
+    private func format(_ test: TestStore) throws -> UInt8 {
+        guard case .bytes(let header) = try headerRow(test)[0], header.count > 3 else { return 0 }
+        return header[3]
+    }
+
+    /// Format 4 changes only the digest of rows without a version: a PostgreSQL store is made in format
+    /// 3, which instances not yet upgraded still open, and a rotation leaves it there (one of format 2
+    /// moves to 3, whose digests are sealed).
+    @Test func aStoreIsMadeInFormat3AndARotationMovesItNoFurther() throws {
+        let test = TestStore()
+        _ = try oldStore(test)
+        #expect(try format(test) == StoreHeader.versionedRowsFormat)
+        let store = try test.open(groups: ["a", "b"])
+        #expect(try store.rotateKey(to: .key(test.key)) == 2)
+        #expect(try format(test) == StoreHeader.versionedRowsFormat)
+        #expect(try store.verify().isSound)
+
+        let older = TestStore()
+        do {
+            let store = try older.open(groups: ["a"], format: 2)
+            try store.add(before, data: secret("OLD-A"))
+            #expect(try store.rotateKey(to: .key(older.key)) == 1)
+        }
+        #expect(try format(older) == StoreHeader.versionedRowsFormat)
+        #expect(try older.open(groups: ["a"]).findString(before) == "OLD-A")
+    }
+
     @Test func afterARotationTheOldHeaderRowPutBackOpensNothing() throws {
         let test = TestStore()
         let old = try oldStore(test)

@@ -88,7 +88,7 @@ import Testing
     /// A rotation seals every row and digest again, so it moves a store of format 2 or 3 to the current
     /// format (joint rows already; digests sealed, and counting ciphertexts); a format-1 store, whose
     /// rows have another layout, keeps its format and its plain digest.
-    @Test(arguments: [UInt8(1), 2, 3])
+    @Test(arguments: [UInt8(1), 2, 3, StoreHeader.currentVersion])
     func aRotationMovesJointRowStoresToTheCurrentFormat(format: UInt8) throws {
         var fixture = StoreFixture()
         fixture.format = format

@@ -60,6 +60,10 @@ import Testing
                 #expect(try handle.verify().isSound)
             } else {
                 #expect(throwsIntegrityFailure { _ = try handle.findString(mail) })
+                // Every kind of find: a list, a scan by attribute, a list that is whole by unique key.
+                #expect(throwsIntegrityFailure { _ = try handle.find(.genericPassword(), limit: .all, returning: .data) })
+                #expect(throwsIntegrityFailure { _ = try handle.find(.genericPassword(account: "alice"), limit: .one, returning: .data) })
+                #expect(throwsIntegrityFailure { _ = try handle.find(mail, limit: .all, returning: .data) })
                 #expect(try !handle.verify().isSound)
                 #expect(throwsIntegrityFailure { try handle.update(mail, attributes: nil, data: secret("N")) })
             }

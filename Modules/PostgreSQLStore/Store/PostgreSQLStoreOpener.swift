@@ -34,6 +34,10 @@ package enum PostgreSQLStoreOpener {
         }
         // A new store: derive its keys first (Argon2id may take a second), then create it, unless
         // another instance created it meanwhile.
+        // Format 4 changes nothing where rows carry versions: a new store takes format 3, which instances
+        // not yet upgraded still open.
+        var options = options
+        options.newStoreFormat = min(options.newStoreFormat, StoreHeader.versionedRowsFormat)
         let (header, record, keys) = try KeyHierarchy.newStore(keySource: keySource, options: options)
         let emptyRegistry = try RowsDigest.empty.stored(.registry, keys: keys)
         let created = try inCreationTransaction(storage) { () throws(SecureStoreError) -> HeaderRecord? in

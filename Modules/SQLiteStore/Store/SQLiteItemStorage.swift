@@ -18,7 +18,7 @@ final class SQLiteItemStorage: ItemStorage {
     /// The `data_version` read in the open transaction (it cannot change until the transaction ends).
     private var transactionVersion: Int64?
     /// The pager's data version when `data_version` was last read, and what it read
-    /// (``changeCounterAfterRead()``).
+    /// (``changeCounterOfLastRead()``).
     private var lastDataVersion: (pager: UInt32, value: Int64)?
     /// The digest this transaction wrote, remembered as ``knownDigest`` once it commits; `nil` when it
     /// wrote none, or when a savepoint rolled back after it did (then nothing is remembered).
@@ -115,15 +115,14 @@ final class SQLiteItemStorage: ItemStorage {
         return value
     }
 
-    /// ``changeCounter()`` without a statement while the pager's version has not moved since the
-    /// pragma was last read: that version moves with every commit of this connection and at the start
-    /// of every read that finds another's commit, so an unmoved one means the last read (the caller's
-    /// own) saw the file as the pragma did. Outside a transaction only.
-    func changeCounterAfterRead() throws(SecureStoreError) -> Int64 {
-        if !connection.isInTransaction, let lastDataVersion, connection.pagerDataVersion == lastDataVersion.pager {
-            return lastDataVersion.value
-        }
-        return try changeCounter()
+    /// ``changeCounter()`` as of the last read outside a transaction, without a statement, when the
+    /// pager's version has not moved since `data_version` was last read: that version moves with every
+    /// commit of this connection and at the start of every read that finds another's commit, so an
+    /// unmoved one means the last read saw the file as the pragma did. `nil` when it moved.
+    func changeCounterOfLastRead() -> Int64? {
+        guard !connection.isInTransaction, let lastDataVersion, connection.pagerDataVersion == lastDataVersion.pager
+        else { return nil }
+        return lastDataVersion.value
     }
 
     // MARK: Rows

@@ -190,20 +190,20 @@ extension StoreEngine {
         }
     }
 
-    /// After a find that found its items, whether they are known current without a check: where the
-    /// digest counts ciphertexts, an older ciphertext of a row put back (an old refresh token) decrypts
-    /// as the row it was, and only the digest tells it from the current one. Known while no other
-    /// connection has committed since the rows last matched (the change counter as of the find's own
-    /// read, free on SQLite while it has not moved); inside a transaction, the write or snapshot that
-    /// opened it checked them. Per-group digests (PostgreSQL, whose rows carry versions) are not
-    /// consulted by a find: that would cost every read a round trip.
-    func isCurrent(keys: ItemKeys) throws(SecureStoreError) -> Bool {
+    /// Whether the items a find read at change counter `version` (``ItemStorage/changeCounterOfLastRead()``,
+    /// `nil` when not known) are known current without a check: where the digest counts ciphertexts,
+    /// an older ciphertext of a row put back (an old refresh token) decrypts as the row it was, and only
+    /// the digest tells it from the current one. Known when the rows last matched at that very
+    /// counter; inside a transaction, the write or snapshot that opened it checked them. Per-group
+    /// digests (PostgreSQL, whose rows carry versions) are not consulted by a find: that would cost
+    /// every read a round trip.
+    func isCurrent(_ version: Int64?, keys: ItemKeys) -> Bool {
         guard digestsCiphertexts(keys), !storage.digestPerGroup, transactionDepth == 0 else { return true }
-        guard let checked = digestChecked[Self.wholeStore], checked.damage == nil else { return false }
-        return try checked.version == storage.changeCounterAfterRead()
+        guard let version, let checked = digestChecked[Self.wholeStore], checked.damage == nil else { return false }
+        return checked.version == version
     }
 
-    /// Checks, in the open read snapshot, that the rows match the store's digest (``isCurrent(keys:)``).
+    /// Checks, in the open read snapshot, that the rows match the store's digest (``isCurrent(_:keys:)``).
     func confirmCurrent(keys: ItemKeys) throws(SecureStoreError) {
         if let stored = try loadDigest(keys: keys) {
             try checkRowsIfChanged(Self.wholeStore, against: stored, keys: keys)

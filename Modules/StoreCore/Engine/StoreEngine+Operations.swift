@@ -1,7 +1,7 @@
 package import Data
 package import Domain
 
-/// Keychain Services' operations: add, find, update, delete and add-or-update.
+/// Keychain Services' operations: add, update, delete and add-or-update (find: `StoreEngine+Find.swift`).
 extension StoreEngine {
     /// Adds an item. See ``SecureItemTransaction/add(_:data:)``.
     package func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
@@ -29,89 +29,6 @@ extension StoreEngine {
         } catch .duplicateItem {
             throw confirmedDuplicate(full, group: group, keys: keys)
         }
-    }
-
-    /// Finds items. See ``SecureItemTransaction/find(_:limit:returning:)``. `visited` is told how many
-    /// matches were read (and decrypted) so far, after each one (an export's progress).
-    package func find(
-        _ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts, visited: (Int) -> Void = { _ in }
-    ) throws(SecureStoreError) -> [StoredItem] {
-        let keys = try unlockedKeys()
-        var results = try findOnce(query, limit: limit, returning: parts, keys: keys, visited: visited)
-        // Where another connection wrote since the rows last matched their digest (or they were never
-        // checked), check them and read again: the answer is given only from a read that saw no commit
-        // since the rows it read matched.
-        for _ in 0..<Self.currentReadAttempts {
-            if try isCurrent(keys: keys) { return results }
-            try readSnapshot { () throws(SecureStoreError) in try confirmCurrent(keys: keys) }
-            results = try findOnce(query, limit: limit, returning: parts, keys: keys, visited: visited)
-        }
-        if try isCurrent(keys: keys) { return results }
-        throw Self.keptChanging
-    }
-
-    /// How many times a find checks the rows and reads again while other connections keep committing.
-    static let currentReadAttempts = 3
-
-    /// A find whose rows other connections kept changing between its check and its read.
-    static let keptChanging = SecureStoreError.storage(
-        .store("other processes kept writing the store while this read checked it; try again", kind: .busy))
-
-    /// One pass of ``find(_:limit:returning:visited:)``: every answer but "found" checked as it needs.
-    private func findOnce(
-        _ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts, keys: ItemKeys, visited: (Int) -> Void
-    ) throws(SecureStoreError) -> [StoredItem] {
-        // Inside a write transaction, a read that the transaction may act on holds its groups' digests
-        // first (as SQLite's `BEGIN IMMEDIATE` holds the store), so that no other writer of those
-        // groups changes what it read before it commits.
-        if transactionDepth > 0 { try lockDigests(for: query) }
-        var results: [StoredItem] = []
-        let wantsAttributes = parts.contains(.attributes)
-        let wantsData = parts.contains(.data)
-        var dataDamage: SecureStoreError?
-        // A find that asks for neither part still opens each match's attributes: a "found" is never
-        // answered from cells alone, which an edited index entry (SQLite reads a lookup's indexed cells
-        // from the index) or an edited row could make another item's.
-        let damage = try forEachMatch(
-            query, keys: keys, decryptAttributes: wantsAttributes || !wantsData, decryptsData: wantsData,
-            copying: wantsData ? .data : []
-        ) {
-            (row, attributes, opened) throws(SecureStoreError) in
-            var data: SecretBytes?
-            if wantsData {
-                do throws(SecureStoreError) {
-                    data = if let opened { opened } else { try openData(row, keys: keys) }
-                } catch .integrityFailure(let reason) {
-                    dataDamage = dataDamage ?? .integrityFailure(reason)
-                    return true  // This item is lost; another may still match.
-                }
-            }
-            // Attributes decrypted only to check the match are not part of the answer unless asked for.
-            results.append(
-                StoredItem(itemClass: row.itemClass, attributes: wantsAttributes ? attributes : nil, data: data))
-            visited(results.count)
-            return limit == .all
-        }
-        // Damage met on the way: an item found for a match-one query authenticated on its own, and is
-        // the answer; a list, or "none", may be missing the items lost, so it is damage.
-        if let damage = damage ?? dataDamage {
-            guard limit == .one, !results.isEmpty else { throw damage }
-            return results
-        }
-        // "None" and "all of them" are claims about rows not read: they need the rows to be intact. A
-        // lookup by unique key that found its item in every group it searched read every row there can
-        // be (a unique key names at most one item per group): its answer is whole without that check, so
-        // damage elsewhere in the store does not cost it.
-        // (Only a list is asked whether it is whole: a match-one answer that found its item needs nothing.)
-        if results.isEmpty {
-            try confirmComplete(query, keys: keys, found: 0)
-        } else if limit == .all {
-            let searched = try resolveGroupsForRead(query.accessGroup).count
-            let whole = QueryPlan(query).byUnique && results.count == searched
-            if !whole { try confirmComplete(query, keys: keys, found: results.count) }
-        }
-        guard !results.isEmpty else { throw .itemNotFound }
-        return results
     }
 
     /// Updates every match. See ``SecureItemTransaction/update(_:attributes:data:)``.

@@ -82,8 +82,8 @@ package struct RowsDigest: Equatable {
 
     /// The longest message ``rowHash(id:classCode:group:unique:primary:version:ciphertexts:keys:)``
     /// hashes before any ciphertext: a tag, the id and class, three cells each with its length, and a
-    /// version or the two ciphertexts' lengths.
-    private static let longestRowMessage = 1 + 16 + 3 * (1 + BlindIndex.capacity) + 8
+    /// version (8 bytes) or the two ciphertexts' lengths (16).
+    private static let longestRowMessage = 1 + 16 + 3 * (1 + BlindIndex.capacity) + 16
 
     /// The keyed hash of one row: its plaintext columns, and its version (a backend whose rows carry
     /// one) or, in a store of format 4 or later whose rows carry none, its ciphertexts' bytes, so that

@@ -84,8 +84,10 @@ package enum KeyHierarchy {
     }
 
     /// The engine's store's header under a fresh salt with `master` wrapped under `source`, and its record.
-    /// The store keeps its identity and its format: a format-1 store stays readable by the Hardtack that
-    /// made it (on a shared PostgreSQL store, by every instance not yet upgraded).
+    /// The store keeps its identity, and its format unless `version` says another (a rotation's, which
+    /// re-seals every row: ``KeyRotation/format(after:rowVersions:)``); a re-wrap keeps the format, so a
+    /// store stays readable by the Hardtack that made it (on a shared PostgreSQL store, by every instance
+    /// not yet upgraded).
     static func newRecord(
         _ engine: StoreEngine, master: SecureKey, source: KeySource, version: UInt8? = nil
     ) throws(SecureStoreError) -> (header: StoreHeader, record: HeaderRecord) {

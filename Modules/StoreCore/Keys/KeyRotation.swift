@@ -12,7 +12,7 @@ import Domain
 /// stopped (killed, a lost connection, a full disk) commits nothing, the store keeps its old key and
 /// source, and running the rotation again starts it over. It holds the store's write lock throughout,
 /// so other writers wait (up to their busy timeout) while it runs. A store of format 2 or 3 leaves it
-/// in the current format (``format(after:)``).
+/// in the current format (``format(after:rowVersions:)``).
 package enum KeyRotation {
     /// Rotates the engine's store to a new master key wrapped under `newSource` (which may be the
     /// current one); `progress` is called with (done, total) after each row is sealed again. Returns how
@@ -28,7 +28,8 @@ package enum KeyRotation {
         let master = try SecureKey.random()
         // Wrapped before the transaction: Argon2id takes a second, and the write lock need not wait on it.
         let (header, record) = try KeyHierarchy.newRecord(
-            engine, master: master, source: newSource, version: format(after: engine.header.version))
+            engine, master: master, source: newSource,
+            version: format(after: engine.header.version, rowVersions: engine.storage.rowVersions))
         let newKeys = try ItemKeys(master: master, storeID: header.storeID, formatVersion: header.version)
         let count: Int
         do throws(SecureStoreError) {
@@ -55,9 +56,12 @@ package enum KeyRotation {
     /// joint (format 2 and later), since every row and digest is sealed again under the new key anyway
     /// (an older header grafted back, the only way back to the old format's weaker rules, opens nothing
     /// the rotation wrote); a format-1 store keeps its format (its rows have another layout: `export`
-    /// and `import` move it).
-    static func format(after version: UInt8) -> UInt8 {
-        version >= 2 ? StoreHeader.currentVersion : version
+    /// and `import` move it). A store whose rows carry versions goes no further than
+    /// ``StoreHeader/versionedRowsFormat`` (format 4 would change nothing there, and would lock out the
+    /// instances of a shared store not yet upgraded).
+    static func format(after version: UInt8, rowVersions: Bool) -> UInt8 {
+        guard version >= 2 else { return version }
+        return max(version, rowVersions ? StoreHeader.versionedRowsFormat : StoreHeader.currentVersion)
     }
 
     /// Takes every group's digest lock (one digest per group: so no writer of any group runs meanwhile)

@@ -18,6 +18,9 @@ package struct StoreHeader: Equatable {
     /// format 2), keep their rows digests sealed (``ItemKeys/sealsDigests``, from format 3), and count
     /// in the digest each unversioned row's ciphertexts (``ItemKeys/digestsCiphertexts``, from format 4).
     package static let currentVersion: UInt8 = 4
+    /// The newest format a store whose rows carry versions (PostgreSQL) needs: format 4 changes only the
+    /// digest of rows without one. Such stores are made, and moved by a rotation, up to this format.
+    package static let versionedRowsFormat: UInt8 = 3
     /// The oldest format this build reads.
     package static let oldestVersion: UInt8 = 1
     package static let encodedCount = 3 + 1 + 16 + 1 + 8 + 8 + Sodium.saltBytes

@@ -40,9 +40,10 @@ package protocol ItemStorage: AnyObject {
     /// A number that changes whenever another connection commits: while it stays the same, rows
     /// checked earlier are still as they were (this connection's own writes keep the digest current).
     func changeCounter() throws(SecureStoreError) -> Int64
-    /// ``changeCounter()`` as of the rows the caller's last read (outside a transaction) saw, which a
-    /// backend may answer without a statement while it knows nothing changed since it last asked.
-    func changeCounterAfterRead() throws(SecureStoreError) -> Int64
+    /// ``changeCounter()`` as of the rows the last read outside a transaction saw, when the backend
+    /// knows it without reading the store again; `nil` when it does not (then the caller checks the
+    /// rows and reads again).
+    func changeCounterOfLastRead() -> Int64?
 
     /// The rows `selection` picks, in row-id order, with their index cells and the ciphertexts that
     /// `columns` names (the others left empty). Rows that cannot be read (an unknown class, a cell of
@@ -165,8 +166,8 @@ package protocol ItemStorage: AnyObject {
 
 /// A backend whose rows carry no version needs only the unversioned operations.
 extension ItemStorage {
-    /// ``changeCounter()``, asked again.
-    package func changeCounterAfterRead() throws(SecureStoreError) -> Int64 { try changeCounter() }
+    /// Not known without a read (a backend whose finds never need it: its rows carry versions).
+    package func changeCounterOfLastRead() -> Int64? { nil }
 
     /// A write of the store's own begins as any other: no lock is assumed.
     package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }
