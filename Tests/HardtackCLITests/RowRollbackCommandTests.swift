@@ -31,6 +31,39 @@ import Testing
         #expect(verify.status == 65, "\(verify.stdout) \(verify.stderr)")
     }
 
+    /// The whole store put back (the limit of the digest alone) is damage with a rollback anchor: made
+    /// with the store from `HARDTACK_ROLLBACK_ANCHOR`, or by `verify` for a store that had none.
+    @Test func theWholeStorePutBackExits65WithARollbackAnchor() throws {
+        let sandbox = CLISandbox()
+        let anchor = sandbox.directory.file("anchor/keychain.anchor")
+        try FileManager.default.createDirectory(
+            atPath: sandbox.directory.file("anchor"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let anchored = ["HARDTACK_ROLLBACK_ANCHOR": anchor]
+        try sandbox.addGeneric(service: "oauth", account: "refresh", secret: "OLD-REFRESH-TOKEN", environment: anchored)
+        let copy = sandbox.directory.file("copy.db")
+        try FileManager.default.copyItem(atPath: sandbox.store, toPath: copy)
+        try sandbox.addGeneric(
+            service: "oauth", account: "refresh", secret: "NEW-REFRESH-TOKEN", extra: ["-U"], environment: anchored)
+        try FileManager.default.removeItem(atPath: sandbox.store)
+        try FileManager.default.copyItem(atPath: copy, toPath: sandbox.store)
+
+        let find = try sandbox.keychain(
+            ["find-generic-password", "-s", "oauth", "-a", "refresh", "-w", "--rollback-anchor", anchor])
+        #expect(find.status == 65, "\(find.stdout) \(find.stderr)")
+        #expect(find.stderr.contains("older than its rollback anchor"), "\(find.stderr)")
+        #expect(!find.stdout.contains("REFRESH-TOKEN") && !find.stderr.contains("REFRESH-TOKEN"))
+        #expect(try sandbox.keychain(["verify"], environment: anchored).status == 65)
+
+        // Without an anchor the old copy is the store it was; `verify` anchors it, and then it holds.
+        let fresh = sandbox.directory.file("anchor/fresh.anchor")
+        let made = try sandbox.keychain(["verify", "--rollback-anchor", fresh])
+        #expect(made.status == 0, "\(made.stdout) \(made.stderr)")
+        #expect(FileManager.default.fileExists(atPath: fresh))
+        let missing = try sandbox.keychain(
+            ["find-generic-password", "-s", "oauth", "-a", "refresh", "--rollback-anchor", sandbox.directory.file("anchor/none")])
+        #expect(missing.status == 65 && missing.stderr.contains("is missing"), "\(missing.stderr)")
+    }
+
     @Test func aDeletedItemPutBackWithItsOldDigestExits65() throws {
         let sandbox = CLISandbox()
         try sandbox.addGeneric(service: "oauth", account: "refresh", secret: "REVOKED-TOKEN")

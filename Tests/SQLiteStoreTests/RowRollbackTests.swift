@@ -121,27 +121,6 @@ import Testing
         #expect(try !fixture.open().verify().isSound)
     }
 
-    /// The limit that remains: the whole file put back (every row and the digest together) is a store
-    /// as it was, and opens as one (docs/security-model.md, Rollback).
-    @Test func theWholeStorePutBackStillOpens() throws {
-        let fixture = StoreFixture()
-        let copy = fixture.directory.file("copy.db")
-        do {
-            let store = try fixture.open()
-            try store.add(mail, data: secret("OLD-REFRESH"))
-        }
-        try FileManager.default.copyItem(atPath: fixture.path, toPath: copy)
-        do {
-            let store = try fixture.open()
-            try store.update(mail, attributes: nil, data: secret("NEW-REFRESH"))
-        }
-        try FileManager.default.removeItem(atPath: fixture.path)
-        try FileManager.default.copyItem(atPath: copy, toPath: fixture.path)
-        let reopened = try fixture.open()
-        #expect(try reopened.findString(mail) == "OLD-REFRESH")
-        #expect(try reopened.verify().isSound)
-    }
-
     /// Each write of a format-4 store keeps its digest current, data-only updates included, with two
     /// row hashes per row changed: the rows still match after every kind of write.
     @Test func everyKindOfWriteKeepsTheDigestCurrent() throws {

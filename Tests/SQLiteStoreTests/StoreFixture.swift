@@ -16,6 +16,10 @@ struct StoreFixture {
     var format: UInt8 = StoreHeader.currentVersion
     var path: String { directory.file("keychain.db") }
     var keyFile: String { directory.file("keychain.key") }
+    /// The rollback anchor every open of this fixture names, if any.
+    var anchor: RollbackAnchorSetting?
+    /// Where a test keeps the store's rollback anchor.
+    var anchorPath: String { directory.file("keychain.anchor") }
     var walPath: String { path + "-wal" }
     var shmPath: String { path + "-shm" }
 
@@ -32,6 +36,7 @@ struct StoreFixture {
     private func options(_ options: StoreOptions) -> StoreOptions {
         var options = options
         options.newStoreFormat = format
+        options.rollbackAnchor = anchor
         return options
     }
 

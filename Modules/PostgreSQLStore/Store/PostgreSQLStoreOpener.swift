@@ -26,6 +26,12 @@ package enum PostgreSQLStoreOpener {
             throw PostgreSQLFailure.storeError(error)
         }
         try requireSupportedServer(version: connection.serverVersion)
+        if options.rollbackAnchor != nil {
+            throw .storage(
+                .store(
+                    "a rollback anchor is for SQLite stores; a PostgreSQL store's rows and digests live on the server",
+                    kind: .misuse))
+        }
         let storage = PostgreSQLItemStorage(connection: connection, schema: schema)
         if case let (stored, version)? = try existingHeader(storage) {
             let engine = try unlock(stored, storage: storage, keySource: keySource, groups: groups, options: options)

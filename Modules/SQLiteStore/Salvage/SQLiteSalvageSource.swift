@@ -65,12 +65,12 @@ package final class SQLiteSalvageSource: SalvageSource {
         }
     }
 
-    /// Every `rows_digest` record found (row 1: NULL and a blob of a plain or a sealed digest's size),
-    /// newest page first.
+    /// Every `rows_digest` record found (row 1: NULL and a blob of a plain or a sealed digest's size,
+    /// with a write generation from format 4), newest page first.
     package func rowsDigests() throws(SecureStoreError) -> [[UInt8]] {
         records.compactMap { record in
             guard record.rowID == 1, record.values.count == 2, case .bytes(let value) = record.values[1],
-                value.count == RowsDigest.encodedBytes || value.count == RowsDigest.sealedBytes
+                [RowsDigest.encodedBytes, RowsDigest.sealedBytes, RowsDigest.sealedBytes + 8].contains(value.count)
             else { return nil }
             return value
         }

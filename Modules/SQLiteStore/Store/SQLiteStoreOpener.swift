@@ -38,7 +38,9 @@ enum SQLiteStoreOpener {
             try connection.execute(
                 "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(SQLiteStoreOpener.cacheKibibytes)")
             _ = try checkPageChecksums(connection)
-            return try unlock(stored, SQLiteItemStorage(connection: connection), keySource, groups, options)
+            let (engine, storage) = try unlock(stored, SQLiteItemStorage(connection: connection), keySource, groups, options)
+            if let anchor = options.rollbackAnchor { try engine.attachAnchor(anchor, created: false) }
+            return (engine, storage)
         }
         guard try enableWriteAheadLog(connection, options: options)?.lowercased() == "wal" else {
             throw .storage(
@@ -61,6 +63,7 @@ enum SQLiteStoreOpener {
             // Made by this open: the master key is already in hand, so the key is not derived a second time.
             let engine = StoreEngine(storage: storage, options: options, groups: groups, header: created.header)
             try engine.install(created.keys)
+            if let anchor = options.rollbackAnchor { try engine.attachAnchor(anchor, created: true) }
             return (engine, storage)
         }
         let (engine, _) = try unlock(stored, storage, keySource, groups, options)
@@ -68,6 +71,7 @@ enum SQLiteStoreOpener {
         try addPageChecksums(connection)
         if case .noTable = copies.second, case .sound = copies.first { try SQLiteSchema.addHeaderCopy(connection) }
         try engine.ensureRowsDigest()
+        if let anchor = options.rollbackAnchor { try engine.attachAnchor(anchor, created: false) }
         return (engine, storage)
     }
 

@@ -74,11 +74,15 @@ extension StoreEngine {
     ///   every check of the rows away (and a new digest would take whatever rows are left as sound).
     func loadDigest(keys: ItemKeys) throws(SecureStoreError) -> RowsDigest? {
         guard !storage.digestPerGroup else { return nil }
+        // The anchor is read before the digest: in a read snapshot, before the snapshot began.
+        let floor = try anchorFloorForRead()
         guard let stored = try storage.loadRowsDigest() else {
             if header.version >= 2 { throw Self.missingDigest }
             return nil
         }
-        return try openDigest(stored, scope: Self.wholeStore, keys: keys)
+        let digest = try openDigest(stored, scope: Self.wholeStore, keys: keys)
+        if let floor { try checkAnchor(floor) }
+        return digest
     }
 
     /// The integrity failure for a store made with a rows digest that no longer has one.
@@ -90,15 +94,23 @@ extension StoreEngine {
     /// from memory when the stored bytes are the same.
     func openDigest(_ stored: [UInt8], scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> RowsDigest {
         if let opened = openedDigests[scope], opened.stored == stored { return opened.digest }
-        let digest = try RowsDigest(stored: stored, role: Self.role(of: scope), keys: keys)
-        openedDigests[scope] = (stored, digest)
+        let (digest, generation) = try RowsDigest.opened(stored, role: Self.role(of: scope), keys: keys)
+        openedDigests[scope] = (stored, digest, generation)
         return digest
     }
 
-    /// The stored form of `digest` for `scope`, remembered for ``openDigest(_:scope:keys:)``.
+    /// The stored form of `digest` for `scope`, remembered for ``openDigest(_:scope:keys:)``. The
+    /// store's own digest is sealed with the next write generation after the one last opened (where
+    /// the format carries one), which the anchor is raised to when the transaction commits.
     func sealDigest(_ digest: RowsDigest, scope: BlindIndex, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
-        let stored = try digest.stored(Self.role(of: scope), keys: keys)
-        openedDigests[scope] = (stored, digest)
+        let role = Self.role(of: scope)
+        var generation: UInt64 = 0
+        if RowsDigest.carriesGeneration(role, keys: keys) {
+            generation = (openedDigests[scope]?.generation ?? 0) + 1
+            sealedGeneration = generation
+        }
+        let stored = try digest.stored(role, keys: keys, generation: generation)
+        openedDigests[scope] = (stored, digest, generation)
         return stored
     }
 

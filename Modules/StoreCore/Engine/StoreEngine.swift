@@ -47,7 +47,16 @@ package final class StoreEngine {
     /// For each scope, the stored form of its digest this handle last opened or sealed, and what it
     /// holds: a stored digest that is byte for byte the same holds the same, so the next write's read
     /// of its own digest opens nothing (see ``openDigest(_:scope:keys:)``).
-    var openedDigests = DigestScoped<(stored: [UInt8], digest: RowsDigest)>()
+    var openedDigests = DigestScoped<(stored: [UInt8], digest: RowsDigest, generation: UInt64)>()
+    /// The store's rollback anchor, once ``attachAnchor(_:created:)`` found or made it.
+    var anchor: RollbackAnchorFile?
+    /// The anchor's generation as read before the open read snapshot began (``readSnapshot(_:)``).
+    var anchorFloor: UInt64?
+    /// The write generation the open write transaction sealed into the store's digest, which the anchor
+    /// is raised to once it commits.
+    var sealedGeneration: UInt64?
+    /// A committed generation the anchor could not be raised to; raised before the next check.
+    var unanchoredGeneration: UInt64?
     /// The scope of a store-wide rows digest (an index of no bytes, which no group has).
     static let wholeStore = BlindIndex(count: 0)
 
@@ -129,16 +138,19 @@ package final class StoreEngine {
         }
         if own { try storage.beginOwnWrite() } else { try storage.beginWrite() }
         transactionDepth = 1
+        sealedGeneration = nil
         defer {
             transactionDepth = 0
             pendingDigests.removeAll()
             changedDigests.removeAll()
+            sealedGeneration = nil
         }
         do {
             try beginDigest()
             let result = try body()
             try finishDigest()
             try storage.commit()
+            if let sealedGeneration { raiseAnchor(to: sealedGeneration) }
             return result
         } catch {
             storage.rollback()
@@ -206,6 +218,9 @@ package final class StoreEngine {
     /// Runs `body` in a read transaction (one snapshot), or in the transaction already open.
     func readSnapshot(_ body: () throws(SecureStoreError) -> Void) throws(SecureStoreError) {
         guard transactionDepth == 0 else { return try body() }
+        // The anchor first: every generation it holds was committed before the snapshot begins.
+        anchorFloor = try anchor?.read()
+        defer { anchorFloor = nil }
         try storage.beginRead()
         do {
             try body()

@@ -24,6 +24,9 @@ public struct StoreOptions: Sendable {
     /// The caller only reads: where the store's file or directory cannot be written (read-only media),
     /// a SQLite store is opened read-only instead of failing; its writes then fail as read-only.
     public var onlyReads = false
+    /// The store's rollback anchor, if it keeps one (SQLite stores of format 4): an older copy of the
+    /// whole store put back is then damage.
+    public var rollbackAnchor: RollbackAnchorSetting?
     /// The format of a new store's header (``StoreHeader/currentVersion`` unless a test sets 1, to make
     /// a store like the Hardtack of format 1 did, whose rows keep that format's layout: ``RowFormat``).
     package var newStoreFormat: UInt8 = StoreHeader.currentVersion

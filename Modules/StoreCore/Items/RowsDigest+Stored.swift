@@ -30,20 +30,41 @@ extension RowsDigest {
     /// The size of a sealed digest: nonce, count and accumulator, tag.
     package static let sealedBytes = Sodium.nonceBytes + encodedBytes + Sodium.tagBytes
 
+    /// Whether a digest in `role` carries the store's write generation: the store's own digest from
+    /// format 4, where a rollback anchor (``RollbackAnchorFile``) can hold the newest generation written.
+    package static func carriesGeneration(_ role: DigestRole, keys: ItemKeys) -> Bool {
+        role == .store && keys.digestsCiphertexts
+    }
+
     /// The digest as the store keeps it, in the role `role`: sealed in a store that seals its digests
-    /// (``ItemKeys/sealsDigests``), else the plain ``encoded`` form.
-    package func stored(_ role: DigestRole, keys: ItemKeys) throws(SecureStoreError) -> [UInt8] {
+    /// (``ItemKeys/sealsDigests``), with `generation` where the role carries one, else the plain
+    /// ``encoded`` form.
+    package func stored(_ role: DigestRole, keys: ItemKeys, generation: UInt64 = 0) throws(SecureStoreError) -> [UInt8] {
         guard keys.sealsDigests else { return encoded }
-        return try Sodium.seal(encoded, additionalData: Self.additionalData(role, keys: keys), key: keys.digest)
+        var plain = encoded
+        if Self.carriesGeneration(role, keys: keys) {
+            for shift in stride(from: 56, through: 0, by: -8) { plain.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
+        }
+        return try Sodium.seal(plain, additionalData: Self.additionalData(role, keys: keys), key: keys.digest)
     }
 
     /// Reads a digest the store kept in the role `role`.
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` when it is malformed, or, in a store that
     ///   seals its digests, when it is not one the store sealed in that role (a plain digest included).
     package init(stored: [UInt8], role: DigestRole, keys: ItemKeys) throws(SecureStoreError) {
-        let encoded: [UInt8]
+        self = try Self.opened(stored, role: role, keys: keys).digest
+    }
+
+    /// Reads a digest the store kept in the role `role`, with its write generation (0 where the role
+    /// carries none). Throws as ``init(stored:role:keys:)``.
+    package static func opened(_ stored: [UInt8], role: DigestRole, keys: ItemKeys) throws(SecureStoreError)
+        -> (digest: RowsDigest, generation: UInt64)
+    {
+        var encoded: [UInt8]
+        var generation: UInt64 = 0
         if keys.sealsDigests {
-            guard stored.count == Self.sealedBytes else {
+            let carries = carriesGeneration(role, keys: keys)
+            guard stored.count == Self.sealedBytes + (carries ? 8 : 0) else {
                 throw .integrityFailure(
                     stored.count == Self.encodedBytes
                         ? "\(role.name) is not sealed, as every digest of a store of format 3 is (it was replaced outside the store)"
@@ -52,13 +73,17 @@ extension RowsDigest {
             let opened = try Sodium.open(
                 stored, additionalData: Self.additionalData(role, keys: keys), key: keys.digest, what: role.name)
             encoded = opened.withUnsafeBytes { Array($0) }
+            if carries {
+                for byte in encoded.suffix(8) { generation = generation << 8 | UInt64(byte) }
+                encoded.removeLast(8)
+            }
         } else {
             encoded = stored
         }
         guard let digest = RowsDigest(encoded: encoded) else {
             throw .integrityFailure("\(role.name) is missing or malformed")
         }
-        self = digest
+        return (digest, generation)
     }
 
     /// 'D', the role's tag, the store id and, for a group's digest, the group's index.

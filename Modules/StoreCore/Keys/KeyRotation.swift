@@ -124,8 +124,9 @@ package enum KeyRotation {
             try storage.storeGroupRegistry(try registry.stored(.registry, keys: keys))
         } else if try storage.loadRowsDigest() != nil {
             // (A format-1 store made before the digest has none; its first open with a key gives it one.)
+            // Sealed with the next write generation, which a rollback anchor is raised to at commit.
             let digest = try engine.computeDigest(StoreEngine.wholeStore, keys: keys)
-            try storage.storeRowsDigest(try digest.stored(.store, keys: keys))
+            try storage.storeRowsDigest(try engine.sealDigest(digest, scope: StoreEngine.wholeStore, keys: keys))
         }
     }
 }

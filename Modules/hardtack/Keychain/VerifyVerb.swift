@@ -20,6 +20,8 @@ struct VerifyVerb: HardtackCommand {
                 + "\"problem\": TEXT or null, \"damage\": {\"pages\": N, \"rows\": N, \"rowsDigest\": BOOL, "
                 + "\"header\": BOOL, \"headerProblem\": TEXT or null (which copy of the header is damaged), \"file\": TEXT or null (an empty or cut-short store file)}, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
                 + "complete is false when the items could not be counted.",
+            "With --rollback-anchor FILE (or $HARDTACK_ROLLBACK_ANCHOR) naming a file that does not exist, verify "
+                + "makes it: the store is anchored as it is now, and from then on an older copy of it is damage.",
         ])
 
     /// `--json`.
@@ -34,7 +36,8 @@ struct VerifyVerb: HardtackCommand {
         // Whether the items could be counted at all: by the store, or else as salvage reads it.
         var counted = true
         do throws(CommandFailure) {
-            let handle = try await store.openExisting(context, onlyReads: true)
+            // The one command that makes a missing rollback anchor: it anchors the store it then checks.
+            let handle = try await store.openExisting(context, onlyReads: true, makingAnchor: true)
             do throws(SecureStoreError) {
                 health = try await handle.verify()
             } catch {

@@ -67,10 +67,11 @@ extension StoreArguments {
     /// Opens the store only if it exists: verbs that read or remove never create one.
     /// - Throws: ``CommandFailure/finding(_:_:)`` with exit 44 when there is no store.
     /// With `onlyReads`, a store on read-only media is opened read-only.
-    func openExisting(_ context: CommandContext, onlyReads: Bool = false) async throws(CommandFailure)
-        -> KeychainHandle
+    func openExisting(_ context: CommandContext, onlyReads: Bool = false, makingAnchor: Bool = false)
+        async throws(CommandFailure) -> KeychainHandle
     {
-        let configuration = try configuration(context, onlyReads: onlyReads)
+        var configuration = try configuration(context, onlyReads: onlyReads)
+        if makingAnchor { configuration.options.rollbackAnchor?.createIfMissing = true }
         guard await configuration.storeExists else {
             throw .finding(.notFound, "there is no store at \(configuration.displayLocation) yet; add an item first")
         }

@@ -48,6 +48,15 @@ struct StoreArguments: ParsableArguments {
         "--key-credential", value: "NAME", help: "A systemd credential holding the key (from $CREDENTIALS_DIRECTORY).",
         allowsEmpty: false)
     var credentialName: String?
+    /// `--rollback-anchor FILE`, if given.
+    @Option(
+        "--rollback-anchor", value: "FILE",
+        help: "Keep the store's rollback anchor in FILE (default: $\(StoreArguments.anchorVariable); none): the newest "
+            + "write, kept outside the store, so that an older copy of the whole store put back is damage (exit 65). "
+            + "Put it where the store's file is not. Made with a new store, or by `verify` for one that has none; "
+            + "SQLite stores of format 4 only.",
+        allowsEmpty: false)
+    var rollbackAnchor: String?
     /// `--access-group GROUP`, in order.
     @Option(
         "--access-group", value: "GROUP",
@@ -56,6 +65,9 @@ struct StoreArguments: ParsableArguments {
     var accessGroups: [String]
     /// `--verbose`, listed with these options (every command that opens the store accepts it).
     @OptionGroup var verbosity: Verbosity
+
+    /// The variable that names the rollback anchor when `--rollback-anchor` does not.
+    static let anchorVariable = "HARDTACK_ROLLBACK_ANCHOR"
 
     /// Whether any of the key options is given.
     var namesAKey: Bool { passphraseFile != nil || keyVariable != nil || credentialName != nil || keyFile != nil }
@@ -116,6 +128,8 @@ struct StoreArguments: ParsableArguments {
             var options = StoreOptions(passphraseCost: cost)
             options.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
             options.onlyReads = onlyReads
+            let anchor = rollbackAnchor ?? context.environment[Self.anchorVariable].flatMap { $0.isEmpty ? nil : $0 }
+            options.rollbackAnchor = anchor.map { RollbackAnchorSetting(path: $0) }
             let key = try Self.key(
                 passphraseFile: passphraseFile, keyVariable: keyVariable, credentialName: credentialName, keyFile: keyFile)
             return try StoreConfiguration.resolve(
