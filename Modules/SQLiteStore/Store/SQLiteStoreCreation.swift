@@ -37,6 +37,10 @@ enum SQLiteStoreCreation {
             for extra in ["", "-wal", "-shm", "-journal"] { unlink(temporary + extra) }
         }
         try build(temporary, record: record, emptyDigest: try RowsDigest.empty.stored(.store, keys: keys))
+        // The anchor before the store is in place: no open of the new store ever finds it missing.
+        if let anchor = options.rollbackAnchor, RowsDigest.carriesGeneration(.store, keys: keys) {
+            try RollbackAnchorFile(path: anchor.path, storeID: header.storeID).advance(to: 0)
+        }
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { return nil }
             throw .storage(.posix("cannot create the store \(path)", errno: errno))

@@ -16,15 +16,18 @@ extension StoreEngine {
             throw .storage(
                 .store(
                     "a rollback anchor needs an SQLite store of format 4, and this one is of format \(header.version) "
-                        + "(`hardtack keychain rotate-key` moves a store of format 2 or 3 to format 4)",
+                        + "(a key rotation without the anchor moves a store of format 2 or 3 to format 4)",
                     kind: .misuse))
+        }
+        // Under synchronous NORMAL a power cut may take back a commit whose anchor was raised (and
+        // synced): every open would then refuse the store.
+        guard options.durability == .full else {
+            throw .storage(.store("a rollback anchor needs durable commits (synchronous FULL)", kind: .misuse))
         }
         let file = RollbackAnchorFile(path: setting.path, storeID: header.storeID)
         if try file.read() == nil {
             guard created || setting.createIfMissing else {
-                throw .integrityFailure(
-                    "the rollback anchor \(setting.path) is missing (it was removed, or never made for this store); "
-                        + "an open that may make it anchors the store as it is then (`hardtack keychain verify` does)")
+                throw .integrityFailure("the rollback anchor \(setting.path) \(RollbackAnchorFile.missing)")
             }
             anchor = nil
             try readSnapshot { () throws(SecureStoreError) in _ = try loadDigest(keys: keys) }
@@ -56,7 +59,7 @@ extension StoreEngine {
         guard generation < floor else { return }
         throw .integrityFailure(
             "the store is older than its rollback anchor \(anchor?.path ?? ""): it holds write \(generation), "
-                + "and write \(floor) was committed (an older copy of the store was put back)")
+                + "and write \(floor) was committed (\(RollbackAnchorFile.olderCopy))")
     }
 
     /// Raises the anchor to a generation just committed. A failure cannot undo the commit: the

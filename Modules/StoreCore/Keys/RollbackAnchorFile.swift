@@ -18,6 +18,11 @@ package struct RollbackAnchorFile: Sendable {
     /// The store it anchors.
     package let storeID: [UInt8]
 
+    /// What is said of an anchor that is not there, after its path.
+    package static let missing = "is missing (it was removed, or never made for this store)"
+    /// What is said of a store older than its anchor, last.
+    package static let olderCopy = "an older copy of the store was put back"
+
     private static let magic: [UInt8] = Array("HTKA".utf8)
     private static let version: UInt8 = 1
     private static let bodyBytes = 4 + 1 + 16 + 8
@@ -36,7 +41,7 @@ package struct RollbackAnchorFile: Sendable {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
-            throw .storage(.store("cannot inspect the rollback anchor \(path): \(String(cString: strerror(errno)))"))
+            throw failure("inspect", errno)
         }
         let bytes = try FileSecurity.readPrivateFile(path, maxBytes: Self.fileBytes)
         guard bytes.count == Self.fileBytes, bytes.starts(with: Self.magic), bytes[4] == Self.version,
@@ -51,11 +56,13 @@ package struct RollbackAnchorFile: Sendable {
     }
 
     /// Raises the anchor to `generation` (creating it), unless it holds that or a higher one already.
+    /// The anchor's directory is made 0700 (or checked) first, as a store's is.
     package func advance(to generation: UInt64) throws(SecureStoreError) {
+        try FileSecurity.prepareDirectory(FileSecurity.parentDirectory(of: path))
         let lock = open(path + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw failure("lock") }
+        guard lock >= 0 else { throw failure("lock", errno) }
         defer { close(lock) }
-        guard flock(lock, LOCK_EX) == 0 else { throw failure("lock") }
+        guard flock(lock, LOCK_EX) == 0 else { throw failure("lock", errno) }
         defer { flock(lock, LOCK_UN) }
         if let held = try read(), held >= generation { return }
         var body = Self.magic + [Self.version] + storeID
@@ -64,13 +71,18 @@ package struct RollbackAnchorFile: Sendable {
         unlink(temporary)
         try FileSecurity.createPrivateFile(temporary, contents: body + Sodium.checksum(body))
         guard rename(temporary, path) == 0 else {
+            let code = errno
             unlink(temporary)
-            throw failure("replace")
+            throw failure("replace", code)
         }
         FileSecurity.syncDirectory(FileSecurity.parentDirectory(of: path))
     }
 
-    private func failure(_ doing: String) -> SecureStoreError {
-        .storage(.store("cannot \(doing) the rollback anchor \(path): \(String(cString: strerror(errno)))"))
+    private func failure(_ doing: String, _ code: Int32) -> SecureStoreError {
+        .storage(.store("cannot \(doing) the rollback anchor \(path): \(String(cString: strerror(code)))"))
     }
+
+    /// Whether an integrity failure's reason is about a rollback anchor (missing, damaged, another
+    /// store's, or newer than the store), not about the store's own rows.
+    package static func isAnchorFailure(_ reason: String) -> Bool { reason.contains("rollback anchor") }
 }

@@ -2,6 +2,7 @@ import CommandLineKit
 import Composition
 import Data
 import Foundation
+import StoreCore
 
 /// `verify`: decrypt and check every item and run the database's structural check; the counts are
 /// printed whatever is found.
@@ -21,11 +22,18 @@ struct VerifyVerb: HardtackCommand {
                 + "\"header\": BOOL, \"headerProblem\": TEXT or null (which copy of the header is damaged), \"file\": TEXT or null (an empty or cut-short store file)}, \"damagedItems\": [{\"row\", \"class\", \"problem\", \"attributes\"}]}; "
                 + "complete is false when the items could not be counted.",
             "With --rollback-anchor FILE (or $HARDTACK_ROLLBACK_ANCHOR) naming a file that does not exist, verify "
-                + "makes it: the store is anchored as it is now, and from then on an older copy of it is damage.",
+                + "--new-rollback-anchor makes it: the store is anchored as it is now, and from then on an older copy "
+                + "of it is damage. A store older than its anchor is exit 65, and not counted as salvage would.",
         ])
 
     /// `--json`.
     @Flag("--json", help: "Print one JSON object instead of text.") var json: Bool
+    /// `--new-rollback-anchor`.
+    @Flag(
+        "--new-rollback-anchor",
+        help: "Make the rollback anchor that --rollback-anchor names when it does not exist, anchoring the store as "
+            + "it is now (after a restore from a backup, or for a store that never had one).")
+    var newAnchor: Bool
     /// The store.
     @OptionGroup(title: KeychainVerbs.globalTitle) var store: StoreArguments
 
@@ -36,13 +44,17 @@ struct VerifyVerb: HardtackCommand {
         // Whether the items could be counted at all: by the store, or else as salvage reads it.
         var counted = true
         do throws(CommandFailure) {
-            // The one command that makes a missing rollback anchor: it anchors the store it then checks.
-            let handle = try await store.openExisting(context, onlyReads: true, makingAnchor: true)
+            // The one command that makes a missing rollback anchor, when told to: it anchors the store it checks.
+            let handle = try await store.openExisting(context, onlyReads: true, makingAnchor: newAnchor)
             do throws(SecureStoreError) {
                 health = try await handle.verify()
             } catch {
                 throw .store(error)
             }
+        } catch .store(.integrityFailure(let what)) where RollbackAnchorFile.isAnchorFailure(what) {
+            // The store against its anchor (older than it, or the anchor missing or damaged): not damage
+            // to count as salvage would, which would take the older copy for the store.
+            throw .store(.integrityFailure(what))
         } catch .store(.integrityFailure(let what)) {
             // Damage that stops the database from opening or reading the store through: counted as salvage
             // reads the store, page by page, else a report

@@ -1,4 +1,5 @@
 import Data
+import StoreCore
 import Domain
 
 /// The command line's words for what the inner layers report as facts: which command or option to use
@@ -16,6 +17,14 @@ enum Advice {
                 + "(--access-group) or leave the group out."
         case .keySourceMismatch(let expected):
             "This store is protected by \(phrase(expected)); give that instead."
+        case .integrityFailure(let what) where what.hasSuffix(RollbackAnchorFile.missing):
+            "Integrity check failed: \(what). If it never had one there, `hardtack keychain verify --rollback-anchor "
+                + "FILE --new-rollback-anchor` makes it, anchoring the store as it is now; if it had, find the anchor, or restore the store "
+                + "and its anchor from a backup you trust."
+        case .integrityFailure(let what) where what.hasSuffix(RollbackAnchorFile.olderCopy + ")"):
+            "Integrity check failed: \(what). Put the newest copy of the store back. To go back to this copy on "
+                + "purpose (a restore from a backup), move the anchor aside and run `hardtack keychain verify "
+                + "--rollback-anchor FILE --new-rollback-anchor`, which anchors the store as it is now."
         case .integrityFailure(let what):
             "Integrity check failed: \(what). The store is damaged or was tampered with; restore it from a "
                 + "backup (hardtack keychain verify tells how many items are sound; hardtack keychain salvage --to NEW "

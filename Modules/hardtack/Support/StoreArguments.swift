@@ -1,6 +1,7 @@
 import CommandLineKit
 import Composition
 import Data
+import Foundation
 import StoreCore
 
 /// The options every command that opens the store accepts: which store, what unlocks it, which access
@@ -53,7 +54,7 @@ struct StoreArguments: ParsableArguments {
         "--rollback-anchor", value: "FILE",
         help: "Keep the store's rollback anchor in FILE (default: $\(StoreArguments.anchorVariable); none): the newest "
             + "write, kept outside the store, so that an older copy of the whole store put back is damage (exit 65). "
-            + "Put it where the store's file is not. Made with a new store, or by `verify` for one that has none; "
+            + "Put it where the store's file is not. Made with a new store, or by `verify --new-rollback-anchor`; "
             + "SQLite stores of format 4 only.",
         allowsEmpty: false)
     var rollbackAnchor: String?
@@ -129,7 +130,11 @@ struct StoreArguments: ParsableArguments {
             options.onLongWait = { WaitMessage.printer(server: nil)(.storeLock) }
             options.onlyReads = onlyReads
             let anchor = rollbackAnchor ?? context.environment[Self.anchorVariable].flatMap { $0.isEmpty ? nil : $0 }
-            options.rollbackAnchor = anchor.map { RollbackAnchorSetting(path: $0) }
+            // Absolute, so that commands run from other directories name the same anchor.
+            options.rollbackAnchor = anchor.map {
+                RollbackAnchorSetting(
+                    path: $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0)
+            }
             let key = try Self.key(
                 passphraseFile: passphraseFile, keyVariable: keyVariable, credentialName: credentialName, keyFile: keyFile)
             return try StoreConfiguration.resolve(
