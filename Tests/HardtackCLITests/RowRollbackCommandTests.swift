@@ -63,6 +63,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fresh))
         let made = try sandbox.keychain(["verify", "--rollback-anchor", fresh, "--new-rollback-anchor"])
         #expect(made.status == 0, "\(made.stdout) \(made.stderr)")
+        #expect(made.stderr.contains("made the rollback anchor"), "verify says it anchored the store: \(made.stderr)")
         #expect(FileManager.default.fileExists(atPath: fresh))
         let missing = try sandbox.keychain(
             ["find-generic-password", "-s", "oauth", "-a", "refresh", "--rollback-anchor", sandbox.directory.file("anchor/none")])

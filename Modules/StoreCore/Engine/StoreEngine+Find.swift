@@ -14,21 +14,28 @@ extension StoreEngine {
         // Where another connection wrote since the rows last matched their digest (or they were never
         // checked), check them and read again: the answer is given only from a read that saw no commit
         // since the rows it read matched.
-        for _ in 0..<Self.currentReadAttempts {
+        for _ in 0..<Self.checkedReadAttempts {
             if isCurrent(read.version, keys: keys) { return read.items }
             try readSnapshot { () throws(SecureStoreError) in try confirmCurrent(keys: keys) }
             read = try findOnce(query, limit: limit, returning: parts, keys: keys, visited: visited)
         }
         if isCurrent(read.version, keys: keys) { return read.items }
-        throw Self.keptChanging
+        // Other processes keep writing: the check and the read in one snapshot, which costs a
+        // transaction of its own but never fails for their commits.
+        var items: [StoredItem] = []
+        try readSnapshot { () throws(SecureStoreError) in
+            try confirmCurrent(keys: keys)
+            items = try findOnce(query, limit: limit, returning: parts, keys: keys, visited: visited).items
+            // A backend may end a transaction itself after a failure inside it that the find got past
+            // (SQLite, after a damaged page): what was read after that was not one snapshot.
+            guard storage.isInTransaction else { throw Self.snapshotLost }
+        }
+        return items
     }
 
-    /// How many times a find checks the rows and reads again while other connections keep committing.
-    static let currentReadAttempts = 3
-
-    /// A find whose rows other connections kept changing between its check and its read.
-    static let keptChanging = SecureStoreError.storage(
-        .store("other processes kept writing the store while this read checked it; try again", kind: .busy))
+    /// How many times a find checks the rows and reads again, each cheap, before it reads in the same
+    /// snapshot as its check.
+    static let checkedReadAttempts = 2
 
     /// One pass of ``find(_:limit:returning:visited:)``: every answer but "found" checked as it needs;
     /// with the items found, the change counter as of the read that found them, when the backend knows

@@ -28,6 +28,8 @@ package final class StoreEngine {
     var groupIndexes: [BlindIndex] = []
     /// How many transactions and savepoints are open (0: none).
     var transactionDepth = 0
+    /// Whether ``readSnapshot(_:)`` has a read transaction open (a nested call runs in it).
+    private var inReadSnapshot = false
     /// The row id this handle expects its next insert to get: one past the last it inserted. Only a
     /// guess (another process may have inserted since), checked by the insert itself.
     var nextID: Int64?
@@ -217,12 +219,14 @@ package final class StoreEngine {
 
     /// Runs `body` in a read transaction (one snapshot), or in the transaction already open.
     func readSnapshot(_ body: () throws(SecureStoreError) -> Void) throws(SecureStoreError) {
-        guard transactionDepth == 0 else { return try body() }
+        guard transactionDepth == 0, !inReadSnapshot else { return try body() }
         // The anchor first: every generation it holds was committed before the snapshot begins.
         anchorFloor = try anchor?.read()
         defer { anchorFloor = nil }
         try storage.beginRead()
-        do {
+        inReadSnapshot = true
+        defer { inReadSnapshot = false }
+        do throws(SecureStoreError) {
             try body()
             try storage.commit()
         } catch {
@@ -230,6 +234,10 @@ package final class StoreEngine {
             throw error
         }
     }
+
+    /// A read snapshot the backend ended before its body did.
+    static let snapshotLost = SecureStoreError.storage(
+        .store("the database ended a read's snapshot after a failure inside it; try again", kind: .other))
 
     // MARK: Groups and attributes
 

@@ -45,7 +45,12 @@ struct VerifyVerb: HardtackCommand {
         var counted = true
         do throws(CommandFailure) {
             // The one command that makes a missing rollback anchor, when told to: it anchors the store it checks.
+            let anchor = newAnchor ? try store.configuration(context).options.rollbackAnchor?.path : nil
+            let anchorWasThere = anchor.map { FileManager.default.fileExists(atPath: $0) } ?? true
             let handle = try await store.openExisting(context, onlyReads: true, makingAnchor: newAnchor)
+            if let anchor, !anchorWasThere, FileManager.default.fileExists(atPath: anchor) {
+                Console.error("made the rollback anchor \(anchor): the store is anchored as it is now")
+            }
             do throws(SecureStoreError) {
                 health = try await handle.verify()
             } catch {
