@@ -27,11 +27,15 @@ extension SQLiteItemStorage {
     }
 
     /// ``deleteRows(exactly:itemClass:)`` with each deleted row whole, its ciphertexts read by the same
-    /// statement that finds it, for a rows digest that counts them (format 4).
+    /// statement that finds it, for a rows digest that counts them (format 4). Only inside a write
+    /// transaction (the engine's), as the port says.
     /// - Throws: ``SecureStoreError/integrityFailure(_:)`` for a row whose cells are not as the store
     ///   writes them: its hash cannot be counted out of the digest (nothing is deleted inside the
     ///   engine's transaction, which then rolls back).
     func deleteSealedRows(exactly cells: IndexCells, itemClass: ItemClass) throws(SecureStoreError) -> [ItemRow] {
+        guard connection.isInTransaction else {
+            throw .storage(.store("rows to count out of the digest are deleted inside a transaction", kind: .misuse))
+        }
         let columns: RowColumns = [.attributes, .data]
         return try deleteRows(
             exactly: cells, itemClass: itemClass, columns: columns,
@@ -42,8 +46,8 @@ extension SQLiteItemStorage {
     }
 
     /// Deletes the rows with exactly these index cells and class, in one atomic step; returns what
-    /// `making` makes of each one, read with the ciphertexts in `columns` (the id alone when none), and
-    /// which `id` gives back the id of.
+    /// `making` makes of each one, read with the ciphertexts in `columns` (the id alone when none, as
+    /// always outside a transaction), and which `id` gives back the id of.
     private func deleteRows<Deleted>(
         exactly cells: IndexCells, itemClass: ItemClass, columns: RowColumns,
         making: (SQLiteStatement) throws(SecureStoreError) -> Deleted, id: (Deleted) -> Int64
@@ -61,7 +65,7 @@ extension SQLiteItemStorage {
             for row in rows { try deleteRow(id(row)) }
             return rows
         }
-        let delete = try statement(.deleteExactly, columns: columns)
+        let delete = try statement(.deleteExactly)
         bind(cells, itemClass: itemClass, to: delete)
         defer { delete.reset() }
         var rows: [Deleted] = []

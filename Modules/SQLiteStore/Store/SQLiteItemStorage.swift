@@ -16,10 +16,10 @@ final class SQLiteItemStorage: ItemStorage {
     /// stored digest is still these bytes, so a write transaction need not read it again.
     private var knownDigest: (version: Int64, encoded: [UInt8])?
     /// The `data_version` read in the open transaction (it cannot change until the transaction ends).
-    private var transactionVersion: Int64?
+    var transactionVersion: Int64?
     /// The pager's data version when `data_version` was last read, and what it read
     /// (``changeCounterOfLastRead()``).
-    private var lastDataVersion: (pager: UInt32, value: Int64)?
+    var lastDataVersion: (pager: UInt32, value: Int64)?
     /// The digest this transaction wrote, remembered as ``knownDigest`` once it commits; `nil` when it
     /// wrote none, or when a savepoint rolled back after it did (then nothing is remembered).
     private var writtenDigest: [UInt8]?
@@ -100,29 +100,6 @@ final class SQLiteItemStorage: ItemStorage {
         writtenDigest = nil
         // Fails only when SQLite already rolled back the whole transaction; COMMIT then fails too.
         try? connection.execute("ROLLBACK TO \(name); RELEASE \(name)")
-    }
-
-    /// SQLite's `data_version`: it changes when another connection commits. Read once per transaction.
-    func changeCounter() throws(SecureStoreError) -> Int64 {
-        if let transactionVersion, connection.isInTransaction { return transactionVersion }
-        let version = try statement(.dataVersion)
-        defer { version.reset() }
-        _ = try version.step()
-        let value = version.int64(at: 0)
-        if connection.isInTransaction { transactionVersion = value }
-        // The pragma began a read, which brought the pager's version up to date with the file.
-        lastDataVersion = connection.pagerDataVersion.map { (pager: $0, value: value) }
-        return value
-    }
-
-    /// ``changeCounter()`` as of the last read outside a transaction, without a statement, when the
-    /// pager's version has not moved since `data_version` was last read: that version moves with every
-    /// commit of this connection and at the start of every read that finds another's commit, so an
-    /// unmoved one means the last read saw the file as the pragma did. `nil` when it moved.
-    func changeCounterOfLastRead() -> Int64? {
-        guard !connection.isInTransaction, let lastDataVersion, connection.pagerDataVersion == lastDataVersion.pager
-        else { return nil }
-        return lastDataVersion.value
     }
 
     // MARK: Rows

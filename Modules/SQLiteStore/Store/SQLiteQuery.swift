@@ -34,11 +34,11 @@ enum SQLiteQuery: Int, CaseIterable {
         // compared from the table, found by that id. A loop that reads through an index takes the
         // index's copy of its columns (SQLite substitutes it), so a damaged index entry pointing at
         // another item's row would otherwise delete that item. (`+` keeps the outer loop off the index.)
-        // Either returns the id alone, or with ciphertexts wanted the whole row (for a rows digest
-        // that counts them, which must count the deleted row out).
         case .deleteExactly:
             "DELETE FROM items WHERE id = (SELECT id FROM items WHERE prim = ?1 AND uniq = ?2) "
-                + "AND +prim = ?1 AND +uniq = ?2 AND class = ?3 AND grp = ?4 RETURNING \(wanted.isEmpty ? "id" : columns)"
+                + "AND +prim = ?1 AND +uniq = ?2 AND class = ?3 AND grp = ?4 RETURNING id"
+        // The id alone, or with ciphertexts wanted the whole row (for a rows digest that counts them,
+        // which must count the deleted row out).
         case .idsExactly:
             "SELECT \(wanted.isEmpty ? "id" : columns) FROM items WHERE id = (SELECT id FROM items WHERE prim = ?1 AND uniq = ?2) "
                 + "AND +prim = ?1 AND +uniq = ?2 AND class = ?3 AND grp = ?4"

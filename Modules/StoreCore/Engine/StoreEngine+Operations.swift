@@ -206,17 +206,15 @@ extension StoreEngine {
         let cells = IndexCells(group: group, unique: unique, primary: primary)
         return try writeTyped { () throws(SecureStoreError) -> Int in
             try lockDigests([group])
-            if digestsCiphertexts(keys) {
-                let deleted = try storage.deleteSealedRows(exactly: cells, itemClass: itemClass)
-                for row in deleted { try digestRemove(row, keys: keys) }
-                if !deleted.isEmpty { return deleted.count }
-            } else {
-                let deleted = try storage.deleteVersionedRows(exactly: cells, itemClass: itemClass)
-                for (id, version) in deleted {
-                    try digestRemove(ItemRow(id: id, itemClass: itemClass, cells: cells, version: version), keys: keys)
+            // Each deleted row as its digest counts it: with its ciphertexts where the digest counts them.
+            let deleted =
+                digestsCiphertexts(keys)
+                ? try storage.deleteSealedRows(exactly: cells, itemClass: itemClass)
+                : try storage.deleteVersionedRows(exactly: cells, itemClass: itemClass).map {
+                    ItemRow(id: $0.id, itemClass: itemClass, cells: cells, version: $0.version)
                 }
-                if !deleted.isEmpty { return deleted.count }
-            }
+            for row in deleted { try digestRemove(row, keys: keys) }
+            if !deleted.isEmpty { return deleted.count }
             // The delete compared each row's own cells; a row the index still gives for this key is one
             // whose cells are not the key's (a class or group cell edited, or the index entry pointing at
             // another row): the index and the table disagree.

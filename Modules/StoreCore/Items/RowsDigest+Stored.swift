@@ -42,9 +42,7 @@ extension RowsDigest {
     package func stored(_ role: DigestRole, keys: ItemKeys, generation: UInt64 = 0) throws(SecureStoreError) -> [UInt8] {
         guard keys.sealsDigests else { return encoded }
         var plain = encoded
-        if Self.carriesGeneration(role, keys: keys) {
-            for shift in stride(from: 56, through: 0, by: -8) { plain.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
-        }
+        if Self.carriesGeneration(role, keys: keys) { plain += bigEndian(generation) }
         return try Sodium.seal(plain, additionalData: Self.additionalData(role, keys: keys), key: keys.digest)
     }
 
@@ -74,7 +72,7 @@ extension RowsDigest {
                 stored, additionalData: Self.additionalData(role, keys: keys), key: keys.digest, what: role.name)
             encoded = opened.withUnsafeBytes { Array($0) }
             if carries {
-                for byte in encoded.suffix(8) { generation = generation << 8 | UInt64(byte) }
+                generation = readBigEndian(encoded.suffix(8))
                 encoded.removeLast(8)
             }
         } else {

@@ -52,7 +52,7 @@ package struct RollbackAnchorFile: Sendable {
         guard Array(bytes[5..<21]) == storeID else {
             throw .integrityFailure("the rollback anchor \(path) belongs to another store")
         }
-        return bytes[21..<29].reduce(0) { $0 << 8 | UInt64($1) }
+        return readBigEndian(bytes[21..<29])
     }
 
     /// Raises the anchor to `generation` (creating it), unless it holds that or a higher one already.
@@ -65,8 +65,7 @@ package struct RollbackAnchorFile: Sendable {
         guard flock(lock, LOCK_EX) == 0 else { throw failure("lock", errno) }
         defer { flock(lock, LOCK_UN) }
         if let held = try read(), held >= generation { return }
-        var body = Self.magic + [Self.version] + storeID
-        for shift in stride(from: 56, through: 0, by: -8) { body.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift))) }
+        let body = Self.magic + [Self.version] + storeID + bigEndian(generation)
         let temporary = path + ".new"
         unlink(temporary)
         try FileSecurity.createPrivateFile(temporary, contents: body + Sodium.checksum(body))
