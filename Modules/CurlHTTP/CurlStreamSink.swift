@@ -9,6 +9,12 @@ import Foundation
 ///
 /// The timeout bounds the wait for the head from the start, then each wait for the next bytes; time the
 /// thread spends waiting for the reader is not counted (curl does not call back while it waits).
+///
+/// A small body of known length (at most ``heldBodyBytes``, as nginx buffers a proxied answer) is held with
+/// its head, which is handed over once the whole body is in the writer, finished: the reader can then take
+/// it whole (``HTTPBodyStream/takeWhole()``), and a server sends it with its length rather than in chunks,
+/// without waiting on the transfer again. Such a body that ends early, or goes silent past the timeout,
+/// fails the call (there is no head yet) instead of cutting an answer short.
 final class CurlStreamSink {
     /// Where the body goes.
     let writer: HTTPBodyWriter
@@ -23,12 +29,24 @@ final class CurlStreamSink {
     private var lastBytes = ContinuousClock.now
     private var status = 0
     private var headers = HTTPHeaders()
+    /// Whether a small body may be held with its head (not for `HEAD`, whose length describes no body).
+    private let holdsSmallBodies: Bool
+    /// The length of the body held with its head, while it is; the bytes of it received.
+    private var held: (length: Int, received: Int)?
+    /// Whether the sink itself finished the writer (a held body, complete): the transfer then ends as curl
+    /// sees fit, its connection kept.
+    private var finishedHere = false
 
-    /// A sink writing into `writer`, handing the head to `deliver`.
+    /// The largest body held with its head.
+    static let heldBodyBytes = 64 << 10
+
+    /// A sink writing into `writer`, handing the head to `deliver`; `holdsSmallBodies` unless the request
+    /// was `HEAD`.
     init(
-        writer: HTTPBodyWriter, timeout: Duration, isCancelled: @escaping () -> Bool,
+        writer: HTTPBodyWriter, timeout: Duration, holdsSmallBodies: Bool, isCancelled: @escaping () -> Bool,
         deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
     ) {
+        self.holdsSmallBodies = holdsSmallBodies
         self.writer = writer
         self.timeout = timeout
         self.isCancelled = isCancelled
@@ -45,8 +63,19 @@ final class CurlStreamSink {
     private func deliverHead() {
         guard !delivered else { return }
         delivered = true
+        held = nil
         lastBytes = ContinuousClock.now
         deliver(.success((status, headers)))
+    }
+
+    /// The head is complete: handed over, or held with a small body of known length.
+    private func headEnded() {
+        guard holdsSmallBodies, status != 204, status != 304, headers["Transfer-Encoding"] == nil,
+            let text = headers["Content-Length"], let length = Int(Substring(text).trimmingOptionalWhitespace()),
+            (1...Self.heldBodyBytes).contains(length)
+        else { return deliverHead() }
+        held = (length, 0)
+        lastBytes = ContinuousClock.now
     }
 
     /// curl's header callback: a status line starts a response's head, a field is kept, the blank line
@@ -60,7 +89,7 @@ final class CurlStreamSink {
         switch CurlHeaderLine(bytes, length: length) {
         case .status(let code): (sink.status, sink.headers) = (code, HTTPHeaders())
         case .field(let name, let value): sink.headers.add(name, value)
-        case .end: if sink.status >= 200 { sink.deliverHead() }
+        case .end: if sink.status >= 200, sink.held == nil { sink.headEnded() }
         case .other: break
         }
         return length
@@ -73,9 +102,24 @@ final class CurlStreamSink {
         guard let bytes, let context else { return 0 }
         let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
-        sink.deliverHead()
-        guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
+        guard let held = sink.held else {
+            sink.deliverHead()
+            guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
+            sink.lastBytes = ContinuousClock.now
+            return length
+        }
+        // Held: the writer's buffer takes it all without waiting (it holds more than a held body).
+        guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else {
+            sink.deliverHead()
+            return 0
+        }
         sink.lastBytes = ContinuousClock.now
+        sink.held = (held.length, held.received + length)
+        if held.received + length >= held.length {
+            sink.finishedHere = true
+            sink.writer.finish()
+            sink.deliverHead()
+        }
         return length
     }
 
@@ -85,8 +129,8 @@ final class CurlStreamSink {
         context, _, _, _, _ in
         guard let context else { return 1 }
         let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
-        if sink.isCancelled() || sink.writer.isClosed { return 1 }
-        let since = sink.delivered ? sink.lastBytes : sink.started
+        if sink.isCancelled() || (!sink.finishedHere && sink.writer.isClosed) { return 1 }
+        let since = sink.delivered || sink.held != nil ? sink.lastBytes : sink.started
         if ContinuousClock.now - since > sink.timeout {
             sink.timedOut = true
             return 1

@@ -1,5 +1,4 @@
 import Data
-import Foundation
 
 /// Reads cookies from a request's `Cookie` fields.
 enum CookieHeader {
@@ -7,12 +6,12 @@ enum CookieHeader {
     /// planted by a sibling domain, say) are ambiguous, and read as none.
     static func value(_ name: String, in headers: HTTPHeaders) -> String? {
         var found: String?
-        for field in headers where field.name.lowercased() == "cookie" {
+        for field in headers where field.name.caseInsensitiveEquals("cookie") {
             for pair in field.value.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { continue }
+                guard parts.count == 2, parts[0].trimmingOptionalWhitespace() == name else { continue }
                 if found != nil { return nil }
-                found = parts[1].trimmingCharacters(in: .whitespaces)
+                found = String(parts[1].trimmingOptionalWhitespace())
             }
         }
         return found

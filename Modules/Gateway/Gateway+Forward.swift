@@ -30,7 +30,7 @@ extension Gateway {
     /// refreshed first when it is expired or about to be, and once more after an upstream 401 (then retried
     /// once). Without the header 403, without a session 401; nothing reaches the upstream then. The
     /// upstream's answer streams to the browser as it arrives (a 401's body is read and dropped); one cut
-    /// short is logged.
+    /// short is logged. A small one of known length arrives whole, and is sent whole.
     func forward(_ request: HTTPRequest, through route: GatewayRoute, started: ContinuousClock.Instant) async -> HTTPReply {
         guard Self.hasAntiForgeryHeader(request) else { return .complete(Self.missingAntiForgeryHeader) }
         guard let target = route.upstreamTarget(for: request.path) else {
@@ -100,6 +100,10 @@ extension Gateway {
                 if Self.droppedResponseFields.contains(name) || hopByHop.contains(name) { continue }
                 passed.add(field.name, field.value)
             }
+            // A small answer that arrived whole goes out whole, with its length; any other streams.
+            if let whole = response.body.takeWhole() {
+                return .complete(HTTPResponse(status: response.status, headers: passed, body: whole))
+            }
             watch(response.body, of: request, on: route, status: response.status, started: started)
             return .streamed(HTTPStreamedResponse(status: response.status, headers: passed, body: response.body))
         case .failed(.timedOut):
@@ -115,9 +119,9 @@ extension Gateway {
     /// connection only, never passed on. Lowercased.
     static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
         var names = Set<String>()
-        for field in headers where field.name.lowercased() == "connection" {
+        for field in headers where field.name.caseInsensitiveEquals("connection") {
             for option in field.value.split(separator: ",") {
-                names.insert(option.trimmingCharacters(in: .whitespaces).lowercased())
+                names.insert(option.trimmingOptionalWhitespace().lowercased())
             }
         }
         return names

@@ -72,7 +72,10 @@ public final class Gateway: Sendable {
             ownerID: dependencies.ownerID, issuer: dependencies.metadata.issuer,
             clientID: configuration.clientID, keepsCopies: configuration.revokeEndedSessions,
             claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
-            onShared: { metrics.refreshWaits.withLock { $0 += 1 } })
+            onShared: { metrics.refreshWaits.withLock { $0 += 1 } },
+            counted: { fromMemory in
+                metrics.sessionReads.withLock { if fromMemory { $0.memory += 1 } else { $0.store += 1 } }
+            })
         activity = SessionActivity(
             store: dependencies.store, now: dependencies.now, interval: min(60, (configuration.idleTimeout ?? 600) / 10))
         loginKey = try await GatewayKeys.loginKey(in: dependencies.store)

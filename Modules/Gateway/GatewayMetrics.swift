@@ -23,6 +23,8 @@ final class GatewayMetrics: Sendable {
     /// Refreshes this instance presented to the issuer, and calls that waited on one.
     let refreshes = Locked(0)
     let refreshWaits = Locked(0)
+    /// Sessions read for a call: from memory (nothing committed since they were read), from the store.
+    let sessionReads = Locked((memory: 0, store: 0))
 
     /// Counts a request.
     func record(route: String, status: Int, duration: Duration) {
@@ -66,6 +68,13 @@ final class GatewayMetrics: Sendable {
             "# HELP hardtack_gateway_refresh_waits_total Calls that took a refresh another call or instance made.",
             "# TYPE hardtack_gateway_refresh_waits_total counter",
             "hardtack_gateway_refresh_waits_total \(refreshWaits.withLock { $0 })",
+            "# HELP hardtack_gateway_session_reads_total Sessions read for a call: kept in memory while the store has not changed since, or read from it.",
+            "# TYPE hardtack_gateway_session_reads_total counter",
+        ]
+        let reads = sessionReads.withLock { $0 }
+        lines += [
+            "hardtack_gateway_session_reads_total{source=\"memory\"} \(reads.memory)",
+            "hardtack_gateway_session_reads_total{source=\"store\"} \(reads.store)",
             "# HELP hardtack_gateway_sessions_created_total Sessions signed in.",
             "# TYPE hardtack_gateway_sessions_created_total counter",
             "hardtack_gateway_sessions_created_total \(snapshot.sessionsCreated)",

@@ -123,6 +123,12 @@ final class MemoryItemStorage: ItemStorage {
         return value
     }
 
+    /// The number of commits to the database by every handle, this one's included; `nil` inside a
+    /// transaction.
+    func changeMark() throws(SecureStoreError) -> UInt64? {
+        open == nil ? UInt64(database.commitCount) : nil
+    }
+
     /// ``changeCounter()`` as of every read outside a transaction since it was last asked, when none of
     /// them saw another connection's commit; `nil` when one did.
     func changeCounterOfLastRead() -> Int64? {

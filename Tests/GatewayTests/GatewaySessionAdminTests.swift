@@ -112,44 +112,15 @@ import Testing
         let now = Date()
         // Signed in long ago and in use now: only its record of use says so.
         let busy = try await add(store, user: "alice", expires: now + 86400, used: now - 5)
-        let unreadable = RecordsOfUseUnreadable(base: store)
+        // Reads of records of use fail as a store that went away would: the sweep must not take them for
+        // missing ones (and fall back to the sign-in time).
+        let unreadable = PortOnlyStore(base: store) { query in
+            query.string(.account) == "last-used"
+                ? .storage(StorageFailure(backend: "test", kind: .unavailable, message: "the server went away")) : nil
+        }
         await #expect(throws: AuthenticationError.self) {
             _ = try await GatewaySessionAdmin(store: unreadable).sweep(idleTimeout: 600, now: now + 7200, batch: 10)
         }
         #expect(try await GatewaySessionAdmin(store: store).sessions().map(\.sessionID) == [busy])
-    }
-}
-
-/// A real store whose reads of records of use fail as a store that went away would: the sweep must not take
-/// them for missing ones (and fall back to the sign-in time).
-private struct RecordsOfUseUnreadable: SecureItemStore {
-    let base: SQLiteSecureItemStore
-    var accessGroups: [String] { base.accessGroups }
-
-    func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result {
-        try base.transaction(body)
-    }
-
-    func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
-        try base.add(attributes, data: data)
-    }
-
-    func find(_ query: ItemAttributes, limit: MatchLimit, returning parts: ItemParts) throws(SecureStoreError)
-        -> [StoredItem]
-    {
-        if query.string(.account) == "last-used" {
-            throw .storage(StorageFailure(backend: "test", kind: .unavailable, message: "the server went away"))
-        }
-        return try base.find(query, limit: limit, returning: parts)
-    }
-
-    func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?) throws(SecureStoreError) -> Int {
-        try base.update(query, attributes: attributes, data: data)
-    }
-
-    func delete(_ query: ItemAttributes) throws(SecureStoreError) -> Int { try base.delete(query) }
-
-    func addOrUpdate(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) -> AddOrUpdateOutcome {
-        try base.addOrUpdate(attributes, data: data)
     }
 }

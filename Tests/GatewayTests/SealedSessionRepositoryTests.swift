@@ -17,13 +17,7 @@ import Testing
         try SQLiteSecureItemStore.open(at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
     }
 
-    func session(_ tag: String) throws -> Session {
-        Session(
-            accessToken: try AccessToken(value: SecretBytes(utf8: "access-\(tag)"), issuedAt: clock.date, expiresAt: clock.date + 300),
-            refreshToken: try RefreshToken(value: SecretBytes(utf8: "refresh-\(tag)"), expiresAt: nil),
-            user: User(id: "alice", name: "Alice"), method: .authorizationCode,
-            identity: SignInIdentity(idToken: SecretBytes(utf8: "id-token-\(tag)"), sessionID: "idp-1"))
-    }
+    func session(_ tag: String) throws -> Session { try .tagged(tag, at: clock.date) }
 
     @Test func theStoreSeesOnlySealedTokensAndTheCookieOpensThem() async throws {
         let store = try store()

@@ -88,6 +88,17 @@ import Testing
         #expect(server.accepted == 1)
     }
 
+    @Test func streamedCallsOfSmallAnswersTakenWholeShareOneConnection() async throws {
+        let server = KeepAliveServer()
+        defer { server.stop() }
+        let client = CurlHTTPClient(baseURL: server.baseURL, timeout: 5)
+        for _ in 0..<20 {
+            let answer = try await client.stream(HTTPRequest(method: "GET", path: "/ok"))
+            #expect(answer.status == 200 && answer.body.takeWhole() == Data("ok".utf8))
+        }
+        #expect(server.accepted == 1)
+    }
+
     @Test func concurrentCallsOpenNoMoreConnectionsThanAtOnce() async throws {
         let server = KeepAliveServer()
         defer { server.stop() }

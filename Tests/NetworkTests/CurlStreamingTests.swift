@@ -86,3 +86,70 @@ import Testing
         #expect(await undeclared.ended() == .clientClosed)
     }
 }
+
+/// A small answer of known length is held with its head and arrives whole: taken at once, or read as a
+/// stream; one that ends early or goes silent fails the call, since no head was handed over.
+@Suite(.timeLimit(.minutes(2))) struct CurlSmallBodyTests {
+    @Test func aSmallBodyOfKnownLengthArrivesWholeWithItsHead() async throws {
+        let upstream = StreamingUpstream(.init(bytes: 10_000))
+        let response = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/small"))
+        #expect(response.status == 200 && response.headers["X-Upstream"] == "yes")
+        let whole = try #require(response.body.takeWhole())
+        #expect(whole.count == 10_000)
+        #expect(whole.enumerated().allSatisfy { $0.element == UInt8($0.offset % 256) })
+        // Taken: the stream is at its end, and says so to a reader and an observer.
+        #expect(try await response.body.next() == nil)
+        let (ending, bytes) = await withCheckedContinuation { continuation in
+            response.body.whenEnded { ending, bytes in continuation.resume(returning: (ending, bytes)) }
+        }
+        #expect(ending == .complete && bytes == 10_000)
+    }
+
+    @Test func aSmallBodyCanStillBeReadAsAStream() async throws {
+        let upstream = StreamingUpstream(.init(bytes: 1_000))
+        let response = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/small"))
+        let read = await StreamedBody.drain(response.body)
+        #expect(read.failure == nil && read.count == 1_000 && read.inOrder)
+        #expect(response.body.takeWhole() == nil, "read already")
+    }
+
+    @Test func aBodyOfUnknownLengthOrOverTheBoundStreamsAsBefore() async throws {
+        var script = StreamingUpstream.Script(bytes: 10_000)
+        script.lengthKnown = false
+        let upstream = StreamingUpstream(script)
+        let unknown = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/s"))
+        let read = await StreamedBody.drain(unknown.body)
+        #expect(read.failure == nil && read.count == 10_000 && read.inOrder)
+        let large = StreamingUpstream(.init(bytes: (64 << 10) + 1))
+        let over = try await CurlStreamingTests.client(large).stream(HTTPRequest(method: "GET", path: "/l"))
+        let whole = await StreamedBody.drain(over.body)
+        #expect(whole.failure == nil && whole.count == (64 << 10) + 1 && whole.inOrder)
+    }
+
+    @Test func aSmallBodyCutShortFailsTheCall() async throws {
+        var script = StreamingUpstream.Script(bytes: 32 << 10)
+        script.cutAfter = 8 << 10
+        let upstream = StreamingUpstream(script)
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/cut"))
+        }
+    }
+
+    @Test func aSmallBodyThatGoesSilentTimesOut() async throws {
+        var script = StreamingUpstream.Script(bytes: 32 << 10)
+        script.stallAfter = 8 << 10
+        let upstream = StreamingUpstream(script)
+        await #expect(throws: HTTPClientError.timedOut) {
+            _ = try await CurlStreamingTests.client(upstream, timeout: 1).stream(HTTPRequest(method: "GET", path: "/stall"))
+        }
+        #expect(await upstream.ended() == .clientClosed)
+    }
+
+    @Test func aHeadRequestsLengthHoldsNothing() async throws {
+        let upstream = StreamingUpstream(.init(bytes: 10_000))
+        let response = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "HEAD", path: "/small"))
+        #expect(response.status == 200)
+        let read = await StreamedBody.drain(response.body)
+        #expect(read.failure == nil && read.count == 0)
+    }
+}

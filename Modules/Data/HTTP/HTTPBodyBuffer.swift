@@ -141,6 +141,29 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         return outcome
     }
 
+    /// Every byte of the body, when the writer has finished it and the reader has read none: taken, so that
+    /// the reader has had it all (and the stream ended complete). `nil` otherwise, changing nothing.
+    func takeWhole() -> Data? {
+        condition.lock()
+        guard case .finished = state, delivered == 0, count == written else {
+            condition.unlock()
+            return nil
+        }
+        var whole = Data(count: count)
+        whole.withUnsafeMutableBytes { bytes in
+            let first = min(count, capacity - start)
+            bytes.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
+            if first < count { (bytes.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: count - first) }
+        }
+        delivered = count
+        start = 0
+        count = 0
+        let notify = settle(.complete)
+        condition.unlock()
+        notify?()
+        return whole
+    }
+
     /// Calls `observer` once the reader has seen the end or a failure, or gave up (at once if it has).
     func whenEnded(_ observer: @escaping @Sendable (HTTPBodyStream.Ending, Int) -> Void) {
         condition.lock()

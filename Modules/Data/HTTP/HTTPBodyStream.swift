@@ -117,6 +117,13 @@ public final class HTTPBodyStream: Sendable {
         return body
     }
 
+    /// The whole body at once, when it had all arrived before anything was read (a small answer its
+    /// writer finished first): taken, the stream then complete for its reader. `nil` otherwise (read it as a
+    /// stream), changing nothing.
+    public func takeWhole() -> Data? {
+        buffer.takeWhole()
+    }
+
     /// Wants no more: the bytes held are dropped and the writer is told to stop.
     public func cancel() {
         buffer.cancel()

@@ -31,9 +31,31 @@ public struct HTTPHeaders: Sendable, Sequence {
 }
 
 extension String {
-    /// ASCII case-insensitive equality, as HTTP field names compare.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    /// ASCII case-insensitive equality, as HTTP field names (tokens, ASCII only) compare: the same bytes
+    /// but for the case of ASCII letters. Allocates nothing.
+    public func caseInsensitiveEquals(_ other: String) -> Bool {
+        var mine = utf8.makeIterator()
+        var theirs = other.utf8.makeIterator()
+        while true {
+            switch (mine.next(), theirs.next()) {
+            case (nil, nil): return true
+            case (let a?, let b?):
+                if a == b { continue }
+                let folded = a | 0x20
+                guard folded == b | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+            default: return false
+            }
+        }
+    }
+}
+
+extension Substring {
+    /// Without the spaces and tabs (HTTP's optional whitespace) at either end.
+    public func trimmingOptionalWhitespace() -> Substring {
+        var trimmed = self
+        while let first = trimmed.utf8.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.utf8.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+        return trimmed
     }
 }
 

@@ -12,4 +12,16 @@ public protocol SecureItemStore: SecureItemTransaction, Sendable {
     /// it throws. Use the transaction it is given, not the store, inside `body`.
     /// - Throws: what `body` throws, or ``SecureStoreError`` when the transaction cannot start or commit.
     func transaction<Result>(_ body: (any SecureItemTransaction) throws -> Result) throws -> Result
+
+    /// A number that moves with every commit to the store, by this handle or any other, process or
+    /// machine: two equal marks mean nothing was committed between the two calls, so what was read after
+    /// the first is still what the store holds. `nil` when the store cannot tell without reading rows
+    /// (PostgreSQL, always), or not now (locked, failed, or, unless `waiting`, the handle busy with
+    /// another call: without `waiting` it never blocks); then read.
+    func changeMark(waiting: Bool) -> UInt64?
+}
+
+extension SecureItemStore {
+    /// Not known: the caller reads.
+    public func changeMark(waiting: Bool) -> UInt64? { nil }
 }

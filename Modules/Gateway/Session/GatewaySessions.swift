@@ -16,6 +16,7 @@ final class GatewaySessions: Sendable {
     private let onShared: @Sendable () -> Void
     private let stormGuard = RefreshStormGuard()
     private let refreshers = RefresherCache(capacity: 10_000)
+    private let reads: SessionReadCache
     /// The sessions' revocation copies: written only when ``keepsCopies``, always revoked and removed once
     /// their sessions are gone (so that copies left by an earlier run with them on are not forgotten).
     let copies: StoreRevocationCopies
@@ -26,8 +27,10 @@ final class GatewaySessions: Sendable {
     init(
         store: any SecureItemStore, gateway: any AuthenticationGateway, policy: AuthenticationPolicy, ownerID: String,
         issuer: String, clientID: String, keepsCopies: Bool = false, claimantIsGone: @escaping @Sendable (String) -> Bool,
-        now: @escaping @Sendable () -> Date, onShared: @escaping @Sendable () -> Void
+        now: @escaping @Sendable () -> Date, onShared: @escaping @Sendable () -> Void,
+        counted: @escaping @Sendable (_ fromMemory: Bool) -> Void = { _ in }
     ) {
+        reads = SessionReadCache(store: store, capacity: 10_000, counted: counted)
         copies = StoreRevocationCopies(store: store, issuer: issuer, clientID: clientID)
         self.keepsCopies = keepsCopies
         self.onShared = onShared
@@ -43,7 +46,7 @@ final class GatewaySessions: Sendable {
     func repository(for cookie: SessionCookie) -> SealedSessionRepository {
         SealedSessionRepository(
             SecureStoreSessionRepository(store: store, account: cookie.account, claimantIsGone: claimantIsGone),
-            cookie: cookie, copies: keepsCopies ? copies : nil)
+            cookie: cookie, copies: keepsCopies ? copies : nil, reads: reads)
     }
 
     /// The use cases of `cookie`'s session: its refresher (one per session in this process) and the

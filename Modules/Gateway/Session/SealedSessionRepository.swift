@@ -19,18 +19,33 @@ public struct SealedSessionRepository: SessionRepository {
     private let context: String
     private let sessionID: String
     private let copies: StoreRevocationCopies?
+    private let reads: SessionReadCache?
 
-    /// Wraps `base`, the store's repository for `cookie`'s session, keeping revocation copies in `copies`.
-    init(_ base: SecureStoreSessionRepository, cookie: SessionCookie, copies: StoreRevocationCopies? = nil) {
+    /// Wraps `base`, the store's repository for `cookie`'s session, keeping revocation copies in `copies`
+    /// and the session as read in `reads` (while the store does not change).
+    init(
+        _ base: SecureStoreSessionRepository, cookie: SessionCookie, copies: StoreRevocationCopies? = nil,
+        reads: SessionReadCache? = nil
+    ) {
         self.base = base
         self.copies = copies
+        self.reads = reads
         sessionID = cookie.sessionID
         key = GatewaySeal.derive(cookie.secret, purpose: "hardtack gateway session tokens " + cookie.sessionID)
         context = "hardtack gateway session " + cookie.sessionID
     }
 
     /// The stored session, its tokens opened with this cookie's key; `nil` when none is, or the key fails.
+    /// From memory when it was read with this key since the store last changed (``SessionReadCache``).
     public func load() async throws(AuthenticationError) -> Session? {
+        guard let reads else { return try await read() }
+        return try await reads.session(sessionID, key: key) { () async throws(AuthenticationError) -> Session? in
+            try await read()
+        }
+    }
+
+    /// The session read from the store and opened.
+    private func read() async throws(AuthenticationError) -> Session? {
         guard let stored = try await base.load() else { return nil }
         return opened(stored)
     }

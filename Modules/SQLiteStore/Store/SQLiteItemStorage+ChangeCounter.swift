@@ -26,4 +26,13 @@ extension SQLiteItemStorage {
         else { return nil }
         return lastDataVersion.value
     }
+
+    /// The pager's data version just after `data_version` was read: the pragma's read brought it up to
+    /// date with the file, and it moves with every commit, this connection's and every other's. `nil`
+    /// inside a transaction.
+    func changeMark() throws(SecureStoreError) -> UInt64? {
+        guard !connection.isInTransaction else { return nil }
+        _ = try changeCounter()
+        return connection.pagerDataVersion.map(UInt64.init)
+    }
 }

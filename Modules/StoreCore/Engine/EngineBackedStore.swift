@@ -19,6 +19,9 @@ extension EngineBackedStore {
     /// ``unlock(with:)``.
     @inlinable public func lock() { engine.lock() }
 
+    /// A number that moves with every commit to the store. See ``SecureItemStore/changeMark(waiting:)``.
+    @inlinable public func changeMark(waiting: Bool) -> UInt64? { engine.changeMark(waiting: waiting) }
+
     /// Unlocks a locked store.
     /// - Throws: ``SecureStoreError/wrongKey`` when `keySource` does not unlock it.
     @inlinable public func unlock(with keySource: KeySource) throws(SecureStoreError) {

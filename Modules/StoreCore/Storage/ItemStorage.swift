@@ -44,6 +44,9 @@ package protocol ItemStorage: AnyObject {
     /// knows it without reading the store again; `nil` when it does not (then the caller checks the
     /// rows and reads again).
     func changeCounterOfLastRead() -> Int64?
+    /// A number that moves with every commit to the store, this connection's and every other's, read
+    /// now (outside a transaction); `nil` when the backend cannot tell without reading rows.
+    func changeMark() throws(SecureStoreError) -> UInt64?
 
     /// The rows `selection` picks, in row-id order, with their index cells and the ciphertexts that
     /// `columns` names (the others left empty). Rows that cannot be read (an unknown class, a cell of
@@ -168,6 +171,9 @@ package protocol ItemStorage: AnyObject {
 extension ItemStorage {
     /// Not known without a read (a backend whose finds never need it: its rows carry versions).
     package func changeCounterOfLastRead() -> Int64? { nil }
+
+    /// Not known without reading rows.
+    package func changeMark() throws(SecureStoreError) -> UInt64? { nil }
 
     /// A write of the store's own begins as any other: no lock is assumed.
     package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }

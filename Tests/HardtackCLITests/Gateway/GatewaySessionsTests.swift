@@ -49,7 +49,14 @@ extension GatewayScenarios {
             #expect(onlyBob.stdout.contains(bobSid) && !onlyBob.stdout.contains(aliceSid), "\(onlyBob.stdout)")
             #expect(onlyBob.stdout.contains("bob (Bob Builder)"))
 
-            // One session, by id: the gateway refuses it at the next call; the other user goes on.
+            // Alice's session is kept in memory by now (two calls with nothing committed between them)...
+            #expect(try await alice.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 200)
+            #expect(try await alice.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 200)
+            let metrics = String(decoding: try await alice.get(origin + "/metrics").body, as: UTF8.self)
+            let fromMemory = metrics.split(separator: "\n").first { $0.hasPrefix("hardtack_gateway_session_reads_total{source=\"memory\"}") }
+            #expect((fromMemory?.split(separator: " ").last).flatMap { Int($0) } ?? 0 > 0, "\(metrics)")
+            // ...and still, one session ended by id in another process: the gateway refuses it at the next
+            // call; the other user goes on.
             let bySession = try run(["revoke", "--session", aliceSid])
             #expect(bySession.status == 0 && bySession.stdout == "ended 1 session\n", "\(bySession.stdout)\(bySession.stderr)")
             #expect(try await alice.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)

@@ -1,0 +1,91 @@
+import Data
+import Domain
+import Locking
+import Synchronization
+
+/// Sessions as last read and opened, kept in memory only while nothing has been committed to the store
+/// since: a call whose session was read after the store's last commit (by this process or any other, a
+/// sign-out, a back-channel logout, a refresh, an operator's revoke) gets the same session without
+/// reading and opening it again; after any commit, every entry is dropped at the next call and each
+/// session is read again. The store tells through its change mark (``SecureItemStore/changeMark(waiting:)``):
+/// SQLite's, a read of its shared-memory version, about 2 µs, asked on the calling thread when the handle
+/// is free and on the store's threads when it is busy; a store that never gave one (PostgreSQL, where
+/// another instance's write cannot be seen without a round trip) is read every time.
+///
+/// An entry is keyed by the session id and found only with the key the cookie's secret derives, compared
+/// in constant time: a forged cookie naming a cached session reads the store as before, and is refused
+/// there. Bounded: past `capacity` sessions the entries start over.
+final class SessionReadCache: Sendable {
+    private struct Entry {
+        let key: SecretBytes
+        let session: Session
+    }
+
+    private struct Kept {
+        var mark: UInt64?
+        var entries: [String: Entry] = [:]
+    }
+
+    private let store: any SecureItemStore
+    private let capacity: Int
+    private let kept = Locked(Kept())
+    private let counted: @Sendable (_ fromMemory: Bool) -> Void
+    /// Whether the store ever gave a mark: only then is a busy handle waited for.
+    private let givesMarks = Atomic(false)
+
+    /// A cache of the sessions read from `store`, at most `capacity` of them; `counted` hears of each
+    /// read, whether it came from memory.
+    init(
+        store: any SecureItemStore, capacity: Int, counted: @escaping @Sendable (_ fromMemory: Bool) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.capacity = capacity
+        self.counted = counted
+    }
+
+    /// Session `sessionID`, opened with `key`: from memory when it was read with the same key since the
+    /// store's last commit, else from `load`, and then kept (`nil`, no session or one `key` does not open,
+    /// is not).
+    func session(
+        _ sessionID: String, key: SecretBytes, load: () async throws(AuthenticationError) -> Session?
+    ) async throws(AuthenticationError) -> Session? {
+        // The mark is taken before the read: a commit after it, seen or not by the read, moves the mark,
+        // and the entry is never used.
+        guard let mark = await mark() else {
+            counted(false)
+            return try await load()
+        }
+        let found = kept.withLock { memory -> Session? in
+            if memory.mark != mark {
+                memory.mark = mark
+                memory.entries.removeAll()
+                return nil
+            }
+            guard let entry = memory.entries[sessionID], entry.key.constantTimeEquals(key) else { return nil }
+            return entry.session
+        }
+        counted(found != nil)
+        if let found { return found }
+        guard let session = try await load() else { return nil }
+        kept.withLock { memory in
+            // Kept only in the generation it was read in; one that moved on since drops it. (A cookie that
+            // opened nothing leaves the entry of the one that did: a forged cookie cannot push it out.)
+            guard memory.mark == mark else { return }
+            if memory.entries.count >= capacity { memory.entries.removeAll() }
+            memory.entries[sessionID] = Entry(key: key, session: session)
+        }
+        return session
+    }
+
+    /// The store's change mark: asked without waiting, then, when the handle was busy (and the store
+    /// gives marks at all), on the store's threads, which may wait for it.
+    private func mark() async -> UInt64? {
+        if let mark = store.changeMark(waiting: false) {
+            givesMarks.store(true, ordering: .relaxed)
+            return mark
+        }
+        guard givesMarks.load(ordering: .relaxed) else { return nil }
+        let store = store
+        return await StoreThreads.run { store.changeMark(waiting: true) }
+    }
+}

@@ -1,0 +1,138 @@
+import Data
+import Domain
+import Foundation
+import SQLiteStore
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Gateway
+
+/// Sessions kept in memory between calls while the store has not changed: a second read with nothing
+/// committed comes from memory; any commit, by this handle or another connection (another process, an
+/// operator's command), sends the next read to the store, so that a sign-out or a refresh anywhere holds
+/// at the next call; a forged cookie naming a kept session gets nothing from memory.
+@Suite struct SessionReadCacheTests {
+    let directory = TemporaryDirectory()
+    let clock = TestClock()
+
+    func store() throws -> SQLiteSecureItemStore {
+        try SQLiteSecureItemStore.open(at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+    }
+
+    func session(_ tag: String) throws -> Session { try .tagged(tag, at: clock.date) }
+
+    /// Counts where each read came from.
+    final class Reads: Sendable {
+        let memory = Atomic(0)
+        let store = Atomic(0)
+        func count(_ fromMemory: Bool) {
+            if fromMemory { memory.add(1, ordering: .relaxed) } else { store.add(1, ordering: .relaxed) }
+        }
+        var counts: [Int] { [memory.load(ordering: .relaxed), store.load(ordering: .relaxed)] }
+    }
+
+    func repository(_ store: any SecureItemStore, _ cookie: SessionCookie, _ cache: SessionReadCache?) -> SealedSessionRepository {
+        SealedSessionRepository(SecureStoreSessionRepository(store: store, account: cookie.account), cookie: cookie, reads: cache)
+    }
+
+    @Test func aSecondReadWithNothingCommittedComesFromMemory() async throws {
+        let store = try store()
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 10, counted: reads.count)
+        let cookie = SessionCookie.fresh()
+        try await repository(store, cookie, cache).replace(with: try session("1"))
+        let first = try #require(try await repository(store, cookie, cache).load())
+        let second = try #require(try await repository(store, cookie, cache).load())
+        #expect(first.accessToken.value == SecretBytes(utf8: "access-1"))
+        #expect(second.refreshToken.value == SecretBytes(utf8: "refresh-1") && second.user?.id == "alice")
+        #expect(reads.counts == [1, 1])
+    }
+
+    @Test func anotherConnectionsSignOutOrRefreshHoldsAtTheNextRead() async throws {
+        let store = try store()
+        let elsewhere = try self.store()  // another connection to the file, as another process has
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 10, counted: reads.count)
+        let cookie = SessionCookie.fresh()
+        try await repository(store, cookie, cache).replace(with: try session("1"))
+        _ = try await repository(store, cookie, cache).load()
+        _ = try await repository(store, cookie, cache).load()
+        #expect(reads.counts == [1, 1])
+
+        // A refresh by another instance: the next read has its tokens, from the store.
+        try await repository(elsewhere, cookie, nil).replace(with: try session("2"))
+        #expect(try await repository(store, cookie, cache).load()?.accessToken.value == SecretBytes(utf8: "access-2"))
+        #expect(reads.counts == [1, 2])
+        #expect(try await repository(store, cookie, cache).load()?.accessToken.value == SecretBytes(utf8: "access-2"))
+        #expect(reads.counts == [2, 2])
+
+        // A sign-out elsewhere: no session at the next read.
+        #expect(try await repository(elsewhere, cookie, nil).delete())
+        #expect(try await repository(store, cookie, cache).load() == nil)
+        #expect(try await repository(store, cookie, cache).load() == nil)
+        #expect(reads.counts == [2, 4])
+    }
+
+    @Test func aCommitOfThisHandleAboutAnotherSessionAlsoSendsTheNextReadToTheStore() async throws {
+        let store = try store()
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 10, counted: reads.count)
+        let (alice, bob) = (SessionCookie.fresh(), SessionCookie.fresh())
+        try await repository(store, alice, cache).replace(with: try session("a"))
+        _ = try await repository(store, alice, cache).load()
+        try await repository(store, bob, cache).replace(with: try session("b"))
+        #expect(try await repository(store, alice, cache).load()?.accessToken.value == SecretBytes(utf8: "access-a"))
+        #expect(reads.counts == [0, 2])
+    }
+
+    @Test func aForgedCookieNamingAKeptSessionGetsNothing() async throws {
+        let store = try store()
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 10, counted: reads.count)
+        let cookie = SessionCookie.fresh()
+        try await repository(store, cookie, cache).replace(with: try session("1"))
+        _ = try #require(try await repository(store, cookie, cache).load())
+        let forged = SessionCookie(id: cookie.id, secret: SecretBytes(GatewaySeal.random(32)))
+        #expect(try await repository(store, forged, cache).load() == nil)
+        #expect(reads.counts == [0, 2])
+        // The real cookie's session is still kept (the forged read committed nothing).
+        #expect(try await repository(store, cookie, cache).load()?.refreshToken.value == SecretBytes(utf8: "refresh-1"))
+        #expect(reads.counts == [1, 2])
+    }
+
+    @Test func aLockedStoreIsNotAnsweredFromMemory() async throws {
+        let store = try store()
+        let cache = SessionReadCache(store: store, capacity: 10)
+        let cookie = SessionCookie.fresh()
+        try await repository(store, cookie, cache).replace(with: try session("1"))
+        _ = try #require(try await repository(store, cookie, cache).load())
+        store.lock()
+        await #expect(throws: AuthenticationError.self) { try await repository(store, cookie, cache).load() }
+    }
+
+    @Test func aStoreWithoutMarksIsReadEveryTime() async throws {
+        let store = PortOnlyStore(base: try store())
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 10, counted: reads.count)
+        let cookie = SessionCookie.fresh()
+        try await repository(store, cookie, cache).replace(with: try session("1"))
+        for _ in 0..<3 { _ = try #require(try await repository(store, cookie, cache).load()) }
+        #expect(reads.counts == [0, 3])
+    }
+
+    @Test func pastItsCapacityTheCacheStartsOverAndStillAnswersRight() async throws {
+        let store = try store()
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 2, counted: reads.count)
+        let cookies = (0..<3).map { _ in SessionCookie.fresh() }
+        for (index, cookie) in cookies.enumerated() { try await repository(store, cookie, cache).replace(with: try session("\(index)")) }
+        for (index, cookie) in cookies.enumerated() {
+            #expect(try await repository(store, cookie, cache).load()?.accessToken.value == SecretBytes(utf8: "access-\(index)"))
+        }
+        // The third emptied the two kept before it: only it is still kept.
+        #expect(try await repository(store, cookies[2], cache).load() != nil)
+        #expect(try await repository(store, cookies[0], cache).load()?.accessToken.value == SecretBytes(utf8: "access-0"))
+        #expect(reads.counts == [1, 4])
+    }
+}
