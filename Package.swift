@@ -205,7 +205,8 @@ let package = Package(
         .testTarget(
             name: "CompositionTests",
             dependencies: [
-                "Composition", "DevelopmentComposition", "Domain", "Data", "PostgreSQLStore", "StoreCore", "TestSupport",
+                "Composition", "DevelopmentComposition", "Domain", "Data", "PostgreSQLStore", "SQLiteStore", "StoreCore",
+                "TestSupport",
             ],
             path: "Tests/CompositionTests", swiftSettings: swiftSettings),
         .testTarget(

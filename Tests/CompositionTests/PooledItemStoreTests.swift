@@ -3,8 +3,10 @@ import Data
 import Domain
 import Foundation
 import PostgreSQLStore
+import SQLiteStore
 import StoreCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// Several connections to one PostgreSQL store used as one: every operation of the port through the pool,
@@ -136,5 +138,28 @@ final class CountingStore: SecureItemStore {
 
     func sharedClock() throws(SecureStoreError) -> Date? {
         try counted { () throws(SecureStoreError) in try base.sharedClock() }
+    }
+}
+
+/// A pool's change mark is its first handle's, which sees every sibling's commit as another connection's.
+@Suite struct PooledChangeMarkTests {
+    @Test func aWriteThroughAnyHandleMovesThePoolsMarkAndReadsDoNot() throws {
+        let directory = TemporaryDirectory()
+        let open = {
+            try SQLiteSecureItemStore.open(
+                at: directory.file("keychain.db"), keySource: .keyFile(path: directory.file("keychain.key")))
+        }
+        let handles = [try open(), try open()]
+        let pool = PooledItemStore(handles)
+        let item = ItemAttributes.genericPassword(service: "svc", account: "a")
+        try pool.add(item, data: SecretBytes(utf8: "one"))
+        let start = try #require(pool.changeMark(waiting: true))
+        _ = try pool.find(item, limit: .one, returning: .data)
+        _ = try pool.find(item, limit: .one, returning: .data)
+        #expect(pool.changeMark(waiting: false) == start)
+        // The second handle's own write (as another process's would be) moves the first handle's mark.
+        try handles[1].update(item, attributes: nil, data: SecretBytes(utf8: "two"))
+        #expect(pool.changeMark(waiting: true) != start)
+        #expect(try pool.transaction { _ in pool.changeMark(waiting: true) } == nil)
     }
 }

@@ -29,6 +29,14 @@ public final class PooledItemStore: SecureItemStore {
     /// The first handle's access groups (every handle has the same).
     public var accessGroups: [String] { handles[0].accessGroups }
 
+    /// The first handle's change mark: it sees every commit, its siblings' included (each is another
+    /// connection to its store). `nil` inside one of the pool's transactions. See
+    /// ``SecureItemStore/changeMark(waiting:)``.
+    public func changeMark(waiting: Bool) -> UInt64? {
+        guard !Self.transactionThread.isSet else { return nil }
+        return handles[0].changeMark(waiting: waiting)
+    }
+
     /// The refusal of a call made through the pool inside one of its transactions.
     private static let reentered = SecureStoreError.storage(
         .store("a store call inside a transaction must go through the transaction it was given, not the store"))
