@@ -70,9 +70,11 @@ final class CurlStreamSink {
 
     /// The head is complete: handed over, or held with a small body of known length.
     private func headEnded() {
+        // The length counts the bytes curl hands over: no `Accept-Encoding` is ever set, so curl decodes
+        // nothing. The writer's buffer must take a held body without waiting, since no reader has a head.
         guard holdsSmallBodies, status != 204, status != 304, headers["Transfer-Encoding"] == nil,
             let text = headers["Content-Length"], let length = Int(Substring(text).trimmingOptionalWhitespace()),
-            (1...Self.heldBodyBytes).contains(length)
+            (1...min(Self.heldBodyBytes, writer.capacity)).contains(length)
         else { return deliverHead() }
         held = (length, 0)
         lastBytes = ContinuousClock.now
@@ -108,11 +110,9 @@ final class CurlStreamSink {
             sink.lastBytes = ContinuousClock.now
             return length
         }
-        // Held: the writer's buffer takes it all without waiting (it holds more than a held body).
-        guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else {
-            sink.deliverHead()
-            return 0
-        }
+        // Held: the writer's buffer takes it all without waiting. A refusal (over the limit) stops the
+        // transfer with no head handed over: the call fails.
+        guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
         sink.lastBytes = ContinuousClock.now
         sink.held = (held.length, held.received + length)
         if held.received + length >= held.length {

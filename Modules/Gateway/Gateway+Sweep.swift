@@ -18,6 +18,9 @@ extension Gateway {
             try? await Task.sleep(for: .seconds(pause))
             if Task.isCancelled { return }
             pause = interval * Double.random(in: 0.9...1.1)
+            // Sessions kept in memory go too: an instance no call reaches would otherwise keep those ended
+            // elsewhere until its next call.
+            sessions.forgetKeptSessions()
             do throws(AuthenticationError) {
                 let idle = configuration.idleTimeout.map { $0 + 60 + configuration.upstreamTimeout }
                 let swept = try await admin.sweep(idleTimeout: idle, now: dependencies.now())

@@ -125,7 +125,7 @@ final class MemoryItemStorage: ItemStorage {
 
     /// The number of commits to the database by every handle, this one's included; `nil` inside a
     /// transaction.
-    func changeMark() throws(SecureStoreError) -> UInt64? {
+    func changeMark(waiting: Bool) throws(SecureStoreError) -> UInt64? {
         open == nil ? UInt64(database.commitCount) : nil
     }
 

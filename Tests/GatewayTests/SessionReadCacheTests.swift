@@ -74,6 +74,50 @@ import Testing
         #expect(reads.counts == [2, 4])
     }
 
+    @Test func aCommitBetweenTheReadAndTheNextMarkIsNeverMissed() async throws {
+        let base = try store()
+        let elsewhere = try self.store()
+        let cookie = SessionCookie.fresh()
+        try await repository(base, cookie, nil).replace(with: try session("1"))
+        // Another connection signs the session out just after its read, before the next mark is asked: a
+        // cache that took its mark after the read, rather than before, would keep the session under the
+        // later mark and serve it again.
+        final class Flags: Sendable {
+            let foundSinceMark = Atomic(false)
+            let signedOutElsewhere = Atomic(false)
+        }
+        let flags = Flags()
+        let service = SecureStoreSessionRepository.service(for: cookie.account)
+        let store = PortOnlyStore(
+            base: base, onFind: { flags.foundSinceMark.store(true, ordering: .relaxed) },
+            onMark: {
+                guard flags.foundSinceMark.exchange(false, ordering: .relaxed),
+                    !flags.signedOutElsewhere.exchange(true, ordering: .relaxed)
+                else { return }
+                _ = try? elsewhere.delete(.genericPassword(service: service))
+            })
+        let cache = SessionReadCache(store: store, capacity: 10)
+        #expect(try await repository(store, cookie, cache).load()?.accessToken.value == SecretBytes(utf8: "access-1"))
+        #expect(try await repository(store, cookie, cache).load() == nil)
+        let signedOut = flags.signedOutElsewhere.load(ordering: .relaxed)
+        #expect(signedOut, "the sign-out came between a read and a mark")
+    }
+
+    @Test func aSignOutThroughTheGatewaysSessionsDropsTheKeptSessionAtOnce() async throws {
+        let store = try store()
+        let reads = Reads()
+        let cache = SessionReadCache(store: store, capacity: 10, counted: reads.count)
+        let cookie = SessionCookie.fresh()
+        try await repository(store, cookie, cache).replace(with: try session("1"))
+        _ = try await repository(store, cookie, cache).load()
+        cache.forget(cookie.sessionID)
+        _ = try await repository(store, cookie, cache).load()
+        _ = try await repository(store, cookie, cache).load()
+        cache.forgetAll()
+        _ = try await repository(store, cookie, cache).load()
+        #expect(reads.counts == [1, 3])
+    }
+
     @Test func aCommitOfThisHandleAboutAnotherSessionAlsoSendsTheNextReadToTheStore() async throws {
         let store = try store()
         let reads = Reads()

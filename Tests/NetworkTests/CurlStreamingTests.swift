@@ -105,6 +105,17 @@ import Testing
         #expect(ending == .complete && bytes == 10_000)
     }
 
+    @Test func theHeadOfASmallBodyWaitsForItsLastByte() async throws {
+        var script = StreamingUpstream.Script(bytes: 10_000)
+        script.lastByteDelay = .milliseconds(300)
+        let upstream = StreamingUpstream(script)
+        let started = ContinuousClock.now
+        let response = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/late"))
+        // Handed over only once whole: the body is there to take at once, its last byte included.
+        #expect(ContinuousClock.now - started >= .milliseconds(250))
+        #expect(try #require(response.body.takeWhole()).count == 10_000)
+    }
+
     @Test func aSmallBodyCanStillBeReadAsAStream() async throws {
         let upstream = StreamingUpstream(.init(bytes: 1_000))
         let response = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/small"))

@@ -23,6 +23,8 @@ public final class StreamingUpstream: Sendable {
         public var stallAfter: Int?
         /// Sends `Content-Length`; without it, the body ends when the connection closes.
         public var lengthKnown = true
+        /// A wait before the body's last byte (the rest sent at once).
+        public var lastByteDelay: Duration = .zero
 
         /// A script sending `bytes` bytes.
         public init(bytes: Int) {
@@ -97,7 +99,17 @@ public final class StreamingUpstream: Sendable {
         let end = min(script.bytes, script.cutAfter ?? .max, script.stallAfter ?? .max)
         var sent = 0
         while sent < end {
-            let size = min(65536, end - sent)
+            var size = min(65536, end - sent)
+            let holdsLast = script.lastByteDelay > .zero && end == script.bytes
+            if holdsLast, sent + size == end {
+                if size == 1 {
+                    Thread.sleep(
+                        forTimeInterval: Double(script.lastByteDelay.components.seconds)
+                            + Double(script.lastByteDelay.components.attoseconds) / 1e18)
+                } else {
+                    size -= 1
+                }
+            }
             guard write(fd, Array(pattern[(sent % 256)..<(sent % 256 + size)])) else {
                 return record.withLock { $0.outcome = .clientClosed }
             }

@@ -30,6 +30,9 @@ public final class HTTPBodyWriter: Sendable {
     /// Whether nothing more is wanted: the reader went away or the stream ended.
     public var isClosed: Bool { buffer.isClosed }
 
+    /// The most bytes held between writer and reader: a write of more waits for the reader.
+    public var capacity: Int { buffer.capacity }
+
     /// The body is complete: the reader gets what is held, then the end.
     public func finish() {
         buffer.finish()

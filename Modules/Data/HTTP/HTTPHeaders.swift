@@ -33,7 +33,7 @@ public struct HTTPHeaders: Sendable, Sequence {
 extension String {
     /// ASCII case-insensitive equality, as HTTP field names (tokens, ASCII only) compare: the same bytes
     /// but for the case of ASCII letters. Allocates nothing.
-    public func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         var mine = utf8.makeIterator()
         var theirs = other.utf8.makeIterator()
         while true {
@@ -51,11 +51,12 @@ extension String {
 
 extension Substring {
     /// Without the spaces and tabs (HTTP's optional whitespace) at either end.
-    public func trimmingOptionalWhitespace() -> Substring {
-        var trimmed = self
-        while let first = trimmed.utf8.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
-        while let last = trimmed.utf8.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
-        return trimmed
+    package func trimmingOptionalWhitespace() -> Substring {
+        var bytes = utf8[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        // Spaces and tabs are whole characters, so the bytes between them begin and end on characters.
+        return Substring(bytes)
     }
 }
 

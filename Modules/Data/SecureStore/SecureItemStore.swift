@@ -17,7 +17,8 @@ public protocol SecureItemStore: SecureItemTransaction, Sendable {
     /// machine: two equal marks mean nothing was committed between the two calls, so what was read after
     /// the first is still what the store holds. `nil` when the store cannot tell without reading rows
     /// (PostgreSQL, always), or not now (locked, failed, or, unless `waiting`, the handle busy with
-    /// another call: without `waiting` it never blocks); then read.
+    /// another call or the store locked by another connection: without `waiting` it never waits for a
+    /// lock); then read.
     func changeMark(waiting: Bool) -> UInt64?
 }
 

@@ -61,6 +61,11 @@ final class GatewaySessions: Sendable {
         return PerformAuthorizedCall(repository: repository, refresher: refresher, policy: policy, now: now)
     }
 
+    /// Drops every session kept in memory (see ``SessionReadCache/forgetAll()``).
+    func forgetKeptSessions() {
+        reads.forgetAll()
+    }
+
     /// Signs the new session in through ``SignIn``: the one way a session is stored.
     func signIn(issued session: Session, cookie: SessionCookie) async throws(AuthenticationError) -> Session {
         try await SignIn(gateway: gateway, repository: repository(for: cookie))(issued: session)
@@ -70,6 +75,7 @@ final class GatewaySessions: Sendable {
     /// (and its revocation copy, once the token it holds is revoked).
     func signOut(_ cookie: SessionCookie) async throws(AuthenticationError) -> SignOutResult {
         refreshers.forget(cookie)
+        defer { reads.forget(cookie.sessionID) }
         let repository = repository(for: cookie)
         // Read first: its copy (kept by this instance or another) goes once the token it holds is revoked.
         let stored = try? await repository.load()
@@ -84,7 +90,10 @@ final class GatewaySessions: Sendable {
     /// tokens are revoked by ``revokeEnded(_:now:limit:)`` when copies are kept.
     func end(_ logout: IssuerLogout) async throws(AuthenticationError) -> [String] {
         let ended = try await EndLoggedOutSessions(catalog: catalog)(logout)
-        for sessionID in ended { refreshers.forget(sessionID: sessionID) }
+        for sessionID in ended {
+            refreshers.forget(sessionID: sessionID)
+            reads.forget(sessionID)
+        }
         return ended
     }
 

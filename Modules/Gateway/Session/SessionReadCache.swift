@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// An entry is keyed by the session id and found only with the key the cookie's secret derives, compared
 /// in constant time: a forged cookie naming a cached session reads the store as before, and is refused
-/// there. Bounded: past `capacity` sessions the entries start over.
+/// there. Bounded: past `capacity` sessions the entries start over. A session this instance ends is
+/// dropped at once; one ended elsewhere at the next call after the commit, or at the next sweep
+/// (``forgetAll()``) when no call comes.
 final class SessionReadCache: Sendable {
     private struct Entry {
         let key: SecretBytes
@@ -71,10 +73,21 @@ final class SessionReadCache: Sendable {
             // Kept only in the generation it was read in; one that moved on since drops it. (A cookie that
             // opened nothing leaves the entry of the one that did: a forged cookie cannot push it out.)
             guard memory.mark == mark else { return }
-            if memory.entries.count >= capacity { memory.entries.removeAll() }
+            if memory.entries[sessionID] == nil, memory.entries.count >= capacity { memory.entries.removeAll() }
             memory.entries[sessionID] = Entry(key: key, session: session)
         }
         return session
+    }
+
+    /// Drops session `sessionID` (this instance ended it: its tokens leave memory now, not at the next call).
+    func forget(_ sessionID: String) {
+        kept.withLock { $0.entries[sessionID] = nil }
+    }
+
+    /// Drops every session kept (the periodic sweep does, so that an instance no call reaches lets go of
+    /// sessions ended elsewhere).
+    func forgetAll() {
+        kept.withLock { $0.entries.removeAll() }
     }
 
     /// The store's change mark: asked without waiting, then, when the handle was busy (and the store

@@ -15,6 +15,8 @@ final class SQLiteBusyWait {
     var startedNanoseconds: UInt64 = 0
     /// Told once per wait after a second of it (a person should not watch a silent terminal).
     var onLongWait: (@Sendable () -> Void)?
+    /// Whether a lock held by another connection fails at once (busy) instead of being waited for.
+    var refusesToWait = false
     private var told = false
 
     /// SQLite's busy handler: waits 0.5 to 1.5 ms (jittered, so waiters do not move in step) and tries
@@ -23,6 +25,7 @@ final class SQLiteBusyWait {
     static func retry(_ context: UnsafeMutableRawPointer?, _ attempts: Int32) -> Int32 {
         guard let context else { return 0 }
         let wait = Unmanaged<SQLiteBusyWait>.fromOpaque(context).takeUnretainedValue()
+        if wait.refusesToWait { return 0 }
         let now = DispatchTime.now().uptimeNanoseconds
         if attempts == 0 {
             wait.startedNanoseconds = now

@@ -71,6 +71,13 @@ final class SQLiteConnection {
             Unmanaged.passUnretained(busyWait).toOpaque())
     }
 
+    /// Runs `body` with another connection's lock failing at once as busy rather than being waited for.
+    func withoutWaiting<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        busyWait.refusesToWait = true
+        defer { busyWait.refusesToWait = false }
+        return try body()
+    }
+
     /// Starts a `BEGIN IMMEDIATE` transaction (taking the write lock now) with a statement prepared once.
     func beginImmediate() throws(SecureStoreError) {
         if beginStatement == nil { beginStatement = try prepared("BEGIN IMMEDIATE") }

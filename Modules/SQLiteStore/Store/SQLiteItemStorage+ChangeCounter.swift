@@ -29,10 +29,15 @@ extension SQLiteItemStorage {
 
     /// The pager's data version just after `data_version` was read: the pragma's read brought it up to
     /// date with the file, and it moves with every commit, this connection's and every other's. `nil`
-    /// inside a transaction.
-    func changeMark() throws(SecureStoreError) -> UInt64? {
+    /// inside a transaction. Unless `waiting`, the read fails as busy rather than wait for a lock (one
+    /// held while another connection recovers the WAL, say).
+    func changeMark(waiting: Bool) throws(SecureStoreError) -> UInt64? {
         guard !connection.isInTransaction else { return nil }
-        _ = try changeCounter()
+        if waiting {
+            _ = try changeCounter()
+        } else {
+            _ = try connection.withoutWaiting { () throws(SecureStoreError) in try changeCounter() }
+        }
         return connection.pagerDataVersion.map(UInt64.init)
     }
 }

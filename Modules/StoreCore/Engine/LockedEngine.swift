@@ -54,19 +54,20 @@ public final class LockedEngine: Sendable {
     @usableFromInline
     package func lock() { locked { $0.lock() } }
 
-    /// The storage's change mark (``ItemStorage/changeMark()``) when the keys are in place; `nil` when the
-    /// store cannot tell, is locked or failed to answer, and, unless `waiting`, when the handle is busy.
+    /// The storage's change mark (``ItemStorage/changeMark(waiting:)``) when the keys are in place; `nil` when
+    /// the store cannot tell, is locked or failed to answer, and, unless `waiting`, when the handle is busy
+    /// or the storage would have to wait for another connection's lock.
     /// See ``SecureItemStore/changeMark(waiting:)``.
     @usableFromInline
     package func changeMark(waiting: Bool) -> UInt64? {
         if waiting {
             guard (try? checkNotReentrant()) != nil else { return nil }
-            return locked { engine in engine.keys == nil ? nil : try? engine.storage.changeMark() }
+            return locked { engine in engine.keys == nil ? nil : try? engine.storage.changeMark(waiting: true) }
         }
         guard engineLock.try() else { return nil }
         defer { engineLock.unlock() }
         guard engine.keys != nil else { return nil }
-        return try? engine.storage.changeMark()
+        return try? engine.storage.changeMark(waiting: false)
     }
 
     /// Runs `body` in one write transaction. See ``SecureItemStore/transaction(_:)``.

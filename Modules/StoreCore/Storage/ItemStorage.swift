@@ -45,8 +45,9 @@ package protocol ItemStorage: AnyObject {
     /// rows and reads again).
     func changeCounterOfLastRead() -> Int64?
     /// A number that moves with every commit to the store, this connection's and every other's, read
-    /// now (outside a transaction); `nil` when the backend cannot tell without reading rows.
-    func changeMark() throws(SecureStoreError) -> UInt64?
+    /// now (outside a transaction); `nil` when the backend cannot tell without reading rows. Unless
+    /// `waiting`, a lock it would have to wait for fails it as busy at once.
+    func changeMark(waiting: Bool) throws(SecureStoreError) -> UInt64?
 
     /// The rows `selection` picks, in row-id order, with their index cells and the ciphertexts that
     /// `columns` names (the others left empty). Rows that cannot be read (an unknown class, a cell of
@@ -173,7 +174,7 @@ extension ItemStorage {
     package func changeCounterOfLastRead() -> Int64? { nil }
 
     /// Not known without reading rows.
-    package func changeMark() throws(SecureStoreError) -> UInt64? { nil }
+    package func changeMark(waiting: Bool) throws(SecureStoreError) -> UInt64? { nil }
 
     /// A write of the store's own begins as any other: no lock is assumed.
     package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }

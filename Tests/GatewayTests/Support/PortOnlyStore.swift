@@ -3,12 +3,14 @@ import Domain
 import Foundation
 import SQLiteStore
 
-/// A real SQLite store seen through the ``SecureItemStore`` port alone: each call forwarded, and nothing
-/// the port leaves optional (so no change mark, as PostgreSQL gives none); `refusing` may fail a find first,
-/// as a store that went away would.
+/// A real SQLite store seen through the ``SecureItemStore`` port alone: each call forwarded, but no change
+/// mark unless `onMark` is given (as PostgreSQL gives none); `refusing` may fail a find first, as a store
+/// that went away would; `onFind` hears of each find, after it, and `onMark` of each mark asked, before it.
 struct PortOnlyStore: SecureItemStore {
     let base: SQLiteSecureItemStore
     var refusing: @Sendable (ItemAttributes) -> SecureStoreError? = { _ in nil }
+    var onFind: @Sendable () -> Void = {}
+    var onMark: (@Sendable () -> Void)?
 
     var accessGroups: [String] { base.accessGroups }
 
@@ -24,7 +26,14 @@ struct PortOnlyStore: SecureItemStore {
         -> [StoredItem]
     {
         if let refusal = refusing(query) { throw refusal }
+        defer { onFind() }
         return try base.find(query, limit: limit, returning: parts)
+    }
+
+    func changeMark(waiting: Bool) -> UInt64? {
+        guard let onMark else { return nil }
+        onMark()
+        return base.changeMark(waiting: waiting)
     }
 
     func update(_ query: ItemAttributes, attributes: ItemAttributes?, data: SecretBytes?) throws(SecureStoreError) -> Int {
