@@ -20,8 +20,22 @@ import Testing
         try await store.add(.genericPassword(service: "svc", account: "a"), data: SecretBytes(utf8: "one"))
         let connection = try SQLiteConnection(path: fixture.path)
         connection.setBusyTimeout(milliseconds: 10_000)
-        let raw = try fixture.raw()
-        _ = try raw.query("BEGIN IMMEDIATE")
+        // Another connection, on a thread of its own (not one of the test pool's, which the wait below
+        // blocks), takes the write lock, and lets it go 200 ms after it is told to.
+        let (locked, go, released) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let path = fixture.path
+        Thread.detachNewThread {
+            defer { released.signal() }
+            guard let raw = try? RawDatabase(path: path), (try? raw.query("BEGIN IMMEDIATE")) != nil else {
+                locked.signal()
+                return
+            }
+            locked.signal()
+            go.wait()
+            usleep(200_000)
+            _ = try? raw.query("COMMIT")
+        }
+        locked.wait()
 
         let started = ContinuousClock.now
         #expect(throws: SecureStoreError.self) {
@@ -30,15 +44,12 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(1), "the busy timeout is 10 s")
 
         // Outside it, the handler waits again: the lock let go of after 200 ms is taken.
-        let released = Task.detached {
-            try await Task.sleep(for: .milliseconds(200))
-            _ = try raw.query("COMMIT")
-        }
+        go.signal()
         let waitStarted = ContinuousClock.now
         try connection.beginImmediate()
         #expect(ContinuousClock.now - waitStarted >= .milliseconds(150))
         try connection.rollback()
-        try await released.value
+        released.wait()
         // The store's own mark, unhurried, still answers.
         #expect(store.changeMark(waiting: false) != nil)
     }
