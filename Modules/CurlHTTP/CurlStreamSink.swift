@@ -104,21 +104,18 @@ final class CurlStreamSink {
         guard let bytes, let context else { return 0 }
         let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
         let length = size * count
-        guard let held = sink.held else {
-            sink.deliverHead()
-            guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
-            sink.lastBytes = ContinuousClock.now
-            return length
-        }
-        // Held: the writer's buffer takes it all without waiting. A refusal (over the limit) stops the
-        // transfer with no head handed over: the call fails.
+        // A held body goes into the writer's buffer, which takes it all without waiting; a refusal (over
+        // the limit) then stops the transfer with no head handed over, and the call fails.
+        if sink.held == nil { sink.deliverHead() }
         guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
         sink.lastBytes = ContinuousClock.now
-        sink.held = (held.length, held.received + length)
-        if held.received + length >= held.length {
-            sink.finishedHere = true
-            sink.writer.finish()
-            sink.deliverHead()
+        if let held = sink.held {
+            sink.held = (held.length, held.received + length)
+            if held.received + length >= held.length {
+                sink.finishedHere = true
+                sink.writer.finish()
+                sink.deliverHead()
+            }
         }
         return length
     }

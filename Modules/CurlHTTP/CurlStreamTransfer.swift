@@ -37,7 +37,8 @@ final class CurlStreamTransfer: Sendable {
         deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
     ) {
         let sink = CurlStreamSink(
-            writer: writer, timeout: timeout, holdsSmallBodies: request.method != "HEAD", isCancelled: { [cancelled] in cancelled.withLock { $0 } }, deliver: deliver)
+            writer: writer, timeout: timeout, holdsSmallBodies: request.method != "HEAD",
+            isCancelled: { [cancelled] in cancelled.withLock { $0 } }, deliver: deliver)
         let performed: CURLcode? = withExtendedLifetime(sink) {
             // The sink outlives the transfer: curl's callbacks reach it through this pointer until
             // `curl_easy_perform` returns, on this thread only.

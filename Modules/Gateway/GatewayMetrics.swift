@@ -53,6 +53,7 @@ final class GatewayMetrics: Sendable {
     /// The exposition: `text/plain; version=0.0.4`.
     func exposition() -> HTTPResponse {
         let snapshot = state.withLock { $0 }
+        let reads = sessionReads.withLock { $0 }
         var lines = [
             "# HELP hardtack_gateway_requests_total Requests answered, by route and status.",
             "# TYPE hardtack_gateway_requests_total counter",
@@ -70,9 +71,6 @@ final class GatewayMetrics: Sendable {
             "hardtack_gateway_refresh_waits_total \(refreshWaits.withLock { $0 })",
             "# HELP hardtack_gateway_session_reads_total Sessions read for a call: kept in memory while the store has not changed since, or read from it.",
             "# TYPE hardtack_gateway_session_reads_total counter",
-        ]
-        let reads = sessionReads.withLock { $0 }
-        lines += [
             "hardtack_gateway_session_reads_total{source=\"memory\"} \(reads.memory)",
             "hardtack_gateway_session_reads_total{source=\"store\"} \(reads.store)",
             "# HELP hardtack_gateway_sessions_created_total Sessions signed in.",

@@ -111,14 +111,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         condition.lock()
         if count > 0 {
             let length = min(count, buffer.count)
-            let first = min(length, capacity - start)
-            buffer.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
-            if first < length {
-                (buffer.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: length - first)
-            }
-            start = (start + length) % capacity
-            count -= length
-            delivered += length
+            take(length, into: buffer)
             condition.broadcast()
             condition.unlock()
             return .bytes(length)
@@ -150,14 +143,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
             return nil
         }
         var whole = Data(count: count)
-        whole.withUnsafeMutableBytes { bytes in
-            let first = min(count, capacity - start)
-            bytes.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
-            if first < count { (bytes.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: count - first) }
-        }
-        delivered = count
-        start = 0
-        count = 0
+        whole.withUnsafeMutableBytes { take(count, into: $0) }
         let notify = settle(.complete)
         condition.unlock()
         notify?()
@@ -193,6 +179,19 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         let notify = settle(ending)
         condition.unlock()
         notify?()
+    }
+
+    /// Copies the `length` oldest bytes held (at most ``count``) into `buffer` and lets go of them: the
+    /// reader has had them. With `condition` locked.
+    private func take(_ length: Int, into buffer: UnsafeMutableRawBufferPointer) {
+        let first = min(length, capacity - start)
+        buffer.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
+        if first < length {
+            (buffer.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: length - first)
+        }
+        start = (start + length) % capacity
+        count -= length
+        delivered += length
     }
 
     /// Ends the stream, the first time. With `condition` locked.

@@ -39,9 +39,7 @@ public struct SealedSessionRepository: SessionRepository {
     /// From memory when it was read with this key since the store last changed (``SessionReadCache``).
     public func load() async throws(AuthenticationError) -> Session? {
         guard let reads else { return try await read() }
-        return try await reads.session(sessionID, key: key) { () async throws(AuthenticationError) -> Session? in
-            try await read()
-        }
+        return try await reads.session(sessionID, key: key, load: read)
     }
 
     /// The session read from the store and opened.

@@ -60,14 +60,13 @@ public final class LockedEngine: Sendable {
     /// See ``SecureItemStore/changeMark(waiting:)``.
     @usableFromInline
     package func changeMark(waiting: Bool) -> UInt64? {
-        if waiting {
-            guard (try? checkNotReentrant()) != nil else { return nil }
-            return locked { engine in engine.keys == nil ? nil : try? engine.storage.changeMark(waiting: true) }
+        let mark = { (engine: StoreEngine) -> UInt64? in
+            engine.keys == nil ? nil : try? engine.storage.changeMark(waiting: waiting)
         }
+        if waiting { return (try? checkNotReentrant()) == nil ? nil : locked(mark) }
         guard engineLock.try() else { return nil }
         defer { engineLock.unlock() }
-        guard engine.keys != nil else { return nil }
-        return try? engine.storage.changeMark(waiting: false)
+        return mark(engine)
     }
 
     /// Runs `body` in one write transaction. See ``SecureItemStore/transaction(_:)``.
