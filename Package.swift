@@ -152,7 +152,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "DataTests",
-            dependencies: ["Data", "Domain", "SQLiteStore", "StoreCore", "TestSupport", "OpenSSLCrypto"],
+            dependencies: ["Data", "Domain", "Locking", "SQLiteStore", "StoreCore", "TestSupport", "OpenSSLCrypto"],
             path: "Tests/DataTests", swiftSettings: swiftSettings),
         // A raw SQLite connection to a store file, shared by the tamper tests and the torture bench:
         // the attacker (or the disk) that edits rows behind the store's back.

@@ -3,8 +3,8 @@ import Foundation
 
 extension CurlHTTPClient {
     /// Sends `request` and returns as soon as the response's status and header fields have arrived, its
-    /// body streaming after them on the transfer's own thread: at most 256 KiB of it are held at a time
-    /// (the transfer waits while the reader is that far behind, and TCP holds the server back), up to
+    /// body streaming after them from the event loop's thread: at most 256 KiB of it are held at a time
+    /// (the transfer pauses while the reader is that far behind, and TCP holds the server back), up to
     /// ``responseSizeLimit`` bytes in all (past it the stream fails). ``timeout`` bounds the wait for the
     /// head and then each wait for more of the body, not the whole transfer. Letting go of the body, or
     /// cancelling it, stops the transfer and closes its connection.
@@ -16,14 +16,12 @@ extension CurlHTTPClient {
             url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
             limit: responseSizeLimit)
         let (body, writer) = HTTPBodyStream.pipe(limit: responseSizeLimit)
-        let handles = handles
+        let (handles, loop) = (handles, loop)
         let head = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                // A thread of its own, as `send` has: the transfer blocks in curl's `poll`, and in the writer
-                // while the reader is behind, for as long as the body takes.
-                TransferThreads.shared.run {
-                    transfer.perform(in: handles, into: writer, deliver: { continuation.resume(returning: $0) })
-                }
+                // On the client's event loop, with its other transfers: none holds a thread of its own.
+                transfer.start(
+                    in: handles, on: loop, into: writer, deliver: { continuation.resume(returning: $0) })
             }
         } onCancel: {
             transfer.cancel()

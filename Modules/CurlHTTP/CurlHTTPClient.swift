@@ -1,16 +1,16 @@
 public import Data
 public import Foundation
 
-/// The ``HTTPClient`` port over libcurl's easy interface, one blocking transfer per request on a thread
-/// of its own (``TransferThreads``): no cookies, no cache, no credential store, no redirects followed,
-/// `http` and `https` only.
+/// The ``HTTPClient`` port over libcurl, every transfer of a client driven by its event loop
+/// (``CurlEventLoop``, one thread on curl's multi interface): no cookies, no cache, no credential store, no redirects
+/// followed, `http` and `https` only.
 /// A client keeps the connections of its finished transfers open (up to ``idleConnections``) and reuses
 /// them, so keep one client per server rather than one per request.
 ///
 /// On Linux this replaces `URLSession`, whose curl driver (swift-corelibs-foundation's `MultiHandle`)
 /// keeps the write source it made for the connect on the socket after curl asks only to read, so a
-/// request waiting for a silent server spins a core for the whole timeout. Here curl waits in `poll`
-/// and a wait costs next to nothing. Bodies larger than ``responseSizeLimit`` are refused
+/// request waiting for a silent server spins a core for the whole timeout. Here the loop waits in
+/// `curl_multi_poll` and a wait costs next to nothing. Bodies larger than ``responseSizeLimit`` are refused
 /// (``HTTPClientError/responseTooLarge(limit:)``); nothing here logs a header value or a body.
 public final class CurlHTTPClient: HTTPClient {
     /// The server's base URL; each request's path is appended to it.
@@ -21,8 +21,10 @@ public final class CurlHTTPClient: HTTPClient {
     public let responseSizeLimit: Int
     /// The most connections kept open, idle, for the next requests.
     public var idleConnections: Int { handles.capacity }
-    /// The idle handles (and connections) of this client's transfers.
+    /// The idle handles of this client's transfers.
     let handles: CurlHandlePool
+    /// The thread running this client's transfers, and the connections they keep open.
+    let loop: CurlEventLoop
 
     /// Creates a client for the server at `baseURL`.
     /// - Parameters:
@@ -35,6 +37,7 @@ public final class CurlHTTPClient: HTTPClient {
         self.timeout = timeout
         self.responseSizeLimit = responseSizeLimit
         handles = CurlHandlePool(capacity: max(0, idleConnections))
+        loop = CurlEventLoop(idleConnections: max(0, idleConnections))
     }
 
     /// Sends `request` and returns the server's response, whatever its status.
@@ -44,12 +47,12 @@ public final class CurlHTTPClient: HTTPClient {
         let transfer = CurlTransfer(
             url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
             limit: responseSizeLimit)
-        let handles = handles
+        let (handles, loop) = (handles, loop)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                // A thread of its own (an idle one reused): the transfer blocks in curl's `poll` for as long
-                // as the server takes, which must not hold one of the few threads Swift's concurrency runs on.
-                TransferThreads.shared.run { continuation.resume(returning: transfer.perform(in: handles)) }
+                // On the event loop's thread, with every other transfer: waiting for the server holds no
+                // thread, least of all one of the few Swift's concurrency runs on.
+                transfer.start(in: handles, on: loop) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             transfer.cancel()

@@ -17,7 +17,7 @@ final class CurlHandlePool: Sendable {
     private let idle = Locked<[Handle]>([])
 
     /// libcurl's global state, set up once before the first handle (its own setup is not thread-safe).
-    private static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     /// A pool that keeps at most `capacity` idle handles.
     init(capacity: Int) {

@@ -3,15 +3,16 @@ import Data
 import Foundation
 
 /// What curl's callbacks do during one streamed transfer: collect the head of the final response (a
-/// `1xx` is dropped), hand it over the moment it is complete, then copy the body into the writer, where
-/// the transfer's thread waits while the reader is a full buffer behind (the upstream is then held back
-/// by TCP). Used only on the transfer's thread.
+/// `1xx` is dropped), hand it over the moment it is complete, then copy the body into the writer; while
+/// the reader is a full buffer behind, the transfer is paused (the upstream is then held back by TCP) and
+/// resumed once the reader makes room. Used only on the event loop's thread.
 ///
-/// The timeout bounds the wait for the head from the start, then each wait for the next bytes; time the
-/// thread spends waiting for the reader is not counted (curl does not call back while it waits).
+/// The timeout bounds the wait for the head from the start, then each wait for the next bytes; time
+/// paused for the reader is not counted.
 ///
 /// A small body of known length (at most ``heldBodyBytes``, as nginx buffers a proxied answer) is held with
-/// its head, which is handed over once the whole body is in the writer, finished: the reader can then take
+/// its head, which is handed over once the whole body is in the writer, finished, and the transfer over
+/// (``deliverHeld()``): the reader can then take
 /// it whole (``HTTPBodyStream/takeWhole()``), and a server sends it with its length rather than in chunks,
 /// without waiting on the transfer again. Such a body that ends early, or goes silent past the timeout,
 /// fails the call (there is no head yet) instead of cutting an answer short.
@@ -20,6 +21,12 @@ final class CurlStreamSink {
     let writer: HTTPBodyWriter
     /// Whether the head was handed over.
     private(set) var delivered = false
+    /// Whether a held body is complete, its head waiting for ``deliverHeld()``.
+    private(set) var heldWhole = false
+    /// What resumes the transfer once paused (set before it starts).
+    var resumeTransfer: @Sendable () -> Void = {}
+    /// Whether the transfer is paused, waiting for the reader to make room.
+    private var paused = false
     /// Whether the head, or the next bytes, took longer than the timeout (the transfer was stopped).
     private(set) var timedOut = false
     private let deliver: (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
@@ -60,6 +67,12 @@ final class CurlStreamSink {
         deliver(.failure(error))
     }
 
+    /// Hands over the head of a held body that is complete, once the transfer is over (not from inside
+    /// curl's callbacks, so that whoever takes it may run on this thread at once).
+    func deliverHeld() {
+        if heldWhole { deliverHead() }
+    }
+
     private func deliverHead() {
         guard !delivered else { return }
         delivered = true
@@ -97,8 +110,9 @@ final class CurlStreamSink {
         return length
     }
 
-    /// curl's write callback: copies the bytes into the writer, waiting there while the reader is
-    /// behind; a short count (the reader went away, or the limit) stops the transfer.
+    /// curl's write callback: copies the bytes into the writer, or pauses the transfer while the reader is
+    /// a full buffer behind (curl hands the same bytes again once resumed); a short count (the reader went
+    /// away, or the limit) stops the transfer.
     static let receiveBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
         bytes, size, count, context in
         guard let bytes, let context else { return 0 }
@@ -107,14 +121,20 @@ final class CurlStreamSink {
         // A held body goes into the writer's buffer, which takes it all without waiting; a refusal (over
         // the limit) then stops the transfer with no head handed over, and the call fails.
         if sink.held == nil { sink.deliverHead() }
-        guard sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length)) else { return 0 }
+        switch sink.writer.write(UnsafeRawBufferPointer(start: bytes, count: length), whenRoom: sink.resumeTransfer) {
+        case .written: sink.paused = false
+        case .full:
+            sink.paused = true
+            return hardtack_curl_write_pause()
+        case .closed: return 0
+        }
         sink.lastBytes = ContinuousClock.now
         if let held = sink.held {
             sink.held = (held.length, held.received + length)
             if held.received + length >= held.length {
                 sink.finishedHere = true
                 sink.writer.finish()
-                sink.deliverHead()
+                sink.heldWhole = true
             }
         }
         return length
@@ -127,6 +147,7 @@ final class CurlStreamSink {
         guard let context else { return 1 }
         let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
         if sink.isCancelled() || (!sink.finishedHere && sink.writer.isClosed) { return 1 }
+        if sink.paused { return 0 }
         let since = sink.delivered || sink.held != nil ? sink.lastBytes : sink.started
         if ContinuousClock.now - since > sink.timeout {
             sink.timedOut = true

@@ -4,9 +4,9 @@ import Foundation
 import Locking
 
 /// One request whose response body streams: set up as ``CurlTransfer`` sets it up (without its limit on
-/// the whole transfer's time), performed (blocking) on the calling thread, its head handed over as soon
-/// as it is complete and its body written into an ``HTTPBodyWriter`` until the end; stopped early by
-/// ``cancel()`` from any thread, or by the reader going away.
+/// the whole transfer's time), run by a ``CurlEventLoop``, its head handed over as soon as it is complete
+/// and its body written into an ``HTTPBodyWriter`` until the end (paused while the reader is a full
+/// buffer behind); stopped early by ``cancel()`` from any thread, or by the reader going away.
 final class CurlStreamTransfer: Sendable {
     private let transfer: CurlTransfer
     private let request: HTTPRequest
@@ -28,33 +28,48 @@ final class CurlStreamTransfer: Sendable {
         cancelled.withLock { $0 = true }
     }
 
-    /// Performs the transfer: `deliver` gets the head (status and fields) the moment it is complete, or why
-    /// there is none; then the body goes into `writer`, which is finished, or failed with why the body
-    /// ended early. Returns when the transfer is over.
-    /// The handle comes from `pool` and goes back to it, its connection kept, after a body read to its end.
-    func perform(
-        in pool: CurlHandlePool, into writer: HTTPBodyWriter,
+    /// Starts the transfer on `loop`: `deliver` gets the head (status and fields) the moment it is complete,
+    /// or why there is none; then the body goes into `writer`, which is finished, or failed with why the
+    /// body ended early. Returns at once. The handle comes from `pool` and goes back to it, its connection
+    /// kept, after a body read to its end.
+    func start(
+        in pool: CurlHandlePool, on loop: CurlEventLoop, into writer: HTTPBodyWriter,
         deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
     ) {
         let sink = CurlStreamSink(
             writer: writer, timeout: timeout, holdsSmallBodies: request.method != "HEAD",
             isCancelled: { [cancelled] in cancelled.withLock { $0 } }, deliver: deliver)
-        let performed: CURLcode? = withExtendedLifetime(sink) {
-            // The sink outlives the transfer: curl's callbacks reach it through this pointer until
-            // `curl_easy_perform` returns, on this thread only.
-            transfer.withConfiguredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
-                // No limit on the whole transfer (the sink's progress callback times the waits instead),
-                // and the sink's callbacks in place of the buffering ones.
-                _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, 0)
-                if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
-                _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
-                _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlStreamSink.receiveHeader)
-                _ = hardtack_curl_set_progress(handle, CurlStreamSink.progress)
-                let code = curl_easy_perform(handle)
-                return (code, code == CURLE_OK && sink.delivered && !sink.timedOut)
-            }
+        // The sink outlives the transfer: `finished` holds it until the loop is done with the handle, and
+        // curl's callbacks reach it through this pointer on the loop's thread only.
+        guard let configured = transfer.configuredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque())
+        else { return sink.fail(.transport("the HTTP library could not start")) }
+        let handle = configured.raw
+        // No limit on the whole transfer (the sink's progress callback times the waits instead), and the
+        // sink's callbacks in place of the buffering ones.
+        _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, 0)
+        if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
+        _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
+        _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlStreamSink.receiveHeader)
+        _ = hardtack_curl_set_progress(handle, CurlStreamSink.progress)
+        sink.resumeTransfer = { [pooled = configured.pooled] in loop.resume(pooled) }
+        let started = loop.start(handle) { [transfer] code in
+            transfer.release(
+                configured, to: pool, reusable: code == CURLE_OK && (sink.delivered || sink.heldWhole) && !sink.timedOut
+            )
+            // What is handed over from here on may run on this thread at once: the transfer is done with it.
+            DispatchTaskExecutor.runningNextJobHere { self.finish(code, sink: sink, writer: writer) }
         }
-        guard let code = performed else { return sink.fail(.transport("the HTTP library could not start")) }
+        if !started {
+            transfer.release(configured, to: pool, reusable: false)
+            sink.fail(.transport("the HTTP library could not start"))
+        }
+    }
+
+    /// Hands over the end of a transfer that curl ended with `code`: a held body's head, why there is
+    /// no head, or the end of a streamed body.
+    private func finish(_ code: CURLcode, sink: CurlStreamSink, writer: HTTPBodyWriter) {
+        // A held body complete is the answer, whatever curl made of the connection after it.
+        if sink.heldWhole { return sink.deliverHeld() }
         let failure: HTTPClientError? =
             switch code {
             case CURLE_OK: nil

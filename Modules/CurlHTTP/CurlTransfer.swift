@@ -3,8 +3,8 @@ import Data
 import Foundation
 import Locking
 
-/// One request: set up on a curl easy handle of a ``CurlHandlePool``, performed (blocking) on the calling
-/// thread, and stopped early by ``cancel()`` from any thread.
+/// One request: set up on a curl easy handle of a ``CurlHandlePool``, run by a ``CurlEventLoop``, and
+/// stopped early by ``cancel()`` from any thread.
 final class CurlTransfer: Sendable {
     private let url: String
     private let request: HTTPRequest
@@ -25,51 +25,62 @@ final class CurlTransfer: Sendable {
         cancelled.withLock { $0 = true }
     }
 
-    /// Performs the transfer on a handle of `pool` and returns the response or why there is none. The
-    /// handle goes back to the pool, its connection kept for the next request, only after a transfer that
-    /// completed.
-    func perform(in pool: CurlHandlePool) -> Result<HTTPResponse, HTTPClientError> {
+    /// Starts the transfer on `loop` with a handle of `pool`; `finished` gets the response or why there is
+    /// none, on the loop's thread. The handle goes back to the pool, its connection kept for the next
+    /// request, only after a transfer that completed.
+    func start(
+        in pool: CurlHandlePool, on loop: CurlEventLoop,
+        finished: @escaping (Result<HTTPResponse, HTTPClientError>) -> Void
+    ) {
         let sink = CurlResponseSink(limit: limit, isCancelled: { [cancelled] in cancelled.withLock { $0 } })
-        let outcome: (code: CURLcode, status: Int)? = withExtendedLifetime(sink) {
-            withConfiguredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque()) { handle in
-                let code = curl_easy_perform(handle)
-                var status = 0
-                _ = hardtack_curl_response_code(handle, &status)
-                return ((code, status), code == CURLE_OK && status != 0 && !sink.overflowed)
-            }
+        // The sink outlives the transfer: the loop holds it in `done` until it is over, and curl's callbacks
+        // reach it through this pointer on the loop's thread only.
+        guard let configured = configuredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque()) else {
+            return finished(.failure(.transport("the HTTP library could not start")))
         }
-        guard let (code, status) = outcome else { return .failure(.transport("the HTTP library could not start")) }
-        if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: limit)) }
-        guard code == CURLE_OK else { return .failure(HTTPClientError(curl: code, cancelled: sink.isCancelled())) }
-        guard status != 0 else { return .failure(.transport("the reply was not HTTP")) }
-        return .success(HTTPResponse(status: status, headers: sink.headers, body: sink.body))
+        let done = { [self] (code: CURLcode) in
+            var status = 0
+            _ = hardtack_curl_response_code(configured.raw, &status)
+            release(configured, to: pool, reusable: code == CURLE_OK && status != 0 && !sink.overflowed)
+            if sink.overflowed || code == CURLE_FILESIZE_EXCEEDED {
+                return finished(.failure(.responseTooLarge(limit: limit)))
+            }
+            guard code == CURLE_OK else {
+                return finished(.failure(HTTPClientError(curl: code, cancelled: sink.isCancelled())))
+            }
+            guard status != 0 else { return finished(.failure(.transport("the reply was not HTTP"))) }
+            finished(.success(HTTPResponse(status: status, headers: sink.headers, body: sink.body)))
+        }
+        if !loop.start(configured.raw, finished: done) {
+            release(configured, to: pool, reusable: false)
+            finished(.failure(.transport("the HTTP library could not start")))
+        }
     }
 
-    /// Runs `run` on the calling thread with an easy handle of `pool` on which every option of the
-    /// transfer is set, its callbacks reaching `context` (which must outlive the call); the header list and
-    /// the body stay alive until it returns. The handle goes back to `pool` (reset, its connection kept)
-    /// when `run` says the transfer completed, and is cleaned up otherwise, its connection closed. `nil`
-    /// when libcurl could not start.
-    func withConfiguredHandle<T>(
-        from pool: CurlHandlePool, context: UnsafeMutableRawPointer,
-        _ run: (UnsafeMutableRawPointer) -> (result: T, reusable: Bool)
-    ) -> T? {
+    /// An easy handle of `pool` on which every option of the transfer is set (the body copied in), its
+    /// callbacks reaching `context`, which must outlive the transfer; to be given back with
+    /// ``release(_:to:reusable:)`` once it is over. `nil` when libcurl could not start.
+    func configuredHandle(from pool: CurlHandlePool, context: UnsafeMutableRawPointer) -> CurlConfiguredHandle? {
         guard let pooled = pool.take() else { return nil }
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
         // No `Expect: 100-continue` round trip before a body.
         headers = curl_slist_append(headers, "Expect:")
-        defer { curl_slist_free_all(headers) }
-        let (result, reusable) = request.body.withUnsafeBytes { body in
-            configure(pooled.raw, headers: headers, body: body, context: context)
-            return run(pooled.raw)
-        }
-        // Reset (in the pool) or cleaned up before the header list and the body it points at go.
-        pool.give(pooled, reusable: reusable)
-        return result
+        request.body.withUnsafeBytes { body in configure(pooled.raw, headers: headers, body: body, context: context) }
+        // A client keeping no connections closes each one after its transfer.
+        if pool.capacity == 0 { _ = hardtack_curl_set_long(pooled.raw, CURLOPT_FORBID_REUSE, 1) }
+        return CurlConfiguredHandle(pooled: pooled, headers: headers)
     }
 
-    /// Sets every option of the transfer on `handle`; `body` outlives the transfer.
+    /// Gives a handle whose transfer is over back to `pool` (reset, its connection kept) when `reusable`, or
+    /// cleans it up, its connection closed; then frees its header list.
+    func release(_ configured: CurlConfiguredHandle, to pool: CurlHandlePool, reusable: Bool) {
+        // Reset (in the pool) or cleaned up before the header list it points at goes.
+        pool.give(configured.pooled, reusable: reusable)
+        curl_slist_free_all(configured.headers)
+    }
+
+    /// Sets every option of the transfer on `handle`; `body` is copied in.
     private func configure(
         _ handle: UnsafeMutableRawPointer, headers: UnsafeMutablePointer<curl_slist>?, body: UnsafeRawBufferPointer,
         context: UnsafeMutableRawPointer
@@ -90,7 +101,11 @@ final class CurlTransfer: Sendable {
         }
         if !body.isEmpty || request.method == "POST" {
             _ = hardtack_curl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            _ = hardtack_curl_set_pointer(handle, CURLOPT_POSTFIELDS, body.baseAddress ?? UnsafeRawPointer(bitPattern: 1))
+            if let bytes = body.baseAddress {
+                _ = hardtack_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, bytes)
+            } else {
+                _ = hardtack_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, "")
+            }
         }
         _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlResponseSink.receiveBody)
         _ = hardtack_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)

@@ -64,9 +64,13 @@ final class MicroHTTPServerState: @unchecked Sendable {
         waiting[ObjectIdentifier(context)] = context
         lock.unlock()
         let handler = handler
-        Task(executorPreference: Self.handlerExecutor) {
-            let response = await handler(request)
-            self.finish(context, with: response)
+        // The handler starts on libmicrohttpd's thread, which holds no lock here, and goes on there until it
+        // first waits (for the store, or an upstream): no thread is woken for what needs no waiting.
+        DispatchTaskExecutor.runningNextJobHere {
+            Task(executorPreference: Self.handlerExecutor) {
+                let response = await handler(request)
+                self.finish(context, with: response)
+            }
         }
     }
 

@@ -59,6 +59,38 @@ import Testing
         #expect(body.highWaterMark <= 1000)
     }
 
+    @Test func aWriteThatCannotWaitCopiesAllOrNothingAndIsToldWhenThereIsRoom() async throws {
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 10)
+        let told = Locked(0)
+        func write(_ count: Int) -> HTTPBodyWriter.Attempt {
+            Data(repeating: UInt8(count), count: count).withUnsafeBytes { bytes in
+                writer.write(bytes, whenRoom: { told.withLock { $0 += 1 } })
+            }
+        }
+        guard case .written = write(6), case .full = write(6) else {
+            Issue.record("6 bytes fit in an empty ring of 10, 6 more do not")
+            return
+        }
+        #expect(told.withLock { $0 } == 0)
+        var buffer = [UInt8](repeating: 0, count: 4)
+        let read = buffer.withUnsafeMutableBytes { body.read(into: $0, suspending: {}, wake: {}) }
+        guard case .bytes(4) = read else {
+            Issue.record("the reader gets 4 of the 6 bytes, nothing of the refused write")
+            return
+        }
+        #expect(told.withLock { $0 } == 1)
+        guard case .written = write(6), case .full = write(3) else {
+            Issue.record("after 4 bytes read, 6 fit and the ring is then full")
+            return
+        }
+        body.cancel()
+        #expect(told.withLock { $0 } == 2)
+        guard case .closed = write(1) else {
+            Issue.record("a reader gone closes the stream to writes that do not wait")
+            return
+        }
+    }
+
     @Test func aReaderThatGivesUpReleasesAWaitingWriterAndSaysSo() async throws {
         let (body, writer) = HTTPBodyStream.pipe(capacity: 10)
         let ended = Locked<(HTTPBodyStream.Ending, Int)?>(nil)

@@ -29,6 +29,27 @@ import Testing
         #expect(await upstream.ended() == .sent)
     }
 
+    @Test func aStreamPausedForItsReaderHoldsNoOtherTransferBack() async throws {
+        // Every streamed transfer runs on one event loop: a body nobody reads pauses its transfer, and the
+        // others, a large streamed one and a small one taken whole, go on to their ends meanwhile.
+        let size = 16 << 20
+        let idle = StreamingUpstream(.init(bytes: size))
+        let waiting = try await Self.client(idle).stream(HTTPRequest(method: "GET", path: "/idle"))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(idle.outcome == nil && idle.sent < size)
+        let busy = StreamingUpstream(.init(bytes: 8 << 20))
+        let streamed = try await Self.client(busy).stream(HTTPRequest(method: "GET", path: "/busy"))
+        let read = await StreamedBody.drain(streamed.body)
+        #expect(read.failure == nil && read.count == 8 << 20 && read.inOrder)
+        let small = StreamingUpstream(.init(bytes: 100))
+        let whole = try await Self.client(small).stream(HTTPRequest(method: "GET", path: "/small"))
+        #expect(whole.body.takeWhole()?.count == 100)
+        #expect(idle.outcome == nil)
+        let late = await StreamedBody.drain(waiting.body)
+        #expect(late.failure == nil && late.count == size && late.inOrder)
+        #expect(await idle.ended() == .sent)
+    }
+
     @Test func anUpstreamThatStopsMidBodyFailsTheStream() async throws {
         var script = StreamingUpstream.Script(bytes: 4 << 20)
         script.cutAfter = 1 << 20

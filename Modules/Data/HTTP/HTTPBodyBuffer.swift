@@ -33,6 +33,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     private var highWater = 0
     private var state = State.open
     private var waker: (@Sendable () -> Void)?
+    private var roomWaiter: (@Sendable () -> Void)?
     private var observer: (@Sendable (HTTPBodyStream.Ending, Int) -> Void)?
     private var ending: HTTPBodyStream.Ending?
 
@@ -63,29 +64,59 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard case .open = state else { return false }
-        if let limit, written + bytes.count > limit {
-            close(.failed(.responseTooLarge(limit: limit)), keepingBytes: true)
-            return false
-        }
+        guard admits(bytes.count) else { return false }
         var done = 0
         while done < bytes.count {
             while count == capacity, case .open = state { condition.wait() }
             guard case .open = state else { return false }
-            let length = min(capacity - count, bytes.count - done)
-            let tail = (start + count) % capacity
-            let first = min(length, capacity - tail)
-            (ring.baseAddress! + tail).copyMemory(from: bytes.baseAddress! + done, byteCount: first)
-            if first < length {
-                ring.baseAddress!.copyMemory(from: bytes.baseAddress! + done + first, byteCount: length - first)
-            }
-            count += length
-            done += length
-            written += length
-            highWater = max(highWater, count)
-            wake()
+            done += put(UnsafeRawBufferPointer(rebasing: bytes[done...]))
         }
         return true
+    }
+
+    /// Copies all of `bytes` in if they fit now, without waiting (`.written`); when they do not, copies
+    /// nothing, and `whenRoom` is called once as soon as the reader frees room or the stream closes
+    /// (`.full`). `.closed` where ``write(_:)`` gives `false`. Bytes more than ``capacity`` never fit at
+    /// once: they are written as ``write(_:)`` writes them.
+    func write(_ bytes: UnsafeRawBufferPointer, whenRoom: @escaping @Sendable () -> Void) -> HTTPBodyWriter.Attempt {
+        if bytes.count > capacity { return write(bytes) ? .written : .closed }
+        condition.lock()
+        defer { condition.unlock() }
+        guard admits(bytes.count) else { return .closed }
+        guard capacity - count >= bytes.count else {
+            roomWaiter = whenRoom
+            return .full
+        }
+        _ = put(bytes)
+        return .written
+    }
+
+    /// Whether `length` more bytes may be written: the stream is open and stays within `limit` (past it
+    /// the stream fails). With `condition` locked.
+    private func admits(_ length: Int) -> Bool {
+        guard case .open = state else { return false }
+        if let limit, written + length > limit {
+            close(.failed(.responseTooLarge(limit: limit)), keepingBytes: true)
+            return false
+        }
+        return true
+    }
+
+    /// Copies as many of `bytes` as there is room for behind the bytes held, and wakes the reader; how many.
+    /// With `condition` locked.
+    private func put(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let length = min(capacity - count, bytes.count)
+        let tail = (start + count) % capacity
+        let first = min(length, capacity - tail)
+        (ring.baseAddress! + tail).copyMemory(from: bytes.baseAddress!, byteCount: first)
+        if first < length {
+            ring.baseAddress!.copyMemory(from: bytes.baseAddress! + first, byteCount: length - first)
+        }
+        count += length
+        written += length
+        highWater = max(highWater, count)
+        wake()
+        return length
     }
 
     /// The writer wrote its last byte: the reader gets what is held, then the end.
@@ -112,7 +143,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         if count > 0 {
             let length = min(count, buffer.count)
             take(length, into: buffer)
-            condition.broadcast()
+            releaseWriter()
             condition.unlock()
             return .bytes(length)
         }
@@ -174,7 +205,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         case .cancelled: break
         }
         count = 0
-        condition.broadcast()
+        releaseWriter()
         wake()
         let notify = settle(ending)
         condition.unlock()
@@ -199,8 +230,17 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         guard case .open = state else { return }
         state = ending
         if !keepingBytes { count = 0 }
-        condition.broadcast()
+        releaseWriter()
         wake()
+    }
+
+    /// Lets a writer waiting for room go on: one blocked in ``write(_:)``, or the one told to wait by
+    /// ``write(_:whenRoom:)``. With `condition` locked.
+    private func releaseWriter() {
+        condition.broadcast()
+        let roomWaiter = roomWaiter
+        self.roomWaiter = nil
+        roomWaiter?()
     }
 
     /// Calls the reader's waker, once. With `condition` locked.

@@ -22,6 +22,23 @@ public final class HTTPBodyWriter: Sendable {
         buffer.write(bytes)
     }
 
+    /// What a write that does not wait did.
+    public enum Attempt: Sendable {
+        /// Every byte was copied in.
+        case written
+        /// Nothing was copied: the buffer has no room for them yet; the writer is told once it has.
+        case full
+        /// Nothing more is wanted (as ``write(_:)-(UnsafeRawBufferPointer)``'s `false`).
+        case closed
+    }
+
+    /// Copies all of `bytes` in without blocking if there is room for them; when there is not, nothing is
+    /// copied and `whenRoom` is called once the reader makes room or the stream closes (from the reader's
+    /// thread, which it must not hold up). For an event loop, which must never block.
+    public func write(_ bytes: UnsafeRawBufferPointer, whenRoom: @escaping @Sendable () -> Void) -> Attempt {
+        buffer.write(bytes, whenRoom: whenRoom)
+    }
+
     /// Copies `data` in (see ``write(_:)-(UnsafeRawBufferPointer)``).
     public func write(_ data: Data) -> Bool {
         data.withUnsafeBytes { buffer.write($0) }

@@ -15,16 +15,16 @@ import Testing
         let temporary = sandbox.directory.file("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
         let demo = try sandbox.launch(executable, ["gateway", "--demo"], environment: ["TMPDIR": temporary])
-        var origin: String?
-        for _ in 0..<500 where origin == nil {
-            let out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
-            origin = out.split(separator: "\n").first { $0.hasPrefix("listening on ") }.map {
-                String($0.dropFirst("listening on ".count))
-            }
-            if origin == nil { usleep(20_000) }
+        // The address comes first, the advice on the next line: both are waited for.
+        var out = ""
+        for _ in 0..<500 where !out.contains("alice / wonderland") {
+            usleep(20_000)
+            out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
+        }
+        let origin = out.split(separator: "\n").first { $0.hasPrefix("listening on ") }.map {
+            String($0.dropFirst("listening on ".count))
         }
         let address = try #require(origin, "the demo did not start: \(FileBytes.read(demo.errPath).count) bytes")
-        let out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
         #expect(out.contains("sign in as alice / wonderland"), "\(out)")
 
         let made = try FileManager.default.contentsOfDirectory(atPath: temporary)
