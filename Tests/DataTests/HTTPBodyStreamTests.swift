@@ -91,6 +91,32 @@ import Testing
         }
     }
 
+    @Test func theRingGrowsAsBytesWaitKeepingThemInOrderAcrossItsWrap() async throws {
+        // The ring starts at 16 KiB: 10 KiB in, 6 KiB out, 10 KiB in wraps it; 20 KiB more grow it.
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 64 << 10)
+        let pattern = (0..<(40 << 10)).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        var sent = 0
+        func send(_ count: Int) {
+            #expect(writer.write(Data(pattern[sent..<sent + count])))
+            sent += count
+        }
+        send(10 << 10)
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 6 << 10)
+        let read = buffer.withUnsafeMutableBytes { body.read(into: $0, suspending: {}, wake: {}) }
+        guard case .bytes(let count) = read else {
+            Issue.record("10 KiB held read as bytes")
+            return
+        }
+        received.append(contentsOf: buffer[..<count])
+        send(10 << 10)
+        send(20 << 10)
+        writer.finish()
+        received.append(try await body.collect(upTo: 1 << 20))
+        #expect(received == Data(pattern))
+        #expect(body.highWaterMark == 40 << 10 - count)
+    }
+
     @Test func aReaderThatGivesUpReleasesAWaitingWriterAndSaysSo() async throws {
         let (body, writer) = HTTPBodyStream.pipe(capacity: 10)
         let ended = Locked<(HTTPBodyStream.Ending, Int)?>(nil)

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The bytes between an ``HTTPBodyWriter`` and its ``HTTPBodyStream``: a ring of `capacity` bytes, never
-/// more, that the writer fills (waiting while it is full) and the reader empties (told to wait while it is
-/// empty), and the stream's state: open, finished by the writer, failed, or given up by the reader.
+/// The bytes between an ``HTTPBodyWriter`` and its ``HTTPBodyStream``: a ring of up to `capacity` bytes,
+/// never more, that the writer fills (waiting while it is full) and the reader empties (told to wait while
+/// it is empty), and the stream's state: open, finished by the writer, failed, or given up by the reader.
 ///
 /// Safety (`@unchecked Sendable`): every mutable field, `ring`'s bytes included, is read and written
 /// with `condition` locked. The ring is allocated here and freed in `deinit`, when no one holds the
@@ -25,7 +25,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// The most bytes written in all, if bounded.
     let limit: Int?
     private let condition = NSCondition()
-    private let ring: UnsafeMutableRawBufferPointer
+    private var ring: UnsafeMutableRawBufferPointer
     private var start = 0
     private var count = 0
     private var written = 0
@@ -40,7 +40,9 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     init(capacity: Int, limit: Int?) {
         self.capacity = max(1, capacity)
         self.limit = limit
-        ring = .allocate(byteCount: self.capacity, alignment: 1)
+        // Small at first, grown as bytes wait in it: most bodies are small, and a large block allocated and
+        // freed for each of them costs the allocator more than the copy of a rare growth.
+        ring = .allocate(byteCount: min(self.capacity, Self.firstRingBytes), alignment: 1)
     }
 
     deinit {
@@ -102,12 +104,15 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         return true
     }
 
-    /// Copies as many of `bytes` as there is room for behind the bytes held, and wakes the reader; how many.
-    /// With `condition` locked.
+    /// Copies as many of `bytes` as there is room for behind the bytes held (the ring grown toward
+    /// ``capacity`` first if they do not fit in it), and wakes the reader; how many. With `condition` locked.
     private func put(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let length = min(capacity - count, bytes.count)
-        let tail = (start + count) % capacity
-        let first = min(length, capacity - tail)
+        if ring.count - count < bytes.count, ring.count < capacity {
+            grow(to: min(capacity, max(2 * ring.count, count + bytes.count)))
+        }
+        let length = min(ring.count - count, bytes.count)
+        let tail = (start + count) % ring.count
+        let first = min(length, ring.count - tail)
         (ring.baseAddress! + tail).copyMemory(from: bytes.baseAddress!, byteCount: first)
         if first < length {
             ring.baseAddress!.copyMemory(from: bytes.baseAddress! + first, byteCount: length - first)
@@ -212,15 +217,28 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         notify?()
     }
 
+    /// The ring's first size (one of curl's writes).
+    static let firstRingBytes = 16 << 10
+
+    /// Moves the bytes held, oldest first, into a new ring of `size` bytes. With `condition` locked.
+    private func grow(to size: Int) {
+        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+        let held = count
+        take(held, into: larger)
+        delivered -= held
+        ring.deallocate()
+        (ring, start, count) = (larger, 0, held)
+    }
+
     /// Copies the `length` oldest bytes held (at most ``count``) into `buffer` and lets go of them: the
     /// reader has had them. With `condition` locked.
     private func take(_ length: Int, into buffer: UnsafeMutableRawBufferPointer) {
-        let first = min(length, capacity - start)
+        let first = min(length, ring.count - start)
         buffer.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
         if first < length {
             (buffer.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: length - first)
         }
-        start = (start + length) % capacity
+        start = (start + length) % ring.count
         count -= length
         delivered += length
     }
