@@ -193,8 +193,8 @@ let package = Package(
         .testTarget(
             name: "NetworkTests",
             dependencies: [
-                "URLSessionHTTP", "CurlHTTP", "MicroHTTPD", "DevelopmentServers", "Data", "Domain", "TestSupport",
-                "OpenSSLCrypto",
+                "URLSessionHTTP", "CurlHTTP", "MicroHTTPD", "DevelopmentServers", "Data", "Domain", "Locking",
+                "TestSupport", "OpenSSLCrypto",
             ],
             path: "Tests/NetworkTests", swiftSettings: swiftSettings),
         // Against a real server named by HARDTACK_TEST_POSTGRES (Tools/test starts one with Tools/postgres).

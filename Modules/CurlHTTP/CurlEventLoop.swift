@@ -8,7 +8,7 @@ import Foundation
 /// transfers leave open (up to its `idleConnections`) for the next ones; its thread runs while there are
 /// transfers, and ends after ``linger`` seconds without any (the next transfer starts another).
 ///
-/// Handles reach the loop through ``start(_:finished:)`` and are resumed after a pause through
+/// Handles reach the loop through ``start(_:as:finished:)`` and are resumed after a pause through
 /// ``resume(_:)``, from any thread; curl's calls on them (and their callbacks) happen on the loop's thread
 /// only. A transfer's callbacks must never block: a body the reader is not ready for pauses it
 /// (`CURL_WRITEFUNC_PAUSE`) instead.
@@ -16,13 +16,26 @@ import Foundation
 /// Safety (`@unchecked Sendable`): `multi` is used by one thread at a time: the loop's thread while it
 /// runs (a new one starts only after the last ended, both decided under `lock`), and `deinit` when no
 /// thread holds the loop; `curl_multi_wakeup`, which libcurl allows from any thread, is the exception.
-/// `incoming`, `resumptions` and `threadRuns` are read and written under `lock` only; `running` is the
-/// running thread's alone.
+/// `incoming`, `resumptions`, `threadRuns` and `lastID` are read and written under `lock` only; `running`
+/// is the running thread's alone. A transfer's `finished` closure (not `Sendable`: it holds the transfer's
+/// curl callbacks' state) is handed from the starting thread to the loop's under `lock`, and called and
+/// let go of there only, after curl's last callback for it.
 final class CurlEventLoop: @unchecked Sendable {
     /// A transfer's handle while the loop has it, and what to call when it ends.
     private struct Transfer {
         let handle: UnsafeMutableRawPointer
+        let id: ID
         let finished: (CURLcode) -> Void
+    }
+
+    /// One transfer, among all this loop ran: a resumption names it, not just its handle, which the
+    /// transfers after it reuse.
+    struct ID: Hashable, Sendable {
+        fileprivate let handle: CurlHandlePool.Handle
+        fileprivate let number: UInt64
+
+        static func == (lhs: ID, rhs: ID) -> Bool { lhs.handle.raw == rhs.handle.raw && lhs.number == rhs.number }
+        func hash(into hasher: inout Hasher) { hasher.combine(number) }
     }
 
     /// Seconds the thread waits for a transfer before it ends.
@@ -30,8 +43,9 @@ final class CurlEventLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer?
     private let lock = NSLock()
     private var incoming: [Transfer] = []
-    private var resumptions: [UnsafeMutableRawPointer] = []
+    private var resumptions: [ID] = []
     private var threadRuns = false
+    private var lastID: UInt64 = 0
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
 
     /// A loop keeping at most `idleConnections` connections open between transfers, whose thread waits
@@ -41,7 +55,11 @@ final class CurlEventLoop: @unchecked Sendable {
         multi = CurlHandlePool.globalSetup == CURLE_OK ? curl_multi_init() : nil
         // 0 would mean curl's default (a few per transfer); a loop keeping none gets one, and its
         // transfers forbid reuse (``CurlTransfer``).
-        if let multi { _ = hardtack_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, max(1, idleConnections)) }
+        guard let multi else { return }
+        _ = hardtack_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, max(1, idleConnections))
+        // One transfer per connection, as each transfer had when it ran alone: no HTTP/2 multiplexing, whose
+        // pauses and early ends (a stream reset, not a closed connection) this code does not rely on.
+        _ = hardtack_curl_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_NOTHING))
     }
 
     deinit {
@@ -49,13 +67,21 @@ final class CurlEventLoop: @unchecked Sendable {
         if let multi { curl_multi_cleanup(multi) }
     }
 
-    /// Runs the transfer set up on `handle`; `finished` gets curl's result on the loop's thread once it is
-    /// over (the handle then is the caller's again). `false` when the loop could not start (curl could not
-    /// set up): nothing was run.
-    func start(_ handle: UnsafeMutableRawPointer, finished: @escaping (CURLcode) -> Void) -> Bool {
+    /// A new transfer's identity, for ``start(_:as:finished:)`` and ``resume(_:)``.
+    func transferID(for handle: CurlHandlePool.Handle) -> ID {
+        lock.lock()
+        defer { lock.unlock() }
+        lastID += 1
+        return ID(handle: handle, number: lastID)
+    }
+
+    /// Runs the transfer set up on `id`'s handle; `finished` gets curl's result on the loop's thread once it
+    /// is over (the handle then is the caller's again). `false` when the loop could not start (curl could
+    /// not set up): nothing was run.
+    func start(_ handle: CurlHandlePool.Handle, as id: ID, finished: @escaping (CURLcode) -> Void) -> Bool {
         guard let multi else { return false }
         lock.lock()
-        incoming.append(Transfer(handle: handle, finished: finished))
+        incoming.append(Transfer(handle: handle.raw, id: id, finished: finished))
         let startsThread = !threadRuns
         threadRuns = true
         lock.unlock()
@@ -69,12 +95,12 @@ final class CurlEventLoop: @unchecked Sendable {
         return true
     }
 
-    /// Resumes the paused transfer on `handle` (curl then hands its callbacks what it held back). Nothing
-    /// happens when the handle's transfer is over, or not paused.
-    func resume(_ handle: CurlHandlePool.Handle) {
+    /// Resumes the paused transfer `id` (curl then hands its callbacks what it held back). Nothing happens
+    /// when that transfer is over, or not paused.
+    func resume(_ id: ID) {
         guard let multi else { return }
         lock.lock()
-        resumptions.append(handle.raw)
+        resumptions.append(id)
         lock.unlock()
         curl_multi_wakeup(multi)
     }
@@ -103,7 +129,7 @@ final class CurlEventLoop: @unchecked Sendable {
                     transfer.finished(CURLE_FAILED_INIT)
                 }
             }
-            for handle in resumed where running[handle] != nil { _ = hardtack_curl_unpause(handle) }
+            for id in resumed where running[id.handle.raw]?.id == id { _ = hardtack_curl_unpause(id.handle.raw) }
             var active: Int32 = 0
             _ = curl_multi_perform(multi, &active)
             var handle: UnsafeMutableRawPointer?
@@ -115,8 +141,9 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             if !running.isEmpty { idleSince = ContinuousClock.now }
             // Wakes for a socket, a wake-up, or curl's next timer (at most a second away: each transfer's
-            // progress callback, which times it and sees it cancelled, is called at least that often).
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            // progress callback, which times it and sees it cancelled, is called at least that often). A
+            // poll that fails (out of memory, say) is not retried at once, which would spin.
+            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK { usleep(10_000) }
         }
     }
 }

@@ -1,10 +1,10 @@
 import CCurl
 import Locking
 
-/// The idle curl easy handles of one ``CurlHTTPClient``, each with the connection its last transfer left
-/// open, so that the next request to the same server reuses it instead of connecting again (curl keeps
-/// a handle's connections through `curl_easy_reset`, and drops one the server closed or that stayed idle
-/// too long). A handle serves one transfer at a time; at most ``capacity`` wait here, more are cleaned up.
+/// The idle curl easy handles of one ``CurlHTTPClient``, so that a request does not set up a handle of
+/// its own (the connections they used stay in the client's ``CurlEventLoop``, which reuses them). A
+/// handle serves one transfer at a time; at most ``capacity`` wait here, more are cleaned up; a pool of
+/// capacity 0 is a client that keeps no connections.
 final class CurlHandlePool: Sendable {
     /// An easy handle, owned by the pool while idle and by one transfer while in use.
     struct Handle: @unchecked Sendable {
@@ -36,7 +36,7 @@ final class CurlHandlePool: Sendable {
     }
 
     /// Takes `handle` back after its transfer: with its options reset (no pointer into the finished
-    /// request is left in it) when `reusable` and there is room, otherwise cleaned up, its connection closed.
+    /// request is left in it) when `reusable` and there is room, otherwise cleaned up.
     func give(_ handle: Handle, reusable: Bool) {
         if reusable {
             curl_easy_reset(handle.raw)

@@ -3,7 +3,7 @@ import Data
 import Foundation
 
 /// What curl's callbacks collect during one transfer: the header fields of the last response (a
-/// `100 Continue` is dropped) and the body up to the limit. Used only on the transfer's thread.
+/// `100 Continue` is dropped) and the body up to the limit. Used only on the event loop's thread.
 final class CurlResponseSink {
     /// The header fields of the final response.
     private(set) var headers = HTTPHeaders()

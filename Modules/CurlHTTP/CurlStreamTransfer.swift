@@ -51,13 +51,12 @@ final class CurlStreamTransfer: Sendable {
         _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
         _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlStreamSink.receiveHeader)
         _ = hardtack_curl_set_progress(handle, CurlStreamSink.progress)
-        sink.resumeTransfer = { [pooled = configured.pooled] in loop.resume(pooled) }
-        let started = loop.start(handle) { [transfer] code in
-            transfer.release(
-                configured, to: pool, reusable: code == CURLE_OK && (sink.delivered || sink.heldWhole) && !sink.timedOut
-            )
-            // What is handed over from here on may run on this thread at once: the transfer is done with it.
-            DispatchTaskExecutor.runningNextJobHere { self.finish(code, sink: sink, writer: writer) }
+        let id = loop.transferID(for: configured.pooled)
+        sink.resumeTransfer = { loop.resume(id) }
+        let started = loop.start(configured.pooled, as: id) { [transfer] code in
+            let reusable = code == CURLE_OK && (sink.delivered || sink.heldWhole) && !sink.timedOut
+            transfer.release(configured, to: pool, reusable: reusable)
+            self.finish(code, sink: sink, writer: writer)
         }
         if !started {
             transfer.release(configured, to: pool, reusable: false)
@@ -66,10 +65,13 @@ final class CurlStreamTransfer: Sendable {
     }
 
     /// Hands over the end of a transfer that curl ended with `code`: a held body's head, why there is
-    /// no head, or the end of a streamed body.
+    /// no head, or the end of a streamed body. Called on the loop's thread, which is done with the transfer:
+    /// whoever takes a head (the whole answer, or why there is none) goes on on this thread at once, as
+    /// far as it can without waiting. (Not whoever reads a streamed body: its end reaches a reader that may
+    /// be anywhere in its stream.)
     private func finish(_ code: CURLcode, sink: CurlStreamSink, writer: HTTPBodyWriter) {
         // A held body complete is the answer, whatever curl made of the connection after it.
-        if sink.heldWhole { return sink.deliverHeld() }
+        if sink.heldWhole { return DispatchTaskExecutor.runningNextJobHere { sink.deliverHeld() } }
         let failure: HTTPClientError? =
             switch code {
             case CURLE_OK: nil
@@ -77,7 +79,11 @@ final class CurlStreamTransfer: Sendable {
             case CURLE_FILESIZE_EXCEEDED: .responseTooLarge(limit: limit)
             default: HTTPClientError(curl: code, cancelled: cancelled.withLock { $0 })
             }
-        guard sink.delivered else { return sink.fail(failure ?? .transport("the reply was not HTTP")) }
+        guard sink.delivered else {
+            return DispatchTaskExecutor.runningNextJobHere {
+                sink.fail(failure ?? .transport("the reply was not HTTP"))
+            }
+        }
         if let failure { writer.fail(failure) } else { writer.finish() }
     }
 }

@@ -26,8 +26,8 @@ final class CurlTransfer: Sendable {
     }
 
     /// Starts the transfer on `loop` with a handle of `pool`; `finished` gets the response or why there is
-    /// none, on the loop's thread. The handle goes back to the pool, its connection kept for the next
-    /// request, only after a transfer that completed.
+    /// none, on the loop's thread. The handle goes back to the pool (and its connection stays in the loop's
+    /// cache for the next request) only after a transfer that completed.
     func start(
         in pool: CurlHandlePool, on loop: CurlEventLoop,
         finished: @escaping (Result<HTTPResponse, HTTPClientError>) -> Void
@@ -51,7 +51,7 @@ final class CurlTransfer: Sendable {
             guard status != 0 else { return finished(.failure(.transport("the reply was not HTTP"))) }
             finished(.success(HTTPResponse(status: status, headers: sink.headers, body: sink.body)))
         }
-        if !loop.start(configured.raw, finished: done) {
+        if !loop.start(configured.pooled, as: loop.transferID(for: configured.pooled), finished: done) {
             release(configured, to: pool, reusable: false)
             finished(.failure(.transport("the HTTP library could not start")))
         }
@@ -72,8 +72,9 @@ final class CurlTransfer: Sendable {
         return CurlConfiguredHandle(pooled: pooled, headers: headers)
     }
 
-    /// Gives a handle whose transfer is over back to `pool` (reset, its connection kept) when `reusable`, or
-    /// cleans it up, its connection closed; then frees its header list.
+    /// Gives a handle whose transfer is over back to `pool` (reset) when `reusable`, or cleans it up; then
+    /// frees its header list. (The connection is the loop's: curl keeps it for reuse after a transfer that
+    /// completed, and closes it after one that failed.)
     func release(_ configured: CurlConfiguredHandle, to pool: CurlHandlePool, reusable: Bool) {
         // Reset (in the pool) or cleaned up before the header list it points at goes.
         pool.give(configured.pooled, reusable: reusable)

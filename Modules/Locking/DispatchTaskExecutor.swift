@@ -47,8 +47,9 @@ package final class DispatchTaskExecutor: TaskExecutor {
     /// meanwhile: an event loop's thread between events, a thread whose work is done.
     @discardableResult
     package static func runningNextJobHere<Value>(_ body: () throws -> Value) rethrows -> Value {
+        let outer = pthread_getspecific(runsHere)
         pthread_setspecific(runsHere, UnsafeRawPointer(bitPattern: 1))
-        defer { pthread_setspecific(runsHere, nil) }
+        defer { pthread_setspecific(runsHere, outer) }
         return try body()
     }
 

@@ -9,8 +9,10 @@ import Foundation
 
 /// An HTTP/1.1 server over GNU libmicrohttpd, a well-kept C library: its epoll loop and thread pool
 /// accept connections and parse requests within the ``MicroHTTPServerLimits``; each complete request is
-/// handed to `handler` on Swift's threads while its connection is suspended (no thread waits for the
-/// answer), and the answer is written once the connection resumes.
+/// handed to `handler` while its connection is suspended (no thread waits for the answer), and the answer
+/// is written once the connection resumes. The handler starts on the daemon's thread, which it must not
+/// hold up (it waits by awaiting, never by blocking), and goes on, after it first waits, on the thread that
+/// resumed it or on the server's own threads, never on Swift's cooperative pool.
 ///
 /// A request's target reaches the handler as the client sent it (path and query, still
 /// percent-encoded), with its header fields and body; the handler's response is sent with the length

@@ -8,7 +8,8 @@ public struct MicroHTTPServerLimits: Sendable {
     public var connections: Int
     /// Seconds a connection may stay idle (a slow client sending nothing) before it is dropped.
     public var idleSeconds: Int
-    /// The threads that accept connections and read and write them (handlers run on Swift's threads).
+    /// The threads that accept connections and read and write them (handlers start on them, and wait
+    /// elsewhere).
     public var threads: Int
 
     /// Creates limits; the defaults suit a gateway in front of a single-page app.

@@ -58,7 +58,8 @@ final class MicroHTTPServerState: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Hands `context` to the handler on Swift's threads; its connection is resumed with the answer.
+    /// Hands `context` to the handler, started on this thread (see ``MicroHTTPServer``); its connection is
+    /// resumed with the answer.
     func dispatch(_ context: MicroHTTPRequestContext, _ request: HTTPRequest) {
         lock.lock()
         waiting[ObjectIdentifier(context)] = context
@@ -125,7 +126,7 @@ final class MicroHTTPServerState: @unchecked Sendable {
             body: Data(#"{"error":"unavailable","message":"the server is stopping"}"#.utf8))
     }
 
-    /// Where handlers run: threads of the server's own, so that a process whose cooperative threads are all
-    /// busy (or blocked) still answers its requests.
+    /// Where handlers go on after they first wait: threads of the server's own, so that a process whose
+    /// cooperative threads are all busy (or blocked) still answers its requests.
     private static let handlerExecutor = DispatchTaskExecutor(label: "hardtack.http.handlers")
 }

@@ -11,7 +11,8 @@ import Foundation
 /// immutable. The connection pointer is used by libmicrohttpd's thread inside the content reader (to
 /// suspend it, which libmicrohttpd allows there), and by the writer's thread, through the stream's wake,
 /// to resume it: libmicrohttpd allows that from any thread while the connection is suspended, and the
-/// stream calls wake once per suspension, with its lock held, so never before the suspension it follows.
+/// stream calls wake once per suspension, and only once the read that suspended it (with the stream's lock
+/// held) let go of that lock, so never before the suspension it follows.
 /// The connection outlives the response, so it is valid until the free callback; `attached`, read and
 /// written under `lock` only, turns false there, after which it is never touched.
 final class MicroHTTPStreamReader: @unchecked Sendable {

@@ -42,6 +42,21 @@ import class Locking.DispatchTaskExecutor
         #expect(seen["outside"]?.onCaller == false)
     }
 
+    @Test func anInnerHandOverGivingNoJobLeavesTheOuterOneToRunHere() async throws {
+        let executor = DispatchTaskExecutor(label: "hardtack.tests.inline-nested")
+        let runs = Runs()
+        try await DedicatedThread.run {
+            let caller = pthread_self()
+            DispatchTaskExecutor.runningNextJobHere {
+                DispatchTaskExecutor.runningNextJobHere {}
+                Task(executorPreference: executor) { runs.record("after inner", caller: caller) }
+                runs.handedOver.withLock { $0 = true }
+            }
+        }
+        try await runs.wait(for: 1)
+        #expect(runs.runs.withLock { $0["after inner"]?.onCaller } == true)
+    }
+
     @Test func aJobRunHereThatWaitsGoesOnOnTheQueue() async throws {
         let executor = DispatchTaskExecutor(label: "hardtack.tests.inline-wait")
         let runs = Runs()

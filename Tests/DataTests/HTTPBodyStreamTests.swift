@@ -91,6 +91,32 @@ import Testing
         }
     }
 
+    @Test func aWriterToldToWaitIsToldOnceThereIsRoomForWhatItCouldNotWrite() async throws {
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 10)
+        let told = Locked(0)
+        func write(_ count: Int) -> HTTPBodyWriter.Attempt {
+            Data(count: count).withUnsafeBytes { writer.write($0, whenRoom: { told.withLock { $0 += 1 } }) }
+        }
+        guard case .written = write(6), case .full = write(9) else {
+            Issue.record("6 bytes fit in a ring of 10, 9 more do not")
+            return
+        }
+        var buffer = [UInt8](repeating: 0, count: 2)
+        _ = buffer.withUnsafeMutableBytes { body.read(into: $0, suspending: {}, wake: {}) }
+        #expect(told.withLock { $0 } == 0, "6 bytes of room are not the 9 the writer needs")
+        _ = buffer.withUnsafeMutableBytes { body.read(into: $0, suspending: {}, wake: {}) }
+        #expect(told.withLock { $0 } == 0, "8 bytes of room are not 9")
+        _ = buffer.withUnsafeMutableBytes { body.read(into: $0, suspending: {}, wake: {}) }
+        #expect(told.withLock { $0 } == 1, "the ring is empty")
+        // More than the capacity at once: taken whole into the empty ring, never waiting.
+        guard case .written = write(25) else {
+            Issue.record("25 bytes go whole into an empty ring of capacity 10")
+            return
+        }
+        writer.finish()
+        #expect(try await body.collect(upTo: 100).count == 25)
+    }
+
     @Test func theRingGrowsAsBytesWaitKeepingThemInOrderAcrossItsWrap() async throws {
         // The ring starts at 16 KiB: 10 KiB in, 6 KiB out, 10 KiB in wraps it; 20 KiB more grow it.
         let (body, writer) = HTTPBodyStream.pipe(capacity: 64 << 10)

@@ -34,6 +34,13 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     private var state = State.open
     private var waker: (@Sendable () -> Void)?
     private var roomWaiter: (@Sendable () -> Void)?
+    /// The room the writer told to wait needs (what it could not write).
+    private var roomNeeded = 0
+    /// The waker and the writer's room callback, taken under the lock, to be called once it is let go of:
+    /// either may run the other side's code at once (an event loop's, or a job on this thread), which may
+    /// come back here.
+    private var dueWaker: (@Sendable () -> Void)?
+    private var dueRoom: (@Sendable () -> Void)?
     private var observer: (@Sendable (HTTPBodyStream.Ending, Int) -> Void)?
     private var ending: HTTPBodyStream.Ending?
 
@@ -65,11 +72,19 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// ``HTTPClientError/responseTooLarge(limit:)``).
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
+        defer { unlockCalling() }
         guard admits(bytes.count) else { return false }
         var done = 0
         while done < bytes.count {
-            while count == capacity, case .open = state { condition.wait() }
+            while count >= capacity, case .open = state {
+                // The reader may be waiting for what was just put: woken before this writer waits.
+                if dueWaker != nil || dueRoom != nil {
+                    unlockCalling()
+                    condition.lock()
+                    continue
+                }
+                condition.wait()
+            }
             guard case .open = state else { return false }
             done += put(UnsafeRawBufferPointer(rebasing: bytes[done...]))
         }
@@ -77,20 +92,26 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     }
 
     /// Copies all of `bytes` in if they fit now, without waiting (`.written`); when they do not, copies
-    /// nothing, and `whenRoom` is called once as soon as the reader frees room or the stream closes
-    /// (`.full`). `.closed` where ``write(_:)`` gives `false`. Bytes more than ``capacity`` never fit at
-    /// once: they are written as ``write(_:)`` writes them.
+    /// nothing, and `whenRoom` is called once (not under the lock) as soon as the reader made room for them
+    /// or the stream closed (`.full`). `.closed` where ``write(_:)`` gives `false`. Bytes more than
+    /// ``capacity`` fit once the ring is empty: it holds them, over its capacity, until they are read.
     func write(_ bytes: UnsafeRawBufferPointer, whenRoom: @escaping @Sendable () -> Void) -> HTTPBodyWriter.Attempt {
-        if bytes.count > capacity { return write(bytes) ? .written : .closed }
         condition.lock()
-        defer { condition.unlock() }
+        defer { unlockCalling() }
         guard admits(bytes.count) else { return .closed }
-        guard capacity - count >= bytes.count else {
-            roomWaiter = whenRoom
+        guard hasRoom(for: bytes.count) else {
+            (roomWaiter, roomNeeded) = (whenRoom, bytes.count)
             return .full
         }
+        if ring.count - count < bytes.count { grow(to: max(ring.count, count + bytes.count)) }
         _ = put(bytes)
         return .written
+    }
+
+    /// Whether `length` bytes fit now: within the capacity, or (more than it) into an empty ring. With
+    /// `condition` locked.
+    private func hasRoom(for length: Int) -> Bool {
+        count == 0 || capacity - count >= length
     }
 
     /// Whether `length` more bytes may be written: the stream is open and stays within `limit` (past it
@@ -128,7 +149,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     func finish() {
         condition.lock()
         close(.finished, keepingBytes: true)
-        condition.unlock()
+        unlockCalling()
     }
 
     /// The stream fails with `error`: from the writer's side the reader still gets the bytes held first;
@@ -136,11 +157,11 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     func fail(_ error: HTTPClientError, keepingBytes: Bool) {
         condition.lock()
         close(.failed(error), keepingBytes: keepingBytes)
-        condition.unlock()
+        unlockCalling()
     }
 
-    /// Copies up to `buffer.count` bytes out. When there are none yet, calls `suspend` and keeps `waker`
-    /// to call once when bytes or the end arrive; both are called with the buffer locked.
+    /// Copies up to `buffer.count` bytes out. When there are none yet, calls `suspend` (with the buffer
+    /// locked) and keeps `waker` to call once when bytes or the end arrive (after the writer unlocked it).
     func read(
         into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void, wake waker: @escaping @Sendable () -> Void
     ) -> HTTPBodyStream.Read {
@@ -149,7 +170,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
             let length = min(count, buffer.count)
             take(length, into: buffer)
             releaseWriter()
-            condition.unlock()
+            unlockCalling()
             return .bytes(length)
         }
         let outcome: HTTPBodyStream.Read
@@ -158,14 +179,14 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         case .open:
             suspend()
             self.waker = waker
-            condition.unlock()
+            unlockCalling()
             return .waiting
         case .finished: (outcome, ending) = (.end, .complete)
         case .failed(let error): (outcome, ending) = (.failed(error), .failed(error))
         case .cancelled: (outcome, ending) = (.failed(.transport("the body was cancelled")), .cancelled)
         }
         let notify = settle(ending)
-        condition.unlock()
+        unlockCalling()
         notify?()
         return outcome
     }
@@ -175,13 +196,13 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     func takeWhole() -> Data? {
         condition.lock()
         guard case .finished = state, delivered == 0, count == written else {
-            condition.unlock()
+            unlockCalling()
             return nil
         }
         var whole = Data(count: count)
         whole.withUnsafeMutableBytes { take(count, into: $0) }
         let notify = settle(.complete)
-        condition.unlock()
+        unlockCalling()
         notify?()
         return whole
     }
@@ -191,11 +212,11 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         condition.lock()
         guard let ending else {
             self.observer = observer
-            condition.unlock()
+            unlockCalling()
             return
         }
         let delivered = delivered
-        condition.unlock()
+        unlockCalling()
         observer(ending, delivered)
     }
 
@@ -213,7 +234,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         releaseWriter()
         wake()
         let notify = settle(ending)
-        condition.unlock()
+        unlockCalling()
         notify?()
     }
 
@@ -253,19 +274,30 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     }
 
     /// Lets a writer waiting for room go on: one blocked in ``write(_:)``, or the one told to wait by
-    /// ``write(_:whenRoom:)``. With `condition` locked.
+    /// ``write(_:whenRoom:)`` once there is room for what it could not write, or the stream closed. With
+    /// `condition` locked; the callback is called once it is unlocked.
     private func releaseWriter() {
         condition.broadcast()
-        let roomWaiter = roomWaiter
+        guard let roomWaiter else { return }
+        if case .open = state, !hasRoom(for: roomNeeded) { return }
         self.roomWaiter = nil
-        roomWaiter?()
+        dueRoom = roomWaiter
     }
 
-    /// Calls the reader's waker, once. With `condition` locked.
+    /// Calls the reader's waker, once, when `condition` is unlocked. With `condition` locked.
     private func wake() {
-        let waker = waker
+        guard let waker else { return }
         self.waker = nil
+        dueWaker = waker
+    }
+
+    /// Unlocks `condition`, then calls the waker and room callback taken while it was locked.
+    private func unlockCalling() {
+        let (waker, room) = (dueWaker, dueRoom)
+        (dueWaker, dueRoom) = (nil, nil)
+        condition.unlock()
         waker?()
+        room?()
     }
 
     /// Notes how the stream ended for the reader, the first time; what to call once unlocked.
@@ -280,7 +312,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
 
     private func locked<T>(_ body: () -> T) -> T {
         condition.lock()
-        defer { condition.unlock() }
+        defer { unlockCalling() }
         return body()
     }
 }
