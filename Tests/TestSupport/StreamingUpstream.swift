@@ -84,6 +84,11 @@ public final class StreamingUpstream: Sendable {
         }
     }
 
+    /// The bytes every body is cut from (byte i is `i % 256`), made once: made by each connection's thread,
+    /// the first ones racing under ThreadSanitizer deadlocked in the Swift runtime's first instantiation of
+    /// the range's metadata.
+    private static let pattern = (0..<(65536 + 256)).map { UInt8(truncatingIfNeeded: $0) }
+
     private static func serve(_ fd: Int32, _ script: Script, _ record: Locked<(sent: Int, outcome: Outcome?)>) {
         defer { close(fd) }
         record.withLock { $0 = (0, nil) }
@@ -95,7 +100,7 @@ public final class StreamingUpstream: Sendable {
         guard write(fd, Array("HTTP/1.1 200 OK\r\n\(length)Connection: close\r\nX-Upstream: yes\r\n\r\n".utf8)) else {
             return record.withLock { $0.outcome = .clientClosed }
         }
-        let pattern = (0..<(65536 + 256)).map { UInt8(truncatingIfNeeded: $0) }
+        let pattern = Self.pattern
         let end = min(script.bytes, script.cutAfter ?? .max, script.stallAfter ?? .max)
         var sent = 0
         while sent < end {
