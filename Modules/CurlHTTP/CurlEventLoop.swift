@@ -67,6 +67,13 @@ final class CurlEventLoop: @unchecked Sendable {
         if let multi { curl_multi_cleanup(multi) }
     }
 
+    /// Whether the loop's thread runs now (it ends after ``linger`` seconds without a transfer).
+    var threadIsRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return threadRuns
+    }
+
     /// A new transfer's identity, for ``start(_:as:finished:)`` and ``resume(_:)``.
     func transferID(for handle: CurlHandlePool.Handle) -> ID {
         lock.lock()

@@ -32,12 +32,21 @@ public final class CurlHTTPClient: HTTPClient {
     ///   - timeout: the limit for one request, 15 seconds by default.
     ///   - responseSizeLimit: the largest body accepted, 1 MiB by default.
     ///   - idleConnections: the most connections kept open for reuse, 64 by default.
-    public init(baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20, idleConnections: Int = 64) {
+    public convenience init(
+        baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20, idleConnections: Int = 64
+    ) {
+        self.init(
+            baseURL: baseURL, timeout: timeout, responseSizeLimit: responseSizeLimit, idleConnections: idleConnections,
+            loopLinger: 10)
+    }
+
+    /// A client whose event loop's thread ends after `loopLinger` seconds without a transfer.
+    init(baseURL: URL, timeout: TimeInterval, responseSizeLimit: Int, idleConnections: Int, loopLinger: Double) {
         self.baseURL = baseURL
         self.timeout = timeout
         self.responseSizeLimit = responseSizeLimit
         handles = CurlHandlePool(capacity: max(0, idleConnections))
-        loop = CurlEventLoop(idleConnections: max(0, idleConnections))
+        loop = CurlEventLoop(idleConnections: max(0, idleConnections), linger: loopLinger)
     }
 
     /// Sends `request` and returns the server's response, whatever its status.

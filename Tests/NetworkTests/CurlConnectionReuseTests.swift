@@ -1,4 +1,4 @@
-import CurlHTTP
+@testable import CurlHTTP
 import Data
 import Foundation
 import Synchronization
@@ -85,6 +85,27 @@ import Testing
             let answer = try await client.send(HTTPRequest(method: "GET", path: "/ok"))
             #expect(answer.status == 200 && answer.body == Data("ok".utf8))
         }
+        #expect(server.accepted == 1)
+    }
+
+    @Test func theLoopsThreadEndsWhenIdleAndTheNextCallStartsAnotherKeepingTheConnection() async throws {
+        let server = KeepAliveServer()
+        defer { server.stop() }
+        let client = CurlHTTPClient(
+            baseURL: server.baseURL, timeout: 5, responseSizeLimit: 1 << 20, idleConnections: 4, loopLinger: 0.1)
+        #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
+        // Idle: the thread ends at its next wake-up past the linger (curl's poll waits at most a second).
+        var waited = 0
+        while client.loop.threadIsRunning, waited < 300 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(!client.loop.threadIsRunning)
+        let streamed = try await client.stream(HTTPRequest(method: "GET", path: "/ok"))
+        #expect(streamed.status == 200 && streamed.body.takeWhole() == Data("ok".utf8))
+        #expect(client.loop.threadIsRunning)
+        #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
+        // The connections are the loop's, not its thread's: the first one served all three calls.
         #expect(server.accepted == 1)
     }
 
