@@ -101,9 +101,9 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(!client.loop.threadIsRunning)
+        // Answered only if a new thread runs the transfer (whether it still runs after is a race with its linger).
         let streamed = try await client.stream(HTTPRequest(method: "GET", path: "/ok"))
         #expect(streamed.status == 200 && streamed.body.takeWhole() == Data("ok".utf8))
-        #expect(client.loop.threadIsRunning)
         #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
         // The connections are the loop's, not its thread's: the first one served all three calls.
         #expect(server.accepted == 1)
