@@ -36,11 +36,12 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     private var roomWaiter: (@Sendable () -> Void)?
     /// The room the writer told to wait needs (what it could not write).
     private var roomNeeded = 0
-    /// The waker and the writer's room callback, taken under the lock, to be called once it is let go of:
-    /// either may run the other side's code at once (an event loop's, or a job on this thread), which may
-    /// come back here.
+    /// The waker, the writer's room callback and the end's observer, taken under the lock, to be called once
+    /// it is let go of: each may run the other side's code at once (an event loop's, or a job on this
+    /// thread), which may come back here.
     private var dueWaker: (@Sendable () -> Void)?
     private var dueRoom: (@Sendable () -> Void)?
+    private var dueEnding: (() -> Void)?
     private var observer: (@Sendable (HTTPBodyStream.Ending, Int) -> Void)?
     private var ending: HTTPBodyStream.Ending?
 
@@ -185,9 +186,8 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         case .failed(let error): (outcome, ending) = (.failed(error), .failed(error))
         case .cancelled: (outcome, ending) = (.failed(.transport("the body was cancelled")), .cancelled)
         }
-        let notify = settle(ending)
+        settle(ending)
         unlockCalling()
-        notify?()
         return outcome
     }
 
@@ -201,9 +201,8 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         }
         var whole = Data(count: count)
         whole.withUnsafeMutableBytes { take(count, into: $0) }
-        let notify = settle(.complete)
+        settle(.complete)
         unlockCalling()
-        notify?()
         return whole
     }
 
@@ -233,9 +232,8 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         count = 0
         releaseWriter()
         wake()
-        let notify = settle(ending)
+        settle(ending)
         unlockCalling()
-        notify?()
     }
 
     /// The ring's first size (one of curl's writes).
@@ -291,23 +289,25 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         dueWaker = waker
     }
 
-    /// Unlocks `condition`, then calls the waker and room callback taken while it was locked.
+    /// Unlocks `condition`, then calls the waker, room callback and end's observer taken while it was locked.
     private func unlockCalling() {
-        let (waker, room) = (dueWaker, dueRoom)
-        (dueWaker, dueRoom) = (nil, nil)
+        let (waker, room, ended) = (dueWaker, dueRoom, dueEnding)
+        (dueWaker, dueRoom, dueEnding) = (nil, nil, nil)
         condition.unlock()
         waker?()
         room?()
+        ended?()
     }
 
-    /// Notes how the stream ended for the reader, the first time; what to call once unlocked.
-    private func settle(_ ending: HTTPBodyStream.Ending) -> (() -> Void)? {
-        guard self.ending == nil else { return nil }
+    /// Notes how the stream ended for the reader, the first time; its observer is told once `condition` is
+    /// unlocked. With `condition` locked.
+    private func settle(_ ending: HTTPBodyStream.Ending) {
+        guard self.ending == nil else { return }
         self.ending = ending
-        guard let observer else { return nil }
+        guard let observer else { return }
         self.observer = nil
         let delivered = delivered
-        return { observer(ending, delivered) }
+        dueEnding = { observer(ending, delivered) }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
