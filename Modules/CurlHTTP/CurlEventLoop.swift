@@ -30,12 +30,9 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// One transfer, among all this loop ran: a resumption names it, not just its handle, which the
     /// transfers after it reuse.
-    struct ID: Hashable, Sendable {
+    struct ID: Equatable, Sendable {
         fileprivate let handle: CurlHandlePool.Handle
         fileprivate let number: UInt64
-
-        static func == (lhs: ID, rhs: ID) -> Bool { lhs.handle.raw == rhs.handle.raw && lhs.number == rhs.number }
-        func hash(into hasher: inout Hasher) { hasher.combine(number) }
     }
 
     /// Seconds the thread waits for a transfer before it ends.

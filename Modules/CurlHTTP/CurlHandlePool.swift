@@ -7,7 +7,7 @@ import Locking
 /// capacity 0 is a client that keeps no connections.
 final class CurlHandlePool: Sendable {
     /// An easy handle, owned by the pool while idle and by one transfer while in use.
-    struct Handle: @unchecked Sendable {
+    struct Handle: Equatable, @unchecked Sendable {
         // Safety: a handle is used by one thread at a time, handed over through the pool's lock.
         let raw: UnsafeMutableRawPointer
     }
