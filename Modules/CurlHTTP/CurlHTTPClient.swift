@@ -25,6 +25,8 @@ public final class CurlHTTPClient: HTTPClient {
     let handles: CurlHandlePool
     /// The thread running this client's transfers, and the connections they keep open.
     let loop: CurlEventLoop
+    /// The base URL as text without its trailing `/`, which every request's path follows.
+    private let base: String
 
     /// Creates a client for the server at `baseURL`.
     /// - Parameters:
@@ -43,6 +45,9 @@ public final class CurlHTTPClient: HTTPClient {
     /// A client whose event loop's thread ends after `loopLinger` seconds without a transfer.
     init(baseURL: URL, timeout: TimeInterval, responseSizeLimit: Int, idleConnections: Int, loopLinger: Double) {
         self.baseURL = baseURL
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        self.base = base
         self.timeout = timeout
         self.responseSizeLimit = responseSizeLimit
         handles = CurlHandlePool(capacity: max(0, idleConnections))
@@ -72,12 +77,10 @@ public final class CurlHTTPClient: HTTPClient {
     /// The full URL of `request`: base URL plus path. The path is left out of any error: its query string
     /// could hold a token.
     func url(for request: HTTPRequest) throws(HTTPClientError) -> String {
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        let path = request.path.hasPrefix("/") ? request.path : "/" + request.path
-        guard URL(string: base + path) != nil, !(base + path).utf8.contains(0) else {
+        let url = base + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
+        guard URL(string: url) != nil, !url.utf8.contains(0) else {
             throw .transport("the request path is not a valid URL")
         }
-        return base + path
+        return url
     }
 }

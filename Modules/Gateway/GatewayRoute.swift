@@ -8,6 +8,10 @@ public struct GatewayRoute: Sendable, Equatable {
     public let prefix: String
     /// The upstream base: an `http` or `https` URL whose path ends with `/`.
     public let upstream: URL
+    /// The upstream's origin (`scheme://host[:port]`), which the HTTP client for it is made for.
+    public let origin: URL
+    /// The upstream's path, percent-encoded as given, ending with `/` (worked out once: every call uses it).
+    private let basePath: String
 
     /// A route from `PREFIX=UPSTREAM`, or `nil` when either part is unusable: the prefix must be a path
     /// that starts and ends with `/` (and is not the gateway's own `/bff/`), the upstream an absolute
@@ -26,17 +30,16 @@ public struct GatewayRoute: Sendable, Equatable {
             upstream.host?.isEmpty == false, upstream.query == nil, upstream.fragment == nil, upstream.user == nil,
             upstream.password == nil
         else { return nil }
+        var origin = URLComponents()
+        origin.scheme = upstream.scheme
+        origin.host = upstream.host
+        origin.port = upstream.port
+        guard let originURL = origin.url else { return nil }
+        let path = URLComponents(url: upstream, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
         self.prefix = prefix
         self.upstream = upstream
-    }
-
-    /// The upstream's origin (`scheme://host[:port]`), which the HTTP client for it is made for.
-    public var origin: URL {
-        var components = URLComponents()
-        components.scheme = upstream.scheme
-        components.host = upstream.host
-        components.port = upstream.port
-        return components.url!
+        self.origin = originURL
+        basePath = path.hasSuffix("/") ? path : path + "/"
     }
 
     /// Where `target` (a request target: path and query, as sent) goes below the upstream's origin, or
@@ -48,6 +51,10 @@ public struct GatewayRoute: Sendable, Equatable {
         guard target.hasPrefix(prefix) else { return nil }
         let rest = target.dropFirst(prefix.count)
         let path = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        // Most paths have no escape and no dot segment: nothing to decode then.
+        if !path.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") || $0 == 0 }) {
+            return basePath + rest
+        }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             guard let decoded = Self.percentDecoded(segment.utf8),
                 !decoded.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 })
@@ -82,11 +89,5 @@ public struct GatewayRoute: Sendable, Equatable {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-
-    /// The upstream's path, percent-encoded as given, ending with `/`.
-    private var basePath: String {
-        let path = URLComponents(url: upstream, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
-        return path.hasSuffix("/") ? path : path + "/"
     }
 }

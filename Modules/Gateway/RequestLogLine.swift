@@ -16,7 +16,10 @@ struct RequestLogLine {
     /// cost the gateway an eighth of its time per call).
     var json: String {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let shown = String(path.prefix(256)).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+        var shown = ""
+        for scalar in path.prefix(256).unicodeScalars {
+            shown.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? "?" : scalar)
+        }
         let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
         let milliseconds = "\(microseconds / 1000).\(String(1000 + microseconds % 1000).dropFirst())"
         var line = "{"

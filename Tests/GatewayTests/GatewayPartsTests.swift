@@ -23,6 +23,8 @@ import Testing
         // An escape that is not UTF-8 elsewhere in the path once let the whole path go undecoded.
         "/api/%2e%2e/admin/%ff", "/api/.%2E/x", "/api/..;/admin", "/api/%2e%2e;jsessionid=1/admin",
         "/api/a%2Fb/../../c", "/api/a%2fb", "/api/%zz/x", "/api/x%2", "/api/a%00b",
+        // Bytes a path without escapes or dots may hold only when decoded (they take the decoding way).
+        "/api/a\\b", "/api/a\\..\\b", "/api/a\u{0}b",
     ])
     func aPathThatClimbsOutOfTheUpstreamGoesNowhere(_ target: String) throws {
         let route = try #require(GatewayRoute("/api/=https://api.example/v1/"))
@@ -47,6 +49,18 @@ import Testing
         ] {
             #expect(ReturnURL.validated(bad) == nil, "\(bad)")
         }
+    }
+
+    @Test func aCookieIsReadByItsExactNameOnceAcrossFields() {
+        let headers = HTTPHeaders([("Cookie", " a=1 ;b = 2;;c=x=y"), ("Other", "d=4"), ("cookie", "d=\t4\t; =5; e=")])
+        #expect(CookieHeader.value("a", in: headers) == "1")
+        #expect(CookieHeader.value("b", in: headers) == "2")
+        #expect(CookieHeader.value("c", in: headers) == "x=y")
+        #expect(CookieHeader.value("d", in: headers) == "4")
+        #expect(CookieHeader.value("e", in: headers) == nil)
+        #expect(CookieHeader.value("A", in: headers) == nil)
+        #expect(CookieHeader.value("a", in: HTTPHeaders([("Cookie", "a=1"), ("Cookie", "a=2")])) == nil)
+        #expect(CookieHeader.value("é", in: HTTPHeaders([("Cookie", "x=1; é=ü")])) == "ü")
     }
 
     @Test func aSessionCookieReadsBackAndNothingElseDoes() throws {

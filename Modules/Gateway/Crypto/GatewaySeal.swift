@@ -25,9 +25,20 @@ enum GatewaySeal {
     }
 
     /// `bytes` as lowercase hexadecimal digits (without `String(format:)`, which costs on every call).
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    static func hex(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var index = 0
+            for byte in bytes {
+                text[index] = hexDigit(byte >> 4)
+                text[index + 1] = hexDigit(byte & 15)
+                index += 2
+            }
+            return index
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// A 32-byte key derived from `key` for `purpose` (keyed BLAKE2b).

@@ -13,6 +13,9 @@ public struct SessionCookie: Sendable {
     let id: [UInt8]
     /// The secret, 32 bytes.
     let secret: SecretBytes
+    /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
+    /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
+    let sessionID: String
 
     /// A new session's cookie.
     static func fresh() -> SessionCookie {
@@ -23,11 +26,8 @@ public struct SessionCookie: Sendable {
     init(id: [UInt8], secret: SecretBytes) {
         self.id = id
         self.secret = secret
+        sessionID = GatewaySeal.hex(id)
     }
-
-    /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
-    /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
-    var sessionID: String { GatewaySeal.hex(id) }
 
     /// The cookie's value: base64url of the id, the secret and their tag under `tagKey` (86 characters).
     func value(tagKey: SecretBytes) -> String {
