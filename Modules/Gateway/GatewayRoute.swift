@@ -52,9 +52,10 @@ public struct GatewayRoute: Sendable, Equatable {
         let rest = target.dropFirst(prefix.count)
         let path = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         // Most paths have no escape and no dot segment: nothing to decode then.
-        if !path.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") || $0 == 0 }) {
-            return basePath + rest
+        let plain = !path.utf8.contains { byte in
+            byte == UInt8(ascii: "%") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "\\") || byte == 0
         }
+        if plain { return basePath + rest }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             guard let decoded = Self.percentDecoded(segment.utf8),
                 !decoded.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 })
