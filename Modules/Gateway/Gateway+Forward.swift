@@ -5,14 +5,15 @@ import Foundation
 /// The routes: a single-page app's API calls forwarded with the session's access token.
 extension Gateway {
     /// Fields never forwarded upstream: the browser's cookies and credentials, and the hop-by-hop fields
-    /// (RFC 9110 §7.6.1), which describe this connection only.
-    private static let droppedRequestFields: Set<String> = [
+    /// (RFC 9110 §7.6.1), which describe this connection only. Lowercase; a list, since a field's name is
+    /// compared without lowercasing it first.
+    private static let droppedRequestFields = [
         "cookie", "authorization", "host", "content-length", "connection", "keep-alive", "proxy-authorization",
         "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "expect", "x-csrf",
     ]
     /// Fields never passed back to the browser: hop-by-hop ones, and cookies, which an upstream must not set
-    /// on the gateway's origin (they would sit beside, or shadow, the session cookie).
-    private static let droppedResponseFields: Set<String> = [
+    /// on the gateway's origin (they would sit beside, or shadow, the session cookie). Lowercase.
+    private static let droppedResponseFields = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
         "upgrade", "set-cookie", "content-length",
     ]
@@ -43,8 +44,7 @@ extension Gateway {
         var headers = HTTPHeaders()
         let connectionFields = Self.connectionOptions(request.headers)
         for field in request.headers {
-            let name = field.name.lowercased()
-            if Self.droppedRequestFields.contains(name) || connectionFields.contains(name) { continue }
+            if Self.isDropped(field.name, Self.droppedRequestFields, or: connectionFields) { continue }
             headers.add(field.name, field.value)
         }
         let outgoing = HTTPRequest(method: request.method, path: target, headers: headers, body: request.body)
@@ -96,8 +96,7 @@ extension Gateway {
             var passed = HTTPHeaders()
             let hopByHop = Self.connectionOptions(response.headers)
             for field in response.headers {
-                let name = field.name.lowercased()
-                if Self.droppedResponseFields.contains(name) || hopByHop.contains(name) { continue }
+                if Self.isDropped(field.name, Self.droppedResponseFields, or: hopByHop) { continue }
                 passed.add(field.name, field.value)
             }
             // A small answer that arrived whole goes out whole, with its length; any other streams.
@@ -125,6 +124,11 @@ extension Gateway {
             }
         }
         return names
+    }
+
+    /// Whether the field `name` is one of `dropped` or of `named` (both lowercase), in any case.
+    private static func isDropped(_ name: String, _ dropped: [String], or named: Set<String>) -> Bool {
+        dropped.contains { name.caseInsensitiveEquals($0) } || (!named.isEmpty && named.contains(name.lowercased()))
     }
 
     /// Logs a line, and counts it, when `body` ends early: the upstream lost, late or over the limit, the

@@ -34,6 +34,7 @@ extension String {
     /// ASCII case-insensitive equality, as HTTP field names (tokens, ASCII only) compare: the same bytes
     /// but for the case of ASCII letters. Allocates nothing.
     package func caseInsensitiveEquals(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
         var mine = utf8.makeIterator()
         var theirs = other.utf8.makeIterator()
         while true {

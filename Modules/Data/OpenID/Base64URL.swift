@@ -41,18 +41,23 @@ package enum Base64URL {
 
     /// The bytes of canonical unpadded base64url `text`, or `nil` when it is anything else.
     package static func decode(_ text: some StringProtocol) -> Data? {
+        decodedBytes(text).map { Data($0) }
+    }
+
+    /// ``decode(_:)`` as an array, which a caller holding a secret can zero once done with it.
+    package static func decodedBytes(_ text: some StringProtocol) -> [UInt8]? {
         var string = String(text)
         return string.withUTF8 { decode(bytes: $0) }
     }
 
-    private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+    private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var output = [UInt8]()
         output.reserveCapacity(bytes.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
         for byte in bytes {
             let value = values[Int(byte)]
-            guard value != 0xFF else { return nil }
+            guard value != 0xFF else { return zeroed(&output) }
             accumulator = accumulator << 6 | UInt32(value)
             bits += 6
             if bits >= 8 {
@@ -62,7 +67,13 @@ package enum Base64URL {
             }
         }
         // Six bits left over (a length of 4n + 1) make no byte; the bits past the last byte must be zero.
-        guard bits < 6, accumulator == 0 else { return nil }
-        return Data(output)
+        guard bits < 6, accumulator == 0 else { return zeroed(&output) }
+        return output
+    }
+
+    /// `nil`, once the bytes decoded so far are overwritten (a refused text may still hold a secret).
+    private static func zeroed(_ output: inout [UInt8]) -> [UInt8]? {
+        output.withUnsafeMutableBytes { bytes in _ = bytes.initializeMemory(as: UInt8.self, repeating: 0) }
+        return nil
     }
 }

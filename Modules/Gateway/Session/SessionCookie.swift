@@ -43,7 +43,7 @@ public struct SessionCookie: Sendable {
     /// a tampered or forged cookie is no session).
     init?(_ headers: HTTPHeaders, name: String, tagKey: SecretBytes) {
         guard let found = CookieHeader.value(name, in: headers), found.utf8.count == 86,
-            var bytes = Base64URL.decode(found).map(Array.init), bytes.count == 64
+            var bytes = Base64URL.decodedBytes(found), bytes.count == 64
         else { return nil }
         defer { bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
         let tag = bytes.withUnsafeBytes { GatewaySeal.tag(UnsafeRawBufferPointer(rebasing: $0[0..<48]), key: tagKey) }
