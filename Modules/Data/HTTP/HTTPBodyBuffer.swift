@@ -4,9 +4,8 @@ import Foundation
 /// never more, that the writer fills (waiting while it is full) and the reader empties (told to wait while
 /// it is empty), and the stream's state: open, finished by the writer, failed, or given up by the reader.
 ///
-/// Safety (`@unchecked Sendable`): every mutable field, `ring`'s bytes included, is read and written
-/// with `condition` locked. The ring is allocated here and freed in `deinit`, when no one holds the
-/// buffer any more.
+/// Safety (`@unchecked Sendable`): every mutable field, `ring` and its bytes included, is read and
+/// written with `condition` locked; the ring is this buffer's alone.
 final class HTTPBodyBuffer: @unchecked Sendable {
     /// Where the stream is.
     enum State {
@@ -25,9 +24,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// The most bytes written in all, if bounded.
     let limit: Int?
     private let condition = NSCondition()
-    private var ring: UnsafeMutableRawBufferPointer
-    private var start = 0
-    private var count = 0
+    private let ring: ByteRing
     private var written = 0
     private var delivered = 0
     private var highWater = 0
@@ -50,11 +47,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         self.limit = limit
         // Small at first, grown as bytes wait in it: most bodies are small, and a large block allocated and
         // freed for each of them costs the allocator more than the copy of a rare growth.
-        ring = .allocate(byteCount: min(self.capacity, Self.firstRingBytes), alignment: 1)
-    }
-
-    deinit {
-        ring.deallocate()
+        ring = ByteRing(size: min(self.capacity, Self.firstRingBytes))
     }
 
     /// The most bytes that were held at once so far.
@@ -77,7 +70,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         guard admits(bytes.count) else { return false }
         var done = 0
         while done < bytes.count {
-            while count >= capacity, case .open = state {
+            while ring.count >= capacity, case .open = state {
                 // The reader may be waiting for what was just put: woken before this writer waits.
                 if dueWaker != nil || dueRoom != nil {
                     unlockCalling()
@@ -104,7 +97,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
             (roomWaiter, roomNeeded) = (whenRoom, bytes.count)
             return .full
         }
-        if ring.count - count < bytes.count { grow(to: max(ring.count, count + bytes.count)) }
+        if ring.size - ring.count < bytes.count { ring.resize(to: max(ring.size, ring.count + bytes.count)) }
         _ = put(bytes)
         return .written
     }
@@ -112,7 +105,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// Whether `length` bytes fit now: within the capacity, or (more than it) into an empty ring. With
     /// `condition` locked.
     private func hasRoom(for length: Int) -> Bool {
-        count == 0 || capacity - count >= length
+        ring.count == 0 || capacity - ring.count >= length
     }
 
     /// Whether `length` more bytes may be written: the stream is open and stays within `limit` (past it
@@ -129,19 +122,12 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// Copies as many of `bytes` as there is room for behind the bytes held (the ring grown toward
     /// ``capacity`` first if they do not fit in it), and wakes the reader; how many. With `condition` locked.
     private func put(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if ring.count - count < bytes.count, ring.count < capacity {
-            grow(to: min(capacity, max(2 * ring.count, count + bytes.count)))
+        if ring.size - ring.count < bytes.count, ring.size < capacity {
+            ring.resize(to: min(capacity, max(2 * ring.size, ring.count + bytes.count)))
         }
-        let length = min(ring.count - count, bytes.count)
-        let tail = (start + count) % ring.count
-        let first = min(length, ring.count - tail)
-        (ring.baseAddress! + tail).copyMemory(from: bytes.baseAddress!, byteCount: first)
-        if first < length {
-            ring.baseAddress!.copyMemory(from: bytes.baseAddress! + first, byteCount: length - first)
-        }
-        count += length
+        let length = ring.append(bytes)
         written += length
-        highWater = max(highWater, count)
+        highWater = max(highWater, ring.count)
         wake()
         return length
     }
@@ -167,8 +153,8 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void, wake waker: @escaping @Sendable () -> Void
     ) -> HTTPBodyStream.Read {
         condition.lock()
-        if count > 0 {
-            let length = min(count, buffer.count)
+        if ring.count > 0 {
+            let length = min(ring.count, buffer.count)
             take(length, into: buffer)
             releaseWriter()
             unlockCalling()
@@ -195,12 +181,12 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// the reader has had it all (and the stream ended complete). `nil` otherwise, changing nothing.
     func takeWhole() -> Data? {
         condition.lock()
-        guard case .finished = state, delivered == 0, count == written else {
+        guard case .finished = state, delivered == 0, ring.count == written else {
             unlockCalling()
             return nil
         }
-        var whole = Data(count: count)
-        whole.withUnsafeMutableBytes { take(count, into: $0) }
+        var whole = Data(count: ring.count)
+        whole.withUnsafeMutableBytes { take(ring.count, into: $0) }
         settle(.complete)
         unlockCalling()
         return whole
@@ -225,11 +211,11 @@ final class HTTPBodyBuffer: @unchecked Sendable {
         var ending = HTTPBodyStream.Ending.cancelled
         switch state {
         case .open: state = .cancelled
-        case .finished: if count > 0 { state = .cancelled } else { ending = .complete }
+        case .finished: if ring.count > 0 { state = .cancelled } else { ending = .complete }
         case .failed(let error): ending = .failed(error)
         case .cancelled: break
         }
-        count = 0
+        ring.removeAll()
         releaseWriter()
         wake()
         settle(ending)
@@ -239,26 +225,10 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     /// The ring's first size (one of curl's writes).
     static let firstRingBytes = 16 << 10
 
-    /// Moves the bytes held, oldest first, into a new ring of `size` bytes. With `condition` locked.
-    private func grow(to size: Int) {
-        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
-        let held = count
-        take(held, into: larger)
-        delivered -= held
-        ring.deallocate()
-        (ring, start, count) = (larger, 0, held)
-    }
-
-    /// Copies the `length` oldest bytes held (at most ``count``) into `buffer` and lets go of them: the
-    /// reader has had them. With `condition` locked.
+    /// Copies the `length` oldest bytes held into `buffer` and lets go of them: the reader has had them.
+    /// With `condition` locked.
     private func take(_ length: Int, into buffer: UnsafeMutableRawBufferPointer) {
-        let first = min(length, ring.count - start)
-        buffer.baseAddress!.copyMemory(from: ring.baseAddress! + start, byteCount: first)
-        if first < length {
-            (buffer.baseAddress! + first).copyMemory(from: ring.baseAddress!, byteCount: length - first)
-        }
-        start = (start + length) % ring.count
-        count -= length
+        ring.take(length, into: buffer)
         delivered += length
     }
 
@@ -266,7 +236,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     private func close(_ ending: State, keepingBytes: Bool) {
         guard case .open = state else { return }
         state = ending
-        if !keepingBytes { count = 0 }
+        if !keepingBytes { ring.removeAll() }
         releaseWriter()
         wake()
     }
