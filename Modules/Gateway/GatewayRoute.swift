@@ -32,7 +32,8 @@ public struct GatewayRoute: Sendable, Equatable {
         else { return nil }
         var origin = URLComponents()
         origin.scheme = upstream.scheme
-        origin.host = upstream.host
+        // An IPv6 address goes in brackets (the URL gives it without them).
+        origin.host = upstream.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
         origin.port = upstream.port
         guard let originURL = origin.url else { return nil }
         let path = URLComponents(url: upstream, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
@@ -51,9 +52,11 @@ public struct GatewayRoute: Sendable, Equatable {
         guard target.hasPrefix(prefix) else { return nil }
         let rest = target.dropFirst(prefix.count)
         let path = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        // Most paths have no escape and no dot segment: nothing to decode then.
+        // Most paths are ASCII without an escape or a dot: nothing to decode then. (Non-ASCII text goes the
+        // long way, whose segments are split as characters: a `/` joined to a combining mark is no separator.)
         let plain = !path.utf8.contains { byte in
             byte == UInt8(ascii: "%") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "\\") || byte == 0
+                || byte >= 0x80
         }
         if plain { return basePath + rest }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {

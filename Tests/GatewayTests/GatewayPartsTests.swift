@@ -16,6 +16,9 @@ import Testing
         #expect(route.upstreamTarget(for: "/other/items") == nil)
         let bare = try #require(GatewayRoute("/data/=http://127.0.0.1:9000"))
         #expect(bare.upstreamTarget(for: "/data/x") == "/x")
+        let six = try #require(GatewayRoute("/six/=http://[::1]:8080/base/"))
+        #expect(six.origin.absoluteString == "http://[::1]:8080")
+        #expect(six.upstreamTarget(for: "/six/x") == "/base/x")
     }
 
     @Test(arguments: [
@@ -24,7 +27,7 @@ import Testing
         "/api/%2e%2e/admin/%ff", "/api/.%2E/x", "/api/..;/admin", "/api/%2e%2e;jsessionid=1/admin",
         "/api/a%2Fb/../../c", "/api/a%2fb", "/api/%zz/x", "/api/x%2", "/api/a%00b",
         // Bytes a path without escapes or dots may hold only when decoded (they take the decoding way).
-        "/api/a\\b", "/api/a\\..\\b", "/api/a\u{0}b",
+        "/api/a\\b", "/api/a\\..\\b", "/api/a\u{0}b", "/api/a/\u{301}b",
     ])
     func aPathThatClimbsOutOfTheUpstreamGoesNowhere(_ target: String) throws {
         let route = try #require(GatewayRoute("/api/=https://api.example/v1/"))
@@ -61,6 +64,8 @@ import Testing
         #expect(CookieHeader.value("A", in: headers) == nil)
         #expect(CookieHeader.value("a", in: HTTPHeaders([("Cookie", "a=1"), ("Cookie", "a=2")])) == nil)
         #expect(CookieHeader.value("é", in: HTTPHeaders([("Cookie", "x=1; é=ü")])) == "ü")
+        // A value ending in a character that joins what follows (U+0600) does not swallow the next cookie.
+        #expect(CookieHeader.value("s", in: HTTPHeaders([("Cookie", "x=\u{600}; s=real")])) == "real")
     }
 
     @Test func aSessionCookieReadsBackAndNothingElseDoes() throws {
