@@ -13,13 +13,17 @@ import Testing
 /// upstreams through one client each): against a keep-alive server that counts the connections it accepts.
 @Suite struct CurlConnectionReuseTests {
     /// An HTTP/1.1 server on a loopback port that answers every request `200 ok` and keeps the connection
-    /// open, counting the connections it accepted.
+    /// open, counting the connections its own test's requests came on. (Only those: under a loaded full
+    /// suite another test's client, calling a port it found free and closed, can reach this one once the
+    /// port is reused, and was counted as a connection this test's client opened.)
     final class KeepAliveServer: Sendable {
         let port: UInt16
         private let listener: Int32
-        /// How many connections were accepted, and those still open (closed only under this lock, so no
-        /// descriptor is shut down after its number went to another socket).
+        /// How many connections this test's requests came on, and those still open (closed only under this
+        /// lock, so no descriptor is shut down after its number went to another socket).
         private let state = Mutex<(accepted: Int, open: Set<Int32>)>((0, []))
+        /// The path of this test's requests: a random segment no other test's client sends.
+        let path = "/" + UUID().uuidString + "/ok"
 
         init() {
             (listener, port) = RawSocket.silentListener()
@@ -29,16 +33,13 @@ import Testing
                     let connection = accept(listener, nil, nil)
                     // Stopped: the listener is closed here, where no accept can still be waiting on it.
                     guard connection >= 0 else { close(listener); return }
-                    state.withLock {
-                        $0.accepted += 1
-                        $0.open.insert(connection)
-                    }
+                    state.withLock { _ = $0.open.insert(connection) }
                     Thread { [self] in serve(connection) }.start()
                 }
             }.start()
         }
 
-        /// The connections accepted so far.
+        /// The connections this test's requests came on so far.
         var accepted: Int { state.withLock { $0.accepted } }
 
         var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -63,6 +64,8 @@ import Testing
                 }
             }
             var pending = [UInt8]()
+            var counted = false
+            let ours = Array("GET \(path) ".utf8)
             var buffer = [UInt8](repeating: 0, count: 4096)
             let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".utf8)
             while true {
@@ -70,6 +73,10 @@ import Testing
                 guard count > 0 else { return }
                 pending += buffer[..<count]
                 while let end = pending.firstRange(of: Array("\r\n\r\n".utf8)) {
+                    if !counted, pending.starts(with: ours) {
+                        counted = true
+                        state.withLock { $0.accepted += 1 }
+                    }
                     pending.removeSubrange(..<end.upperBound)
                     _ = answer.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
                 }
@@ -82,7 +89,7 @@ import Testing
         defer { server.stop() }
         let client = CurlHTTPClient(baseURL: server.baseURL, timeout: 5)
         for _ in 0..<5 {
-            let answer = try await client.send(HTTPRequest(method: "GET", path: "/ok"))
+            let answer = try await client.send(HTTPRequest(method: "GET", path: server.path))
             #expect(answer.status == 200 && answer.body == Data("ok".utf8))
         }
         #expect(server.accepted == 1)
@@ -93,7 +100,7 @@ import Testing
         defer { server.stop() }
         let client = CurlHTTPClient(
             baseURL: server.baseURL, timeout: 5, responseSizeLimit: 1 << 20, idleConnections: 4, loopLinger: 0.1)
-        #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
+        #expect(try await client.send(HTTPRequest(method: "GET", path: server.path)).status == 200)
         // Idle: the thread ends at its next wake-up past the linger (curl's poll waits at most a second; a
         // loaded machine under a sanitizer takes longer, hence the generous bound).
         let deadline = ContinuousClock.now.advanced(by: .seconds(20))
@@ -102,9 +109,9 @@ import Testing
         }
         #expect(!client.loop.threadIsRunning)
         // Answered only if a new thread runs the transfer (whether it still runs after is a race with its linger).
-        let streamed = try await client.stream(HTTPRequest(method: "GET", path: "/ok"))
+        let streamed = try await client.stream(HTTPRequest(method: "GET", path: server.path))
         #expect(streamed.status == 200 && streamed.body.takeWhole() == Data("ok".utf8))
-        #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
+        #expect(try await client.send(HTTPRequest(method: "GET", path: server.path)).status == 200)
         // The connections are the loop's, not its thread's: the first one served all three calls.
         #expect(server.accepted == 1)
     }
@@ -114,7 +121,7 @@ import Testing
         defer { server.stop() }
         let client = CurlHTTPClient(baseURL: server.baseURL, timeout: 5)
         for _ in 0..<20 {
-            let answer = try await client.stream(HTTPRequest(method: "GET", path: "/ok"))
+            let answer = try await client.stream(HTTPRequest(method: "GET", path: server.path))
             #expect(answer.status == 200 && answer.body.takeWhole() == Data("ok".utf8))
         }
         #expect(server.accepted == 1)
@@ -126,7 +133,7 @@ import Testing
         let client = CurlHTTPClient(baseURL: server.baseURL, timeout: 5)
         for _ in 0..<3 {
             try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<4 { group.addTask { try await client.send(HTTPRequest(method: "GET", path: "/ok")).status } }
+                for _ in 0..<4 { group.addTask { try await client.send(HTTPRequest(method: "GET", path: server.path)).status } }
                 for try await status in group { #expect(status == 200) }
             }
         }
@@ -138,7 +145,7 @@ import Testing
         defer { server.stop() }
         let client = CurlHTTPClient(baseURL: server.baseURL, timeout: 5, idleConnections: 0)
         #expect(client.idleConnections == 0)
-        for _ in 0..<3 { #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200) }
+        for _ in 0..<3 { #expect(try await client.send(HTTPRequest(method: "GET", path: server.path)).status == 200) }
         #expect(server.accepted == 3)
     }
 
@@ -146,11 +153,11 @@ import Testing
         let server = KeepAliveServer()
         defer { server.stop() }
         let client = CurlHTTPClient(baseURL: server.baseURL, timeout: 5)
-        #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
+        #expect(try await client.send(HTTPRequest(method: "GET", path: server.path)).status == 200)
         // As a server whose idle timeout ran out: the kept connection is gone, the next call makes another.
         server.dropConnections()
         try await Task.sleep(for: .milliseconds(50))
-        #expect(try await client.send(HTTPRequest(method: "GET", path: "/ok")).status == 200)
+        #expect(try await client.send(HTTPRequest(method: "GET", path: server.path)).status == 200)
         #expect(server.accepted == 2)
     }
 }
