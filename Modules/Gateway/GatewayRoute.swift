@@ -30,13 +30,15 @@ public struct GatewayRoute: Sendable, Equatable {
             upstream.host?.isEmpty == false, upstream.query == nil, upstream.fragment == nil, upstream.user == nil,
             upstream.password == nil
         else { return nil }
+        // The URL's parts as `URLComponents` gives them (an IPv6 host keeps its brackets, which `URL.host`
+        // drops), as ``EndpointURL`` splits an endpoint.
+        guard let parts = URLComponents(url: upstream, resolvingAgainstBaseURL: false) else { return nil }
         var origin = URLComponents()
-        origin.scheme = upstream.scheme
-        // An IPv6 address goes in brackets (the URL gives it without them).
-        origin.host = upstream.host.map { $0.contains(":") && !$0.hasPrefix("[") ? "[\($0)]" : $0 }
-        origin.port = upstream.port
+        origin.scheme = parts.scheme
+        origin.host = parts.host
+        origin.port = parts.port
         guard let originURL = origin.url else { return nil }
-        let path = URLComponents(url: upstream, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
+        let path = parts.percentEncodedPath
         self.prefix = prefix
         self.upstream = upstream
         self.origin = originURL
