@@ -141,8 +141,8 @@ import Testing
     }
 
     @Test func hexIsLowercaseTwoDigitsAByte() {
-        #expect(GatewaySeal.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
-        #expect(GatewaySeal.hex([UInt8]()) == "")
+        #expect(Hex.lowercase([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        #expect(Hex.lowercase([UInt8]()) == "")
     }
 
     @Test func aLogLineIsOneJSONObjectWithoutTheQuery() throws {

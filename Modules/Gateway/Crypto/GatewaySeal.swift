@@ -24,23 +24,6 @@ enum GatewaySeal {
         return bytes
     }
 
-    /// `bytes` as lowercase hexadecimal digits (without `String(format:)`, which costs on every call).
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
-            var index = 0
-            for byte in bytes {
-                text[index] = hexDigit(byte >> 4)
-                text[index + 1] = hexDigit(byte & 15)
-                index += 2
-            }
-            return index
-        }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-    }
-
     /// A 32-byte key derived from `key` for `purpose` (keyed BLAKE2b).
     static func derive(_ key: SecretBytes, purpose: String) -> SecretBytes {
         precondition(initialized, "libsodium could not be initialised")

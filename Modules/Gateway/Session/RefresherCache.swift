@@ -1,3 +1,4 @@
+import Data
 import Domain
 import Foundation
 import Locking
@@ -58,7 +59,7 @@ final class RefresherCache: Sendable {
 
     private static func key(_ cookie: SessionCookie) -> String {
         let fingerprint = GatewaySeal.derive(cookie.secret, purpose: "hardtack gateway refresher").withUnsafeBytes {
-            GatewaySeal.hex($0.prefix(8))
+            Hex.lowercase($0.prefix(8))
         }
         return cookie.sessionID + "." + fingerprint
     }

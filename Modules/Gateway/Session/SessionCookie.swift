@@ -26,7 +26,7 @@ public struct SessionCookie: Sendable {
     init(id: [UInt8], secret: SecretBytes) {
         self.id = id
         self.secret = secret
-        sessionID = GatewaySeal.hex(id)
+        sessionID = Hex.lowercase(id)
     }
 
     /// The cookie's value: base64url of the id, the secret and their tag under `tagKey` (86 characters).

@@ -1,21 +1,9 @@
+import Data
 /// The text forms of `bytea` the store sends as literals (blind indexes, digests and ciphertexts,
 /// never a plaintext) and reads back from simple queries.
 extension PostgreSQLItemStorage {
-    /// `bytes` as lowercase hex digits (without Foundation's `String(format:)`, which cost a write
-    /// several microseconds per byte in dynamic casts).
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
     /// `bytes` as a `bytea` literal (an index or a digest: keyed hashes, never a secret).
-    static func literal(_ bytes: [UInt8]) -> String { "'\\x\(hex(bytes))'::bytea" }
+    static func literal(_ bytes: [UInt8]) -> String { "'\\x\(Hex.lowercase(bytes))'::bytea" }
 
     /// The bytes of `bytea` in the server's hex text form (`\x0a1b…`).
     static func bytea(_ text: String) -> [UInt8]? {
