@@ -75,17 +75,21 @@ let package = Package(
         // process identity; the development-only embedded auth server in a target of its own, apart from
         // production code.
         .target(name: "Locking", path: "Modules/Locking", swiftSettings: swiftSettings),
+        // One thread's event loop over epoll, shared by libmicrohttpd and libcurl: a request's handler, its
+        // upstream call and its answer run on the thread that read the request.
+        .target(name: "CEpoll", path: "Modules/CEpoll"),
+        .target(name: "Epoll", dependencies: ["CEpoll"], path: "Modules/Epoll", swiftSettings: swiftSettings),
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
             swiftSettings: swiftSettings),
         // An HTTP/1.1 server over libmicrohttpd: its event loop and limits, a request handed to Swift while its
         // connection is suspended.
         .target(
-            name: "MicroHTTPD", dependencies: ["Data", "Locking", "CMicroHTTPD"], path: "Modules/MicroHTTPD",
+            name: "MicroHTTPD", dependencies: ["Data", "Locking", "Epoll", "CMicroHTTPD"], path: "Modules/MicroHTTPD",
             swiftSettings: swiftSettings),
         // HTTP over libcurl's easy interface: on Linux, where URLSession spins while it waits.
         .target(
-            name: "CurlHTTP", dependencies: ["Data", "Locking", "CCurl"], path: "Modules/CurlHTTP",
+            name: "CurlHTTP", dependencies: ["Data", "Locking", "Epoll", "CCurl"], path: "Modules/CurlHTTP",
             swiftSettings: swiftSettings),
         // JWS signatures (RS256, ES256), random bytes and SHA-256 over libcrypto: the adapter behind Data's
         // JWSSignatureVerifier port, and the embedded server's signing keys.
@@ -138,7 +142,7 @@ let package = Package(
             name: "hardtack",
             dependencies: [
                 "Composition", "DevelopmentComposition", "Gateway", "StoreCore", "Data", "Domain", "CommandLineKit",
-                "CProcessHardening",
+                "CProcessHardening", "Epoll",
             ],
             path: "Modules/hardtack",
             swiftSettings: swiftSettings),
@@ -187,6 +191,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests", dependencies: ["Gateway", "SQLiteStore", "Data", "Domain", "TestSupport"],
             path: "Tests/GatewayTests", swiftSettings: swiftSettings),
+        .testTarget(name: "EpollTests", dependencies: ["Epoll"], path: "Tests/EpollTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "CurlHTTP", "Data", "TestSupport"],
             path: "Tests/MicroHTTPDTests", swiftSettings: swiftSettings),

@@ -3,7 +3,7 @@ import Foundation
 
 extension CurlHTTPClient {
     /// Sends `request` and returns as soon as the response's status and header fields have arrived, its
-    /// body streaming after them from the event loop's thread: at most 256 KiB of it are held at a time
+    /// body streaming after them from the event loop's thread (see ``CurlHTTPClient``): at most 256 KiB of it are held at a time
     /// (the transfer pauses while the reader is that far behind, and TCP holds the server back), up to
     /// ``responseSizeLimit`` bytes in all (past it the stream fails). ``timeout`` bounds the wait for the
     /// head and then each wait for more of the body, not the whole transfer. Letting go of the body, or
@@ -16,12 +16,12 @@ extension CurlHTTPClient {
             url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
             limit: responseSizeLimit)
         let (body, writer) = HTTPBodyStream.pipe(limit: responseSizeLimit)
-        let (handles, loop) = (handles, loop)
+        let (handles, multi) = (handles, multi())
         let head = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                // On the client's event loop, with its other transfers: none holds a thread of its own.
+                // On an event loop, with other transfers: none holds a thread of its own.
                 transfer.start(
-                    in: handles, on: loop, into: writer, deliver: { continuation.resume(returning: $0) })
+                    in: handles, on: multi, into: writer, deliver: { continuation.resume(returning: $0) })
             }
         } onCancel: {
             transfer.cancel()

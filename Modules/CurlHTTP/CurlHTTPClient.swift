@@ -1,16 +1,20 @@
 public import Data
+import Epoll
 public import Foundation
+import Locking
 
-/// The ``HTTPClient`` port over libcurl, every transfer of a client driven by its event loop
-/// (``CurlEventLoop``, one thread on curl's multi interface): no cookies, no cache, no credential store, no redirects
-/// followed, `http` and `https` only.
-/// A client keeps the connections of its finished transfers open (up to ``idleConnections``) and reuses
-/// them, so keep one client per server rather than one per request.
+/// The ``HTTPClient`` port over libcurl, every transfer driven by an event loop through curl's multi
+/// interface (``CurlMulti``): no cookies, no cache, no credential store, no redirects followed, `http` and
+/// `https` only. A call made on an event loop's thread (a server's handler, on ``EpollLoop/current``) runs
+/// on that loop and comes back to that thread without waking another; any other call runs on the client's
+/// own loop, whose thread ends when idle.
+/// A client keeps the connections of its finished transfers open (up to ``idleConnections`` on each loop
+/// it ran on) and reuses them, so keep one client per server rather than one per request.
 ///
 /// On Linux this replaces `URLSession`, whose curl driver (swift-corelibs-foundation's `MultiHandle`)
 /// keeps the write source it made for the connect on the socket after curl asks only to read, so a
 /// request waiting for a silent server spins a core for the whole timeout. Here the loop waits in
-/// `curl_multi_poll` and a wait costs next to nothing. Bodies larger than ``responseSizeLimit`` are refused
+/// `epoll_wait` and a wait costs next to nothing. Bodies larger than ``responseSizeLimit`` are refused
 /// (``HTTPClientError/responseTooLarge(limit:)``); nothing here logs a header value or a body.
 public final class CurlHTTPClient: HTTPClient {
     /// The server's base URL; each request's path is appended to it.
@@ -23,8 +27,10 @@ public final class CurlHTTPClient: HTTPClient {
     public var idleConnections: Int { handles.capacity }
     /// The idle handles of this client's transfers.
     let handles: CurlHandlePool
-    /// The thread running this client's transfers, and the connections they keep open.
-    let loop: CurlEventLoop
+    /// The loop of the calls made off any event loop (its thread ends after the linger without a call).
+    let loop: EpollLoop
+    /// The client's curl multi on each loop it ran on, with the connections its transfers keep open there.
+    private let multis = Locked<[ObjectIdentifier: CurlMulti]>([:])
     /// The base URL as text without its trailing `/`, which every request's path follows.
     private let base: String
 
@@ -51,7 +57,24 @@ public final class CurlHTTPClient: HTTPClient {
         self.timeout = timeout
         self.responseSizeLimit = responseSizeLimit
         handles = CurlHandlePool(capacity: max(0, idleConnections))
-        loop = CurlEventLoop(idleConnections: max(0, idleConnections), linger: loopLinger)
+        loop = EpollLoop(name: "hardtack.curl", linger: .milliseconds(Int64(max(0, loopLinger) * 1000)))
+    }
+
+    deinit {
+        // Each multi closes its kept connections on its loop, once its transfers (which hold it) are over.
+        for multi in multis.withLock({ Array($0.values) }) { multi.close() }
+    }
+
+    /// The multi for a call made now: the one on the calling thread's loop, or on the client's own.
+    func multi() -> CurlMulti {
+        let loop = EpollLoop.current ?? self.loop
+        let key = ObjectIdentifier(loop)
+        return multis.withLock { multis in
+            if let multi = multis[key] { return multi }
+            let multi = CurlMulti(loop: loop, idleConnections: handles.capacity)
+            multis[key] = multi
+            return multi
+        }
     }
 
     /// Sends `request` and returns the server's response, whatever its status.
@@ -61,12 +84,12 @@ public final class CurlHTTPClient: HTTPClient {
         let transfer = CurlTransfer(
             url: try url(for: request), request: request, timeoutMilliseconds: max(1, Int(timeout * 1000)),
             limit: responseSizeLimit)
-        let (handles, loop) = (handles, loop)
+        let (handles, multi) = (handles, multi())
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                // On the event loop's thread, with every other transfer: waiting for the server holds no
-                // thread, least of all one of the few Swift's concurrency runs on.
-                transfer.start(in: handles, on: loop) { continuation.resume(returning: $0) }
+                // On an event loop's thread, with other transfers: waiting for the server holds no thread,
+                // least of all one of the few Swift's concurrency runs on.
+                transfer.start(in: handles, on: multi) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             transfer.cancel()
@@ -77,10 +100,19 @@ public final class CurlHTTPClient: HTTPClient {
     /// The full URL of `request`: base URL plus path. The path is left out of any error: its query string
     /// could hold a token.
     func url(for request: HTTPRequest) throws(HTTPClientError) -> String {
-        let url = base + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
-        guard URL(string: url) != nil, !url.utf8.contains(0) else {
+        guard request.path.utf8.allSatisfy(Self.isURLByte) else {
             throw .transport("the request path is not a valid URL")
         }
-        return url
+        return base + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
+    }
+
+    /// Whether `byte` may stand in a URL as written (RFC 3986: unreserved, reserved and `%`), which no
+    /// space, control character, quote, angle bracket, backslash or byte of non-ASCII text is.
+    private static func isURLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+        }
     }
 }

@@ -3,7 +3,7 @@ import Data
 import Foundation
 
 /// What curl's callbacks collect during one transfer: the header fields of the last response (a
-/// `100 Continue` is dropped) and the body up to the limit. Used only on the event loop's thread.
+/// `100 Continue` is dropped) and the body up to the limit. Used only on the multi's loop.
 final class CurlResponseSink {
     /// The header fields of the final response.
     private(set) var headers = HTTPHeaders()
@@ -48,13 +48,5 @@ final class CurlResponseSink {
         case .end, .other: break
         }
         return length
-    }
-
-    /// curl's progress callback, called at least once a second even while nothing arrives: non-zero
-    /// stops the transfer once the caller has cancelled.
-    static let progress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
-        context, _, _, _, _ in
-        guard let context else { return 1 }
-        return Unmanaged<CurlResponseSink>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
     }
 }

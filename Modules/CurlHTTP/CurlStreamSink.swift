@@ -5,7 +5,7 @@ import Foundation
 /// What curl's callbacks do during one streamed transfer: collect the head of the final response (a
 /// `1xx` is dropped), hand it over the moment it is complete, then copy the body into the writer; while
 /// the reader is a full buffer behind, the transfer is paused (the upstream is then held back by TCP) and
-/// resumed once the reader makes room. Used only on the event loop's thread.
+/// resumed once the reader makes room. Used only on the multi's loop.
 ///
 /// The timeout bounds the wait for the head from the start, then each wait for the next bytes; time
 /// paused for the reader is not counted.
@@ -102,7 +102,10 @@ final class CurlStreamSink {
         let length = size * count
         guard !sink.delivered else { return length }
         switch CurlHeaderLine(bytes, length: length) {
-        case .status(let code): (sink.status, sink.headers) = (code, HTTPHeaders())
+        case .status(let code):
+            sink.status = code
+            sink.headers = HTTPHeaders()
+            sink.headers.reserveCapacity(8)
         case .field(let name, let value): sink.headers.add(name, value)
         case .end: if sink.status >= 200, sink.held == nil { sink.headEnded() }
         case .other: break
@@ -140,19 +143,16 @@ final class CurlStreamSink {
         return length
     }
 
-    /// curl's progress callback, called at least once a second while the transfer waits: non-zero stops
-    /// it once the caller cancelled, the reader went away, or the head or the next bytes are late.
-    static let progress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32 = {
-        context, _, _, _, _ in
-        guard let context else { return 1 }
-        let sink = Unmanaged<CurlStreamSink>.fromOpaque(context).takeUnretainedValue()
-        if sink.isCancelled() || (!sink.finishedHere && sink.writer.isClosed) { return 1 }
-        if sink.paused { return 0 }
-        let since = sink.delivered || sink.held != nil ? sink.lastBytes : sink.started
-        if ContinuousClock.now - since > sink.timeout {
-            sink.timedOut = true
-            return 1
+    /// Whether the transfer must stop, asked once a second while it runs: the caller cancelled, the reader
+    /// went away, or the head or the next bytes are late (noted in ``timedOut``).
+    func shouldStop() -> Bool {
+        if isCancelled() || (!finishedHere && writer.isClosed) { return true }
+        if paused { return false }
+        let since = delivered || held != nil ? lastBytes : started
+        if ContinuousClock.now - since > timeout {
+            timedOut = true
+            return true
         }
-        return 0
+        return false
     }
 }

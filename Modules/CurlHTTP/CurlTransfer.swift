@@ -1,16 +1,16 @@
 import CCurl
 import Data
 import Foundation
-import Locking
+import Synchronization
 
-/// One request: set up on a curl easy handle of a ``CurlHandlePool``, run by a ``CurlEventLoop``, and
+/// One request: set up on a curl easy handle of a ``CurlHandlePool``, run by a ``CurlMulti``, and
 /// stopped early by ``cancel()`` from any thread.
 final class CurlTransfer: Sendable {
     private let url: String
     private let request: HTTPRequest
     private let timeoutMilliseconds: Int
     private let limit: Int
-    private let cancelled = Locked(false)
+    private let cancelled = Atomic(false)
 
     /// A transfer of `request` to `url`, accepting at most `limit` body bytes.
     init(url: String, request: HTTPRequest, timeoutMilliseconds: Int, limit: Int) {
@@ -20,22 +20,25 @@ final class CurlTransfer: Sendable {
         self.limit = limit
     }
 
-    /// Stops the transfer at curl's next progress call (within a second, also while it waits).
+    /// Stops the transfer within a second (the multi's next check), also while it waits.
     func cancel() {
-        cancelled.withLock { $0 = true }
+        cancelled.store(true, ordering: .releasing)
     }
 
-    /// Starts the transfer on `loop` with a handle of `pool`; `finished` gets the response or why there is
-    /// none, on the loop's thread. The handle goes back to the pool (and its connection stays in the loop's
+    /// Starts the transfer on `multi` with a handle of `pool`; `finished` gets the response or why there is
+    /// none, on the multi's loop. The handle goes back to the pool (and its connection stays in the multi's
     /// cache for the next request) only after a transfer that completed.
     func start(
-        in pool: CurlHandlePool, on loop: CurlEventLoop,
+        in pool: CurlHandlePool, on multi: CurlMulti,
         finished: @escaping (Result<HTTPResponse, HTTPClientError>) -> Void
     ) {
-        let sink = CurlResponseSink(limit: limit, isCancelled: { [cancelled] in cancelled.withLock { $0 } })
-        // The sink outlives the transfer: the loop holds it in `done` until it is over, and curl's callbacks
+        let sink = CurlResponseSink(limit: limit, isCancelled: { [self] in cancelled.load(ordering: .acquiring) })
+        // The sink outlives the transfer: the multi holds it in `done` until it is over, and curl's callbacks
         // reach it through this pointer on the loop's thread only.
-        guard let configured = configuredHandle(from: pool, context: Unmanaged.passUnretained(sink).toOpaque()) else {
+        guard
+            let configured = configuredHandle(
+                from: pool, context: Unmanaged.passUnretained(sink).toOpaque(), closing: multi.closeSocketContext)
+        else {
             return finished(.failure(.transport("the HTTP library could not start")))
         }
         let done = { [self] (code: CURLcode) in
@@ -51,29 +54,35 @@ final class CurlTransfer: Sendable {
             guard status != 0 else { return finished(.failure(.transport("the reply was not HTTP"))) }
             finished(.success(HTTPResponse(status: status, headers: sink.headers, body: sink.body)))
         }
-        if !loop.start(configured.pooled, as: loop.transferID(for: configured.pooled), finished: done) {
+        let started = multi.start(
+            configured.pooled, as: multi.transferID(for: configured.pooled), stopIf: { sink.isCancelled() }, finished: done)
+        if !started {
             release(configured, to: pool, reusable: false)
             finished(.failure(.transport("the HTTP library could not start")))
         }
     }
 
     /// An easy handle of `pool` on which every option of the transfer is set (the body copied in), its
-    /// callbacks reaching `context`, which must outlive the transfer; to be given back with
+    /// callbacks reaching `context`, which must outlive the transfer, and the sockets it closes going
+    /// through the multi whose ``CurlMulti/closeSocketContext`` is `closing`; to be given back with
     /// ``release(_:to:reusable:)`` once it is over. `nil` when libcurl could not start.
-    func configuredHandle(from pool: CurlHandlePool, context: UnsafeMutableRawPointer) -> CurlConfiguredHandle? {
+    func configuredHandle(
+        from pool: CurlHandlePool, context: UnsafeMutableRawPointer, closing: UnsafeMutableRawPointer
+    ) -> CurlConfiguredHandle? {
         guard let pooled = pool.take() else { return nil }
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
         // No `Expect: 100-continue` round trip before a body.
         headers = curl_slist_append(headers, "Expect:")
         request.body.withUnsafeBytes { body in configure(pooled.raw, headers: headers, body: body, context: context) }
+        _ = hardtack_curl_set_close_socket(pooled.raw, CurlMulti.closeSocket, closing)
         // A client keeping no connections closes each one after its transfer.
         if pool.capacity == 0 { _ = hardtack_curl_set_long(pooled.raw, CURLOPT_FORBID_REUSE, 1) }
         return CurlConfiguredHandle(pooled: pooled, headers: headers)
     }
 
     /// Gives a handle whose transfer is over back to `pool` (reset) when `reusable`, or cleans it up; then
-    /// frees its header list. (The connection is the loop's: curl keeps it for reuse after a transfer that
+    /// frees its header list. (The connection is the multi's: curl keeps it for reuse after a transfer that
     /// completed, and closes it after one that failed.)
     func release(_ configured: CurlConfiguredHandle, to pool: CurlHandlePool, reusable: Bool) {
         // Reset (in the pool) or cleaned up before the header list it points at goes.
@@ -112,8 +121,5 @@ final class CurlTransfer: Sendable {
         _ = hardtack_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
         _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlResponseSink.receiveHeader)
         _ = hardtack_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
-        _ = hardtack_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
-        _ = hardtack_curl_set_progress(handle, CurlResponseSink.progress)
-        _ = hardtack_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
     }
 }

@@ -10,12 +10,21 @@ enum CookieHeader {
     static func value(_ name: String, in headers: HTTPHeaders) -> String? {
         var found: Substring?
         for field in headers where field.name.caseInsensitiveEquals("cookie") {
-            for pair in field.value.utf8.split(separator: UInt8(ascii: ";")) {
-                let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1)
-                guard parts.count == 2, Substring(parts[0]).trimmingOptionalWhitespace().utf8.elementsEqual(name.utf8)
-                else { continue }
-                if found != nil { return nil }
-                found = Substring(parts[1]).trimmingOptionalWhitespace()
+            // Sliced as bytes, never as characters: a value's first or last byte may join the text beside it
+            // into one character, and the cookie boundaries are the bytes `;` and `=`.
+            let bytes = field.value.utf8
+            var pairStart = bytes.startIndex
+            while pairStart < bytes.endIndex {
+                let pairEnd = bytes[pairStart...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+                // A pair with nothing before or after its `=` is no cookie.
+                if let equals = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")), equals > pairStart,
+                    bytes.index(after: equals) < pairEnd,
+                    Substring(bytes[pairStart..<equals]).trimmingOptionalWhitespace().utf8.elementsEqual(name.utf8)
+                {
+                    if found != nil { return nil }
+                    found = Substring(bytes[bytes.index(after: equals)..<pairEnd]).trimmingOptionalWhitespace()
+                }
+                pairStart = pairEnd < bytes.endIndex ? bytes.index(after: pairEnd) : pairEnd
             }
         }
         return found.map(String.init)

@@ -42,6 +42,7 @@ extension Gateway {
         if let ended { return .complete(ended) }
         let client = dependencies.upstreamClients(route.origin)
         var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 1)
         let connectionFields = Self.connectionOptions(request.headers)
         for field in request.headers {
             if Self.isDropped(field.name, Self.droppedRequestFields, or: connectionFields) { continue }
@@ -51,7 +52,7 @@ extension Gateway {
         let metrics = metrics
         let outcome: UpstreamOutcome
         do throws(AuthenticationError) {
-            let call = sessions.authorizedCall(for: cookie)
+            let call = sessions.authorizedCall(for: cookie, received: request.received)
             outcome = try await call { token async throws(AuthenticationError) -> AuthorizedOutcome<UpstreamOutcome> in
                 var call = outgoing
                 call.headers["Authorization"] = BearerAuthorization.headerValue(token)
@@ -94,6 +95,7 @@ extension Gateway {
         switch outcome {
         case .answered(let response):
             var passed = HTTPHeaders()
+            passed.reserveCapacity(response.headers.count)
             let hopByHop = Self.connectionOptions(response.headers)
             for field in response.headers {
                 if Self.isDropped(field.name, Self.droppedResponseFields, or: hopByHop) { continue }

@@ -6,8 +6,14 @@ import Locking
 /// refreshes and the waits behind them, sessions created and ended, the upstreams' latency (to their
 /// answer's head), and the answers whose stream was cut short.
 final class GatewayMetrics: Sendable {
+    /// A route and a status, as requests are counted.
+    private struct RouteStatus: Hashable {
+        let route: String
+        let status: Int
+    }
+
     private struct State {
-        var requests: [String: Int] = [:]
+        var requests: [RouteStatus: Int] = [:]
         var sessionsCreated = 0
         var sessionsEnded = 0
         var upstreamCalls = 0
@@ -28,7 +34,7 @@ final class GatewayMetrics: Sendable {
 
     /// Counts a request.
     func record(route: String, status: Int, duration: Duration) {
-        state.withLock { $0.requests["\(route)\u{0}\(status)", default: 0] += 1 }
+        state.withLock { $0.requests[RouteStatus(route: route, status: status), default: 0] += 1 }
     }
 
     /// Counts a session signed in, or ended.
@@ -58,9 +64,11 @@ final class GatewayMetrics: Sendable {
             "# HELP hardtack_gateway_requests_total Requests answered, by route and status.",
             "# TYPE hardtack_gateway_requests_total counter",
         ]
-        for (key, count) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
-            let parts = key.split(separator: "\u{0}")
-            lines.append("hardtack_gateway_requests_total{route=\"\(parts[0])\",status=\"\(parts[1])\"} \(count)")
+        let counted = snapshot.requests.sorted {
+            ($0.key.route, String($0.key.status)) < ($1.key.route, String($1.key.status))
+        }
+        for (key, count) in counted {
+            lines.append("hardtack_gateway_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)")
         }
         lines += [
             "# HELP hardtack_gateway_refreshes_total Refreshes this instance presented to the issuer.",

@@ -2,17 +2,17 @@ internal import CMicroHTTPD
 import Data
 import Foundation
 
-/// The C callbacks libmicrohttpd calls, on its own threads: one request's life from its request line
-/// (`uriLog`) through its body and answer (`access`) to its end (`completed`). Each gets the server's
-/// state as its closure argument and the request's context through `con_cls`.
+/// The C callbacks libmicrohttpd calls, on the thread of the loop that runs the daemon: one request's
+/// life from its request line (`uriLog`) through its body and answer (`access`) to its end (`completed`).
+/// Each gets the ``MicroHTTPDaemon`` as its closure argument and the request's context through `con_cls`.
 enum MicroHTTPCallbacks {
     /// The request line is read: a context for the request, with its target exactly as sent.
     static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
         -> UnsafeMutableRawPointer? = { cls, uri, _ in
             guard let cls else { return nil }
-            let state = Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue()
-            state.opened()
-            let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/")
+            let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+            daemon.state.opened()
+            let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/", daemon: daemon)
             return Unmanaged.passRetained(context).toOpaque()
         }
 
@@ -21,16 +21,17 @@ enum MicroHTTPCallbacks {
         guard let cls, let conCls, let raw = conCls.pointee else { return }
         conCls.pointee = nil
         Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).release()
-        Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue().closed()
+        Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue().state.closed()
     }
 
     /// Called after the head, for each chunk of the body, once more when the body is complete, and once
     /// after the connection resumes with the handler's answer.
     static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
         guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadSize else { return MHD_Result.NO }
-        let state = Unmanaged<MicroHTTPServerState>.fromOpaque(cls).takeUnretainedValue()
+        let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+        let state = daemon.state
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
-        if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection, state: state) }
+        if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon) }
         // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
         if context.isFirstCall() { return MHD_Result.YES }
         if uploadSize.pointee > 0 {
@@ -47,8 +48,8 @@ enum MicroHTTPCallbacks {
         guard let body = context.suspend(connection) else { return MHD_Result.YES }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: context.target,
-            headers: MicroHTTPResponder.headers(of: connection), body: body)
-        state.dispatch(context, request)
+            headers: MicroHTTPResponder.headers(of: connection), body: body, received: .now)
+        state.dispatch(context, request, on: daemon.loop)
         return MHD_Result.YES
     }
 }

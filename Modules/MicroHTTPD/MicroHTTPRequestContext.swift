@@ -7,13 +7,15 @@ import Foundation
 /// the connection is suspended, and given the answer to write once it resumes.
 ///
 /// Safety (`@unchecked Sendable`): every mutable field is read and written under `lock` only. The
-/// connection pointer is used only by libmicrohttpd's threads inside its callbacks, and by
+/// connection pointer is used only on the daemon's loop inside libmicrohttpd's callbacks, and by
 /// ``resume(with:)`` to resume the connection while it is suspended, which libmicrohttpd allows from any
-/// thread (the daemon is started with `MHD_ALLOW_SUSPEND_RESUME`, which brings its inter-thread channel);
-/// `resumed` makes that happen once, and never after the server gave the connection up.
+/// thread (the daemon's loop is then asked to run it); `resumed` makes that happen once, and never after
+/// the server gave the connection up.
 final class MicroHTTPRequestContext: @unchecked Sendable {
     /// The request target as sent: path and query, percent-encoded.
     let target: String
+    /// The daemon the request came to.
+    let daemon: MicroHTTPDaemon
     private let lock = NSLock()
     private var body = Data()
     private var received = 0
@@ -24,8 +26,9 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     private var suspended: OpaquePointer?
     private var resumed = false
 
-    init(target: String) {
+    init(target: String, daemon: MicroHTTPDaemon) {
         self.target = target
+        self.daemon = daemon
     }
 
     /// Whether this is the first call for the request (its head is read; the body, if any, follows), and
@@ -78,11 +81,15 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     @discardableResult
     func resume(with response: HTTPReply) -> Bool {
         lock.lock()
-        defer { lock.unlock() }
-        guard !resumed, let connection = suspended else { return false }
+        guard !resumed, let connection = suspended else {
+            lock.unlock()
+            return false
+        }
         resumed = true
         answer = response
         MHD_resume_connection(connection)
+        lock.unlock()
+        daemon.needsRun()
         return true
     }
 

@@ -5,19 +5,19 @@ import Foundation
 extension MicroHTTPResponder {
     /// Queues `reply` on `connection`: a complete body with its length, a streamed one as it arrives
     /// (chunked, or to the connection's close for HTTP/1.0).
-    static func queue(_ reply: HTTPReply, on connection: OpaquePointer, state: MicroHTTPServerState) -> MHD_Result {
+    static func queue(_ reply: HTTPReply, on connection: OpaquePointer, daemon: MicroHTTPDaemon) -> MHD_Result {
         switch reply {
         case .complete(let response): return queue(response, on: connection)
-        case .streamed(let response): return queue(response, on: connection, state: state)
+        case .streamed(let response): return queue(response, on: connection, daemon: daemon)
         }
     }
 
     /// Queues a streamed response: its fields filtered as ``queue(_:on:)`` does, its body read by a
     /// ``MicroHTTPStreamReader`` that the response holds until libmicrohttpd frees it.
     private static func queue(
-        _ response: HTTPStreamedResponse, on connection: OpaquePointer, state: MicroHTTPServerState
+        _ response: HTTPStreamedResponse, on connection: OpaquePointer, daemon: MicroHTTPDaemon
     ) -> MHD_Result {
-        let reader = MicroHTTPStreamReader(stream: response.body, connection: connection, state: state)
+        let reader = MicroHTTPStreamReader(stream: response.body, connection: connection, daemon: daemon)
         // The response holds this reference from here until its free callback releases it.
         let context = Unmanaged.passRetained(reader).toOpaque()
         guard
@@ -30,7 +30,7 @@ extension MicroHTTPResponder {
             return MHD_Result.NO
         }
         // Known to the state until freed, so that a stopping server can end it.
-        state.track(reader)
+        daemon.state.track(reader)
         defer { MHD_destroy_response(made) }
         add(response.headers, to: made)
         return MHD_queue_response(connection, code(response.status), made)

@@ -5,7 +5,8 @@ import Foundation
 /// Reads a request's header fields from libmicrohttpd and writes an ``HTTPResponse`` to it.
 enum MicroHTTPResponder {
     /// Fields libmicrohttpd writes itself from the response it is given, or that only it may decide.
-    private static let framing: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"]
+    /// Lowercase; a list, since a field's name is compared without lowercasing it first.
+    private static let framing = ["content-length", "transfer-encoding", "connection", "keep-alive", "upgrade"]
 
     /// Queues `response` on `connection`. A field whose name or value could split the response (a CR, LF
     /// or NUL, or a name that is not a token) is left out; `Connection: close` is kept, so that a handler
@@ -25,9 +26,12 @@ enum MicroHTTPResponder {
     /// libmicrohttpd may write (see ``queue(_:on:)``).
     static func add(_ headers: HTTPHeaders, to made: OpaquePointer) {
         for field in headers {
-            let name = field.name.lowercased()
             guard isToken(field.name), isSafeValue(field.value) else { continue }
-            if framing.contains(name), !(name == "connection" && field.value.lowercased() == "close") { continue }
+            if framing.contains(where: { field.name.caseInsensitiveEquals($0) }),
+                !(field.name.caseInsensitiveEquals("connection") && field.value.caseInsensitiveEquals("close"))
+            {
+                continue
+            }
             _ = MHD_add_response_header(made, field.name, field.value)
         }
     }
@@ -43,6 +47,7 @@ enum MicroHTTPResponder {
             var headers = HTTPHeaders()
         }
         let collector = Collector()
+        collector.headers.reserveCapacity(8)
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
                 guard let cls, let key else { return MHD_Result.YES }

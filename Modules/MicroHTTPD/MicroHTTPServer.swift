@@ -5,14 +5,18 @@
 #endif
 internal import CMicroHTTPD
 public import Data
+import Epoll
 import Foundation
 
-/// An HTTP/1.1 server over GNU libmicrohttpd, a well-kept C library: its epoll loop and thread pool
-/// accept connections and parse requests within the ``MicroHTTPServerLimits``; each complete request is
-/// handed to `handler` while its connection is suspended (no thread waits for the answer), and the answer
-/// is written once the connection resumes. The handler starts on the daemon's thread, which it must not
-/// hold up (it waits by awaiting, never by blocking), and goes on, after it first waits, on the thread that
-/// resumed it or on the server's own threads, never on Swift's cooperative pool.
+/// An HTTP/1.1 server over GNU libmicrohttpd, a well-kept C library, on event loops of its own
+/// (``MicroHTTPServerLimits/threads`` of them, each an ``EpollLoop`` driving a daemon that accepts on a
+/// listening socket of its own, bound with `SO_REUSEPORT`, as nginx's workers do): libmicrohttpd accepts
+/// connections and parses requests within the ``MicroHTTPServerLimits``; each complete request is handed
+/// to `handler` while its connection is suspended (no thread waits for the answer), and the answer is
+/// written once the connection resumes. The handler runs as a task on the loop that read its request,
+/// start to end: what it awaits from libcurl on the same loop (``EpollLoop/current``) comes back to that
+/// thread without waking another. So it must not hold the loop up: it waits by awaiting, never by
+/// blocking, and hands blocking work (the store's calls) to threads of its own.
 ///
 /// A request's target reaches the handler as the client sent it (path and query, still
 /// percent-encoded), with its header fields and body; the handler's response is sent with the length
@@ -30,7 +34,7 @@ public final class MicroHTTPServer: Sendable {
     public let port: UInt16
     /// The bound host, as given: `127.0.0.1`, `::1`, `0.0.0.0`.
     public let host: String
-    private let daemon: DaemonHandle
+    private let daemons: [MicroHTTPDaemon]
     private let state: MicroHTTPServerState
 
     /// Starts serving on `host`:`port` (0 for a free port).
@@ -48,36 +52,30 @@ public final class MicroHTTPServer: Sendable {
         host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(),
         replying handler: @escaping ReplyHandler
     ) throws(MicroHTTPServerError) {
-        var storage = sockaddr_storage()
-        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
-        #if os(Linux)
-            flags |= UInt32(MHD_USE_EPOLL.rawValue)
-        #else
-            flags |= UInt32(MHD_USE_POLL.rawValue)
-        #endif
-        guard let family = Self.fill(&storage, host: host, port: port) else {
-            throw MicroHTTPServerError("\(host) is not an IP address to listen on")
-        }
-        if family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        let count = max(limits.threads, 1)
+        let (sockets, bound) = try ListeningSockets.open(host: host, port: port, count: count)
+        var flags = UInt32(MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        if host.contains(":") { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let state = MicroHTTPServerState(handler: handler, limits: limits)
-        // The daemon's callbacks reach the state through this pointer for as long as it runs: the server
-        // holds the state, and stops the daemon before it lets go of it (in `stop` or `deinit`).
-        let context = Unmanaged.passUnretained(state).toOpaque()
-        let started = withUnsafePointer(to: &storage) { address in
-            address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                hardtack_mhd_start(
-                    flags, address, MicroHTTPCallbacks.access, context, MicroHTTPCallbacks.uriLog, context,
-                    MicroHTTPCallbacks.completed, context, max(limits.requestHeadBytes, 4096),
-                    UInt32(max(limits.connections, 1)), UInt32(max(limits.idleSeconds, 1)), UInt32(max(limits.threads, 1)))
+        // The connection limit is the whole server's: each loop serves its share.
+        let share = (max(limits.connections, 1) + count - 1) / count
+        var daemons: [MicroHTTPDaemon] = []
+        for (index, socket) in sockets.enumerated() {
+            let loop = EpollLoop(name: "hardtack.http.\(index)", linger: .seconds(1))
+            let daemon = MicroHTTPDaemon(loop: loop, state: state, listener: socket)
+            do throws(MicroHTTPServerError) {
+                try daemon.start(flags: flags, limits: limits, connections: share)
+            } catch {
+                for started in daemons { started.loop.execute { started.stopNow() } }
+                for unused in sockets[index...] { close(unused) }
+                throw error
             }
-        }
-        guard let started else {
-            throw MicroHTTPServerError("cannot listen on \(host):\(port) (\(String(cString: strerror(errno))))")
+            daemons.append(daemon)
         }
         self.host = host
+        self.port = bound
         self.state = state
-        daemon = DaemonHandle(started)
-        self.port = hardtack_mhd_port(started)
+        self.daemons = daemons
     }
 
     /// Requests in progress now (read, handled or written).
@@ -89,7 +87,7 @@ public final class MicroHTTPServer: Sendable {
     /// `Connection: close`.
     public func stop(grace: Duration = .seconds(10)) async {
         state.beginDraining()
-        daemon.quiesce()
+        for daemon in daemons { await Self.onLoop(of: daemon) { daemon.quiesce() } }
         let deadline = ContinuousClock.now.advanced(by: grace)
         while state.inFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -101,69 +99,38 @@ public final class MicroHTTPServer: Sendable {
         while state.inFlight > 0, ContinuousClock.now < written {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        daemon.stop()
+        for daemon in daemons { await Self.onLoop(of: daemon) { daemon.stopNow() } }
     }
 
     deinit {
-        // A server let go of without `stop`: nothing waits; what is still being handled is answered 503.
+        // A server let go of without `stop`: nothing waits; what is still being handled is answered 503,
+        // and each daemon stops on its loop, its port free once this returns (a daemon whose loop is this
+        // thread stops here; another's is waited for, at most a few seconds should its loop be stuck).
         state.beginDraining()
         state.abandonWaiting()
         state.abortStreams()
-        daemon.stop()
-    }
-
-    /// Fills `storage` with `host`:`port`; the address family, or `nil` when `host` is no IP address.
-    private static func fill(_ storage: inout sockaddr_storage, host: String, port: UInt16) -> Int32? {
-        withUnsafeMutableBytes(of: &storage) { raw -> Int32? in
-            let v4 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-            if inet_pton(AF_INET, host, &v4.pointee.sin_addr) == 1 {
-                v4.pointee.sin_family = sa_family_t(AF_INET)
-                v4.pointee.sin_port = port.bigEndian
-                return AF_INET
+        for daemon in daemons {
+            if daemon.loop.isCurrent {
+                daemon.stopNow()
+                continue
             }
-            let v6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-            if inet_pton(AF_INET6, host, &v6.pointee.sin6_addr) == 1 {
-                v6.pointee.sin6_family = sa_family_t(AF_INET6)
-                v6.pointee.sin6_port = port.bigEndian
-                return AF_INET6
+            let stopped = DispatchSemaphore(value: 0)
+            daemon.loop.execute {
+                daemon.stopNow()
+                stopped.signal()
             }
-            return nil
+            _ = stopped.wait(timeout: .now() + .seconds(5))
         }
     }
-}
 
-/// The daemon pointer, shared by the server's methods, stopped once.
-///
-/// Safety (`@unchecked Sendable`): libmicrohttpd's daemon is made for use from several threads; the
-/// server calls only `MHD_quiesce_daemon` and `MHD_stop_daemon` on it, and its two fields are read and
-/// written under `lock` only, so each is called at most once, and never after the daemon stopped.
-private final class DaemonHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
-    private let lock = NSLock()
-    private var stopped = false
-    private var listener: Int32?
-
-    init(_ pointer: OpaquePointer) {
-        self.pointer = pointer
-    }
-
-    /// Stops accepting connections, the first time only. The listening socket is closed only once the
-    /// daemon has stopped: its threads may still be using it until then.
-    func quiesce() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !stopped, listener == nil else { return }
-        listener = MHD_quiesce_daemon(pointer)
-    }
-
-    /// Stops the daemon and waits for its threads, the first time only; then closes the listening socket
-    /// a quiesce handed over.
-    func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !stopped else { return }
-        stopped = true
-        MHD_stop_daemon(pointer)
-        if let listener, listener >= 0 { close(listener) }
+    /// Runs `body` on `daemon`'s loop and waits for it.
+    private static func onLoop(of daemon: MicroHTTPDaemon, _ body: @escaping @Sendable () -> Void) async {
+        if daemon.loop.isCurrent { return body() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            daemon.loop.execute {
+                body()
+                continuation.resume()
+            }
+        }
     }
 }

@@ -4,12 +4,12 @@ public struct MicroHTTPServerLimits: Sendable {
     public var requestHeadBytes: Int
     /// The largest request body, in bytes: a larger one is answered 413 and the connection closed.
     public var requestBodyBytes: Int
-    /// How many connections are served at once; more wait in the kernel's queue.
+    /// How many connections are served at once (each loop serves its share); more wait in the kernel's queue.
     public var connections: Int
     /// Seconds a connection may stay idle (a slow client sending nothing) before it is dropped.
     public var idleSeconds: Int
-    /// The threads that accept connections and read and write them (handlers start on them, and wait
-    /// elsewhere).
+    /// The event loops, a thread each, that accept connections, read and write them and run their
+    /// handlers and the upstream calls those make (one per core serves the most).
     public var threads: Int
 
     /// Creates limits; the defaults suit a gateway in front of a single-page app.

@@ -1,7 +1,7 @@
 internal import CMicroHTTPD
 import Data
+import Epoll
 import Foundation
-import Locking
 
 /// What the daemon's callbacks share: the handler, the limits, and the requests in progress, so that
 /// a stopping server can wait for them, answer those still waiting and cut the answers still streaming.
@@ -58,20 +58,16 @@ final class MicroHTTPServerState: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Hands `context` to the handler, started on this thread (see ``MicroHTTPServer``); its connection is
-    /// resumed with the answer.
-    func dispatch(_ context: MicroHTTPRequestContext, _ request: HTTPRequest) {
+    /// Hands `context` to the handler, a task on `loop` (the daemon's, this thread's: it starts once the
+    /// daemon's run returns, without waking any thread); its connection is resumed with the answer.
+    func dispatch(_ context: MicroHTTPRequestContext, _ request: HTTPRequest, on loop: EpollLoop) {
         lock.lock()
         waiting[ObjectIdentifier(context)] = context
         lock.unlock()
         let handler = handler
-        // The handler starts on libmicrohttpd's thread, which holds no lock here, and goes on there until it
-        // first waits (for the store, or an upstream): no thread is woken for what needs no waiting.
-        DispatchTaskExecutor.runningNextJobHere {
-            Task(executorPreference: Self.handlerExecutor) {
-                let response = await handler(request)
-                self.finish(context, with: response)
-            }
+        Task(executorPreference: loop) {
+            let response = await handler(request)
+            self.finish(context, with: response)
         }
     }
 
@@ -125,8 +121,4 @@ final class MicroHTTPServerState: @unchecked Sendable {
             status: 503, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
             body: Data(#"{"error":"unavailable","message":"the server is stopping"}"#.utf8))
     }
-
-    /// Where handlers go on after they first wait: threads of the server's own, so that a process whose
-    /// cooperative threads are all busy (or blocked) still answers its requests.
-    private static let handlerExecutor = DispatchTaskExecutor(label: "hardtack.http.handlers")
 }

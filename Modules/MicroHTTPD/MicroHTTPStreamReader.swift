@@ -4,11 +4,11 @@ import Foundation
 
 /// One streamed answer on its connection: libmicrohttpd's content reader copies the stream's bytes out
 /// as they arrive; when none are there it suspends the connection (no thread waits) and the stream's
-/// writer resumes it once bytes or the end arrive. The free callback, when the response is let go of
+/// writer resumes it once bytes or the end arrive, and asks the daemon's loop to run it. The free callback, when the response is let go of
 /// (sent, or its client gone), cancels the stream, so its writer stops.
 ///
 /// Safety (`@unchecked Sendable`): `stream` is itself `Sendable` and `state` is; `connection` is
-/// immutable. The connection pointer is used by libmicrohttpd's thread inside the content reader (to
+/// immutable. The connection pointer is used on the daemon's loop inside the content reader (to
 /// suspend it, which libmicrohttpd allows there), and by the writer's thread, through the stream's wake,
 /// to resume it: libmicrohttpd allows that from any thread while the connection is suspended, and the
 /// stream calls wake once per suspension, and only once the read that suspended it (with the stream's lock
@@ -19,17 +19,17 @@ final class MicroHTTPStreamReader: @unchecked Sendable {
     /// The body sent.
     let stream: HTTPBodyStream
     private let connection: OpaquePointer
-    private let state: MicroHTTPServerState
+    private let daemon: MicroHTTPDaemon
     private let lock = NSLock()
     private var attached = true
 
     /// The largest block the content reader is asked for when the length is not sent (HTTP/1.0).
     static let blockSize = 16 << 10
 
-    init(stream: HTTPBodyStream, connection: OpaquePointer, state: MicroHTTPServerState) {
+    init(stream: HTTPBodyStream, connection: OpaquePointer, daemon: MicroHTTPDaemon) {
         self.stream = stream
         self.connection = connection
-        self.state = state
+        self.daemon = daemon
     }
 
     /// libmicrohttpd's content reader: bytes held now, or nothing with the connection suspended until they
@@ -56,14 +56,16 @@ final class MicroHTTPStreamReader: @unchecked Sendable {
         reader.lock.lock()
         reader.attached = false
         reader.lock.unlock()
-        reader.state.forget(reader)
+        reader.daemon.state.forget(reader)
         reader.stream.cancel()
     }
 
     /// Resumes the suspended connection, unless libmicrohttpd let go of the response.
     private func resume() {
         lock.lock()
-        defer { lock.unlock() }
-        if attached { MHD_resume_connection(connection) }
+        let resumes = attached
+        if resumes { MHD_resume_connection(connection) }
+        lock.unlock()
+        if resumes { daemon.needsRun() }
     }
 }

@@ -223,7 +223,7 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     }
 
     /// The ring's first size (one of curl's writes).
-    static let firstRingBytes = 16 << 10
+    static let firstRingBytes = 512
 
     /// Copies the `length` oldest bytes held into `buffer` and lets go of them: the reader has had them.
     /// With `condition` locked.

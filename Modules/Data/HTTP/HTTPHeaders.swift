@@ -24,6 +24,14 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.append((name, value))
     }
 
+    /// Makes room for `count` fields in all, so that adding them grows the storage at most once.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
+    /// How many fields there are.
+    public var count: Int { fields.count }
+
     /// Iterates over the fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()

@@ -11,13 +11,20 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes (empty for none).
     public var body: Data
+    /// When the server that received the request had read it whole; `nil` for a request to send. A
+    /// commit that ended before this was seen by anything read after it.
+    public var received: ContinuousClock.Instant?
 
     /// Creates a request.
-    public init(method: String, path: String, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data()) {
+    public init(
+        method: String, path: String, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(),
+        received: ContinuousClock.Instant? = nil
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.received = received
     }
 }
 

@@ -27,15 +27,17 @@ enum GatewaySeal {
     /// A 32-byte key derived from `key` for `purpose` (keyed BLAKE2b).
     static func derive(_ key: SecretBytes, purpose: String) -> SecretBytes {
         precondition(initialized, "libsodium could not be initialised")
-        var output = [UInt8](repeating: 0, count: keyBytes)
-        let message = Array(purpose.utf8)
-        key.withUnsafeBytes { keyBytes in
-            _ = crypto_generichash(
-                &output, output.count, message, UInt64(message.count),
-                keyBytes.bindMemory(to: UInt8.self).baseAddress, keyBytes.count)
+        var purpose = purpose
+        // Hashed straight into the key's own storage: no copy of it to wipe.
+        return purpose.withUTF8 { message in
+            SecretBytes(count: keyBytes) { output in
+                key.withUnsafeBytes { keyBytes in
+                    _ = crypto_generichash(
+                        output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, message.baseAddress,
+                        UInt64(message.count), keyBytes.bindMemory(to: UInt8.self).baseAddress, keyBytes.count)
+                }
+            }
         }
-        defer { output.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
-        return SecretBytes(output)
     }
 
     /// `plaintext` sealed under `key`, bound to `context`: nonce then ciphertext. With `deterministic`,
@@ -100,6 +102,22 @@ enum GatewaySeal {
                 keyBytes.bindMemory(to: UInt8.self).baseAddress, keyBytes.count)
         }
         return output
+    }
+
+    /// Whether `tag` is ``tag(_:key:)`` of `message`, compared in time that does not depend on where they
+    /// differ; nothing allocated.
+    static func verifyTag(_ tag: UnsafeRawBufferPointer, of message: UnsafeRawBufferPointer, key: SecretBytes) -> Bool {
+        precondition(initialized, "libsodium could not be initialised")
+        guard tag.count == 16 else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { expected in
+            key.withUnsafeBytes { keyBytes in
+                _ = crypto_generichash(
+                    expected.baseAddress!.assumingMemoryBound(to: UInt8.self), 16,
+                    message.bindMemory(to: UInt8.self).baseAddress, UInt64(message.count),
+                    keyBytes.bindMemory(to: UInt8.self).baseAddress, keyBytes.count)
+            }
+            return sodium_memcmp(expected.baseAddress, tag.baseAddress, 16) == 0
+        }
     }
 
     /// Whether two byte strings are equal, in time that does not depend on where they differ.

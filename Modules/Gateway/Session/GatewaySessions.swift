@@ -42,23 +42,25 @@ final class GatewaySessions: Sendable {
         self.now = now
     }
 
-    /// The repository of `cookie`'s session.
-    func repository(for cookie: SessionCookie) -> SealedSessionRepository {
+    /// The repository of `cookie`'s session; `received` is when the request it serves was read whole
+    /// (see ``SessionReadCache/session(_:key:received:load:)``).
+    func repository(for cookie: SessionCookie, received: ContinuousClock.Instant? = nil) -> SealedSessionRepository {
         SealedSessionRepository(
             SecureStoreSessionRepository(store: store, account: cookie.account, claimantIsGone: claimantIsGone),
-            cookie: cookie, copies: keepsCopies ? copies : nil, reads: reads)
+            cookie: cookie, copies: keepsCopies ? copies : nil, reads: reads, received: received)
     }
 
-    /// The use cases of `cookie`'s session: its refresher (one per session in this process) and the
+    /// The use cases of `cookie`'s session for a request read whole at `received`: its refresher (one per
+    /// session in this process, over a repository of its own, which outlives the request) and the
     /// authorized call over it.
-    func authorizedCall(for cookie: SessionCookie) -> PerformAuthorizedCall {
-        let repository = repository(for: cookie)
+    func authorizedCall(for cookie: SessionCookie, received: ContinuousClock.Instant? = nil) -> PerformAuthorizedCall {
         let refresher = refreshers.refresher(for: cookie) {
             RefreshSession(
-                gateway: gateway, repository: repository, policy: policy, ownerID: ownerID, now: now,
+                gateway: gateway, repository: repository(for: cookie), policy: policy, ownerID: ownerID, now: now,
                 stormGuard: stormGuard, stormKey: cookie.sessionID, onShared: onShared)
         }
-        return PerformAuthorizedCall(repository: repository, refresher: refresher, policy: policy, now: now)
+        return PerformAuthorizedCall(
+            repository: repository(for: cookie, received: received), refresher: refresher, policy: policy, now: now)
     }
 
     /// Drops every session kept in memory (see ``SessionReadCache/forgetAll()``).

@@ -16,30 +16,35 @@ public import Foundation
 public struct SealedSessionRepository: SessionRepository {
     private let base: SecureStoreSessionRepository
     private let key: SecretBytes
-    private let context: String
     private let sessionID: String
     private let copies: StoreRevocationCopies?
     private let reads: SessionReadCache?
+    private let received: ContinuousClock.Instant?
 
     /// Wraps `base`, the store's repository for `cookie`'s session, keeping revocation copies in `copies`
-    /// and the session as read in `reads` (while the store does not change).
+    /// and the session as read in `reads` (while the store does not change); `received`, when the
+    /// repository serves one request, is when that request was read whole.
     init(
         _ base: SecureStoreSessionRepository, cookie: SessionCookie, copies: StoreRevocationCopies? = nil,
-        reads: SessionReadCache? = nil
+        reads: SessionReadCache? = nil, received: ContinuousClock.Instant? = nil
     ) {
         self.base = base
         self.copies = copies
         self.reads = reads
+        self.received = received
         sessionID = cookie.sessionID
         key = GatewaySeal.derive(cookie.secret, purpose: "hardtack gateway session tokens " + cookie.sessionID)
-        context = "hardtack gateway session " + cookie.sessionID
     }
+
+    /// What each sealed token is bound to, with its field's name: the session (made when a token is sealed
+    /// or opened, not for a session found in memory).
+    private var context: String { "hardtack gateway session " + sessionID }
 
     /// The stored session, its tokens opened with this cookie's key; `nil` when none is, or the key fails.
     /// From memory when it was read with this key since the store last changed (``SessionReadCache``).
     public func load() async throws(AuthenticationError) -> Session? {
         guard let reads else { return try await read() }
-        return try await reads.session(sessionID, key: key, load: read)
+        return try await reads.session(sessionID, key: key, received: received, load: read)
     }
 
     /// The session read from the store and opened.

@@ -46,8 +46,10 @@ public struct SessionCookie: Sendable {
             var bytes = Base64URL.decodedBytes(found), bytes.count == 64
         else { return nil }
         defer { bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
-        let tag = bytes.withUnsafeBytes { GatewaySeal.tag(UnsafeRawBufferPointer(rebasing: $0[0..<48]), key: tagKey) }
-        guard GatewaySeal.equal(tag, Array(bytes[48...])) else { return nil }
+        let tagged = bytes.withUnsafeBytes { all in
+            GatewaySeal.verifyTag(UnsafeRawBufferPointer(rebasing: all[48...]), of: UnsafeRawBufferPointer(rebasing: all[0..<48]), key: tagKey)
+        }
+        guard tagged else { return nil }
         self.init(id: Array(bytes[0..<16]), secret: SecretBytes(bytes[16..<48]))
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Data
 import Domain
 import Locking
@@ -26,6 +29,8 @@ final class SessionReadCache: Sendable {
     private struct Kept {
         var mark: UInt64?
         var entries: [String: Entry] = [:]
+        /// The latest mark read from the store, and when its read began.
+        var lastRead: (mark: UInt64, began: ContinuousClock.Instant)?
     }
 
     private let store: any SecureItemStore
@@ -48,12 +53,18 @@ final class SessionReadCache: Sendable {
     /// Session `sessionID`, opened with `key`: from memory when it was read with the same key since the
     /// store's last commit, else from `load`, and then kept (`nil`, no session or one `key` does not open,
     /// is not).
+    ///
+    /// `received` is when the request this read serves was read whole, if it serves one: a mark whose read
+    /// began after that (another request's, read by the same server at once, say) tells of every commit
+    /// that ended before the request arrived, so it is used instead of reading one more. Without it, a mark
+    /// is read now.
     func session(
-        _ sessionID: String, key: SecretBytes, load: () async throws(AuthenticationError) -> Session?
+        _ sessionID: String, key: SecretBytes, received: ContinuousClock.Instant? = nil,
+        load: () async throws(AuthenticationError) -> Session?
     ) async throws(AuthenticationError) -> Session? {
         // The mark is taken before the read: a commit after it, seen or not by the read, moves the mark,
         // and the entry is never used.
-        guard let mark = await mark() else {
+        guard let mark = await mark(since: received) else {
             counted(false)
             return try await load()
         }
@@ -90,15 +101,35 @@ final class SessionReadCache: Sendable {
         kept.withLock { $0.entries.removeAll() }
     }
 
-    /// The store's change mark: asked without waiting, then, when the handle was busy (and the store
-    /// gives marks at all), on the store's threads, which may wait for it.
-    private func mark() async -> UInt64? {
-        if let mark = store.changeMark(waiting: false) {
-            givesMarks.store(true, ordering: .relaxed)
-            return mark
+    /// The store's change mark as of a moment after `received`: the latest one read, when its read began
+    /// after `received`, else one read now (and then the latest).
+    private func mark(since received: ContinuousClock.Instant?) async -> UInt64? {
+        if let received, let last = kept.withLock({ $0.lastRead }), last.began >= received { return last.mark }
+        let began = ContinuousClock.now
+        guard let mark = await readMark() else { return nil }
+        kept.withLock { memory in
+            if memory.lastRead.map({ $0.began < began }) ?? true { memory.lastRead = (mark, began) }
         }
-        guard givesMarks.load(ordering: .relaxed) else { return nil }
+        return mark
+    }
+
+    /// The store's change mark read now: asked without waiting, a few times when the handle was busy
+    /// (another thread's mark read holds it for a few microseconds, far less than a hop to the store's
+    /// threads and back costs), then, while it stays busy (and the store gives marks at all), on the
+    /// store's threads, which may wait for it.
+    private func readMark() async -> UInt64? {
+        for attempt in 0..<Self.tries {
+            if let mark = store.changeMark(waiting: false) {
+                givesMarks.store(true, ordering: .relaxed)
+                return mark
+            }
+            guard givesMarks.load(ordering: .relaxed) else { return nil }
+            if attempt + 1 < Self.tries { sched_yield() }
+        }
         let store = store
         return await StoreThreads.run { store.changeMark(waiting: true) }
     }
+
+    /// How many times the mark is asked for on the calling thread before the store's threads wait for it.
+    private static let tries = 4
 }

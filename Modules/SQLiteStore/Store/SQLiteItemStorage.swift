@@ -26,9 +26,14 @@ final class SQLiteItemStorage: ItemStorage {
     /// Whether the open transaction's commit may leave ``knownDigest`` as it is or set it.
     private var digestCacheable = true
 
-    /// Storage over an open, configured connection.
-    init(connection: SQLiteConnection) {
+    /// Change marks read through connections of their own (see ``SQLiteChangeMarks``): a store opened to
+    /// write has them; one opened read-only reads its marks through this connection.
+    let changeMarkSource: (any ChangeMarkSource)?
+
+    /// Storage over an open, configured connection; `marks` when the store gives marks without it.
+    init(connection: SQLiteConnection, marks: SQLiteChangeMarks? = nil) {
         self.connection = connection
+        changeMarkSource = marks
     }
 
     /// The statement for `query` reading `columns`, prepared on first use and kept by position.

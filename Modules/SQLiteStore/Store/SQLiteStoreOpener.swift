@@ -58,7 +58,7 @@ enum SQLiteStoreOpener {
             "PRAGMA synchronous = \(options.durability.rawValue); PRAGMA secure_delete = ON; "
                 + "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF; PRAGMA cache_size = \(SQLiteStoreOpener.cacheKibibytes)")
 
-        let storage = SQLiteItemStorage(connection: connection)
+        let storage = SQLiteItemStorage(connection: connection, marks: SQLiteChangeMarks(path: path))
         if let created, stored.header == created.header.encoded {
             // Made by this open: the master key is already in hand, so the key is not derived a second time.
             let engine = StoreEngine(storage: storage, options: options, groups: groups, header: created.header)

@@ -17,10 +17,17 @@ public final class LockedEngine: Sendable {
     private let engineLock = NSLock()
     /// The thread holding `engineLock`, so a call from inside a transaction body is refused, not deadlocked.
     private let holder = Atomic<UInt>(0)
+    /// The storage's marks read without the lock, if it has them.
+    private let marks: (any ChangeMarkSource)?
+    /// Whether the keys are in place, as the last holder of the lock left them: read by
+    /// ``changeMark(waiting:)`` without the lock.
+    private let keysInPlace: Atomic<Bool>
 
     /// Guards `engine`, which no one else may keep a reference to.
     package init(_ engine: StoreEngine) {
         self.engine = engine
+        marks = engine.storage.changeMarkSource
+        keysInPlace = Atomic(engine.keys != nil)
     }
 
     /// Runs `body` with exclusive use of the engine; refuses a call from inside the handle's own
@@ -60,6 +67,12 @@ public final class LockedEngine: Sendable {
     /// See ``SecureItemStore/changeMark(waiting:)``.
     @usableFromInline
     package func changeMark(waiting: Bool) -> UInt64? {
+        if let marks {
+            // Without the lock: the keys as its last holder left them (a store locked since gives none),
+            // and none inside the handle's own transaction, whose writes no mark counts yet.
+            guard holder.load(ordering: .relaxed) != Self.currentThread else { return nil }
+            return keysInPlace.load(ordering: .acquiring) ? marks.mark(waiting: waiting) : nil
+        }
         let mark = { (engine: StoreEngine) -> UInt64? in
             engine.keys == nil ? nil : try? engine.storage.changeMark(waiting: waiting)
         }
@@ -167,6 +180,7 @@ public final class LockedEngine: Sendable {
         engineLock.lock()
         holder.store(Self.currentThread, ordering: .relaxed)
         defer {
+            keysInPlace.store(engine.keys != nil, ordering: .releasing)
             holder.store(0, ordering: .relaxed)
             engineLock.unlock()
         }

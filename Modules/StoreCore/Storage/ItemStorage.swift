@@ -48,6 +48,9 @@ package protocol ItemStorage: AnyObject {
     /// now (outside a transaction); `nil` when the backend cannot tell without reading rows. Unless
     /// `waiting`, a lock it would have to wait for fails it as busy at once.
     func changeMark(waiting: Bool) throws(SecureStoreError) -> UInt64?
+    /// Change marks read without this connection, so without the handle's lock (``ChangeMarkSource``);
+    /// `nil` when the backend has none (then ``changeMark(waiting:)`` is asked under the lock).
+    var changeMarkSource: (any ChangeMarkSource)? { get }
 
     /// The rows `selection` picks, in row-id order, with their index cells and the ciphertexts that
     /// `columns` names (the others left empty). Rows that cannot be read (an unknown class, a cell of
@@ -175,6 +178,9 @@ extension ItemStorage {
 
     /// Not known without reading rows.
     package func changeMark(waiting: Bool) throws(SecureStoreError) -> UInt64? { nil }
+
+    /// None: marks, if any, are read through the connection, under the handle's lock.
+    package var changeMarkSource: (any ChangeMarkSource)? { nil }
 
     /// A write of the store's own begins as any other: no lock is assumed.
     package func beginOwnWrite() throws(SecureStoreError) { try beginWrite() }

@@ -26,7 +26,7 @@ struct GatewayServeCommand: HardtackCommand {
         do throws(GatewayStartFailure) {
             server = try await GatewayServer(
                 settings.configuration, store: storeConfiguration, host: settings.host, port: settings.port,
-                log: { line in Console.log(line) })
+                log: { line in Console.requestLog.write(line: line) })
         } catch {
             switch error {
             case .store(let failure): throw .store(failure)

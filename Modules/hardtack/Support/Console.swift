@@ -5,6 +5,7 @@
 #endif
 import CommandLineKit
 import Domain
+import Epoll
 import Synchronization
 
 /// Standard input, output and error as bytes, unbuffered, so output order is the order of calls and a
@@ -41,6 +42,9 @@ enum Console {
     static func log(_ line: String) {
         emit(Array((line + "\n").utf8), to: STDERR_FILENO)
     }
+
+    /// Where the gateway's request lines go: standard error, the lines of one event-loop pass in one write.
+    static let requestLog = PassBatchedWriter(descriptor: STDERR_FILENO)
 
     /// Writes the secret's bytes and a newline to standard output.
     static func printSecret(_ secret: SecretBytes) {

@@ -1,0 +1,136 @@
+internal import CMicroHTTPD
+import Dispatch
+import Epoll
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One libmicrohttpd daemon driven by one event loop, with no thread of its own: the loop runs it
+/// (`MHD_run`) when its epoll descriptor is readable, when a connection of it was resumed, and at the
+/// time `MHD_get_timeout` gives (a slow client's deadline). It accepts on a listening socket of its own,
+/// and its requests' handlers run on its loop. Every call on the daemon happens on the loop's thread,
+/// but `MHD_resume_connection`, which libmicrohttpd allows from any thread, followed by ``needsRun()``.
+///
+/// Safety (`@unchecked Sendable`): `pointer`, `timer`, `watched`, `quiesced` and `stopped` are read and written on
+/// the loop's thread only (``start(flags:limits:connections:)`` sets them before the loop first runs it,
+/// handing them over through the loop's lock); `runPending` is atomic; the rest is immutable.
+final class MicroHTTPDaemon: @unchecked Sendable {
+    /// The loop that runs the daemon and its requests' handlers.
+    let loop: EpollLoop
+    /// What every daemon of the server shares.
+    let state: MicroHTTPServerState
+    private let listener: Int32
+    private var pointer: OpaquePointer?
+    private var watched: Int32 = -1
+    private var timer: (id: UInt64, deadline: UInt64)?
+    private var quiesced = false
+    private var stopped = false
+    private let runPending = Atomic(false)
+
+    init(loop: EpollLoop, state: MicroHTTPServerState, listener: Int32) {
+        self.loop = loop
+        self.state = state
+        self.listener = listener
+    }
+
+    /// Starts the daemon on the listening socket, serving at most `connections` at once, and hands it to
+    /// its loop, which holds its thread while the daemon runs.
+    /// - Throws: ``MicroHTTPServerError`` when libmicrohttpd or the loop cannot start.
+    func start(flags: UInt32, limits: MicroHTTPServerLimits, connections: Int) throws(MicroHTTPServerError) {
+        // The callbacks reach this daemon through this pointer for as long as it runs: the server holds
+        // the daemon, and stops it (``stopNow()``) before it lets go of it.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard
+            let started = hardtack_mhd_start(
+                flags, listener, MicroHTTPCallbacks.access, context, MicroHTTPCallbacks.uriLog, context,
+                MicroHTTPCallbacks.completed, context, max(limits.requestHeadBytes, 4096), UInt32(max(connections, 1)),
+                UInt32(max(limits.idleSeconds, 1)))
+        else { throw MicroHTTPServerError("libmicrohttpd could not start (\(String(cString: strerror(errno))))") }
+        let descriptor = hardtack_mhd_epoll_fd(started)
+        // Set before the loop first runs the daemon; the loop's lock hands it over with the work below.
+        pointer = started
+        let done = DispatchSemaphore(value: 0)
+        let registered = Atomic(false)
+        loop.execute { [self] in
+            if loop.watch(descriptor, for: .readable, { [self] _ in run() }) {
+                watched = descriptor
+                loop.hold()
+                registered.store(true, ordering: .releasing)
+                run()
+            }
+            done.signal()
+        }
+        // A new loop is never the caller's: waiting for it cannot wait for itself.
+        done.wait()
+        guard registered.load(ordering: .acquiring) else {
+            loop.execute { [self] in stopNow() }
+            throw MicroHTTPServerError("the event loop cannot watch libmicrohttpd's descriptor")
+        }
+    }
+
+    /// Asks the loop to run the daemon soon (a connection was resumed), from any thread; several asks before
+    /// it runs make one run.
+    func needsRun() {
+        if runPending.exchange(true, ordering: .acquiringAndReleasing) { return }
+        loop.execute { [self] in
+            runPending.store(false, ordering: .releasing)
+            run()
+        }
+    }
+
+    /// Runs the daemon once (accepts, reads, calls the handlers, writes), then asks to run again as soon as
+    /// it has work pending or at its next deadline. Loop's thread only.
+    private func run() {
+        guard let pointer else { return }
+        _ = MHD_run(pointer)
+        var timeout: UInt64 = 0
+        guard MHD_get_timeout(pointer, &timeout) == MHD_Result.YES else { return }
+        if timeout == 0 { return needsRun() }
+        // One timer, moved only when a nearer deadline comes: a later one is seen when it fires.
+        let deadline = EpollLoop.now() &+ timeout &* 1_000_000
+        if let armed = timer {
+            if armed.deadline <= deadline { return }
+            loop.cancel(armed.id)
+        }
+        let id = loop.schedule(after: .milliseconds(Int64(min(timeout, UInt64(Int64.max / 1_000_000))))) { [self] in
+            timer = nil
+            run()
+        }
+        timer = (id, deadline)
+    }
+
+    /// Stops accepting connections (the listening socket stays open until ``stopNow()``). Loop's thread only.
+    func quiesce() {
+        guard let pointer, !quiesced else { return }
+        quiesced = true
+        _ = MHD_quiesce_daemon(pointer)
+        run()
+    }
+
+    /// Stops the daemon (every connection closed; none may be suspended), closes the listening socket and
+    /// lets go of the loop's thread, once. Loop's thread only.
+    func stopNow() {
+        guard !stopped else { return }
+        stopped = true
+        guard let pointer else {
+            close(listener)
+            return
+        }
+        self.pointer = nil
+        if !quiesced {
+            quiesced = true
+            _ = MHD_quiesce_daemon(pointer)
+        }
+        if let armed = timer { loop.cancel(armed.id) }
+        timer = nil
+        if watched >= 0 {
+            loop.unwatch(watched)
+            watched = -1
+            loop.release()
+        }
+        MHD_stop_daemon(pointer)
+        close(listener)
+    }
+}

@@ -1,0 +1,157 @@
+import Epoll
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The event loop on its own: work handed over from any thread runs on its thread, tasks that prefer it
+/// run there across their waits, timers fire in order, watched descriptors call their handlers, and the
+/// thread ends when idle and starts again for the next work.
+@Suite(.timeLimit(.minutes(1))) struct EpollLoopTests {
+    /// Runs `body` on `loop`'s thread and returns what it returns.
+    static func onLoop<Value: Sendable>(_ loop: EpollLoop, _ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: body()) } }
+    }
+
+    @Test func workHandedOverRunsOnTheLoopsThreadInOrder() async {
+        let loop = EpollLoop(name: "test.order")
+        let seen = Shared<[Int]>([])
+        let onThread = await Self.onLoop(loop) {
+            loop.isCurrent && EpollLoop.current === loop
+        }
+        #expect(onThread)
+        #expect(!loop.isCurrent && EpollLoop.current == nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            for index in 0..<100 { loop.execute { seen.withLock { $0.append(index) } } }
+            loop.execute { continuation.resume() }
+        }
+        #expect(seen.withLock { $0 } == Array(0..<100))
+    }
+
+    @Test func workQueuedFromTheLoopRunsAfterTheCurrentWork() async {
+        let loop = EpollLoop(name: "test.nested")
+        let order = await Self.onLoop(loop) { () -> [String] in
+            let order = Shared<[String]>([])
+            loop.execute { order.withLock { $0.append("inner") } }
+            order.withLock { $0.append("outer") }
+            return order.withLock { $0 }
+        }
+        #expect(order == ["outer"])
+        let later = await Self.onLoop(loop) { "after" }
+        #expect(later == "after")
+    }
+
+    @Test func aTaskThatPrefersTheLoopRunsThereAcrossItsWaits() async {
+        let loop = EpollLoop(name: "test.task")
+        let elsewhere = DispatchQueue(label: "test.elsewhere")
+        let placesSeen = await Task(executorPreference: loop) { () -> [Bool] in
+            var places = [loop.isCurrent]
+            for _ in 0..<20 {
+                // Resumed from another thread: the task comes back to the loop.
+                await withCheckedContinuation { continuation in elsewhere.async { continuation.resume() } }
+                places.append(loop.isCurrent)
+            }
+            return places
+        }.value
+        #expect(placesSeen.count == 21)
+        #expect(placesSeen.allSatisfy { $0 })
+    }
+
+    @Test func timersFireInDeadlineOrderAndACancelledOneNever() async {
+        let loop = EpollLoop(name: "test.timers")
+        let fired = Shared<[String]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                loop.schedule(after: .milliseconds(30)) { fired.withLock { $0.append("30") } }
+                let cancelled = loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("cancelled") } }
+                loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append("10") } }
+                loop.schedule(after: .zero) { fired.withLock { $0.append("0") } }
+                loop.cancel(cancelled)
+                loop.schedule(after: .milliseconds(60)) { continuation.resume() }
+            }
+        }
+        #expect(fired.withLock { $0 } == ["0", "10", "30"])
+    }
+
+    @Test func aWatchedDescriptorCallsItsHandlerWhileReadableAndNotOnceUnwatched() async throws {
+        let loop = EpollLoop(name: "test.watch")
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let (reader, writer) = (ends[0], ends[1])
+        defer {
+            close(reader)
+            close(writer)
+        }
+        _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
+        let received = Shared<[UInt8]>([])
+        let watching = await Self.onLoop(loop) {
+            loop.watch(reader, for: .readable) { _ in
+                var byte: UInt8 = 0
+                while read(reader, &byte, 1) == 1 { received.withLock { $0.append(byte) } }
+            }
+        }
+        #expect(watching)
+        var bytes: [UInt8] = [1, 2, 3]
+        #expect(write(writer, &bytes, 3) == 3)
+        for _ in 0..<200 where received.withLock({ $0.count }) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(received.withLock { $0 } == [1, 2, 3])
+        await Self.onLoop(loop) { loop.unwatch(reader) }
+        var more: UInt8 = 4
+        #expect(write(writer, &more, 1) == 1)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(received.withLock { $0 } == [1, 2, 3])
+        // The byte is still there: no handler read it.
+        let stillWatched = await Self.onLoop(loop) { loop.isWatching(reader) }
+        #expect(!stillWatched)
+    }
+
+    @Test func theThreadEndsAfterItsLingerAndTheNextWorkStartsAnother() async throws {
+        let loop = EpollLoop(name: "test.linger", linger: .milliseconds(50))
+        let first = await Self.onLoop(loop) { loop.threadIsRunning }
+        #expect(first)
+        for _ in 0..<400 where loop.threadIsRunning { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!loop.threadIsRunning)
+        let second = await Self.onLoop(loop) { loop.isCurrent && loop.threadIsRunning }
+        #expect(second)
+    }
+
+    @Test func aHeldLoopKeepsItsThreadPastTheLingerUntilReleased() async throws {
+        let loop = EpollLoop(name: "test.hold", linger: .milliseconds(20))
+        await Self.onLoop(loop) { loop.hold() }
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(loop.threadIsRunning)
+        await Self.onLoop(loop) { loop.release() }
+        for _ in 0..<400 where loop.threadIsRunning { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!loop.threadIsRunning)
+    }
+
+    @Test func workFromManyThreadsAtOnceAllRuns() async {
+        let loop = EpollLoop(name: "test.many")
+        let count = Shared(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<50 {
+                        await withCheckedContinuation { continuation in
+                            loop.execute {
+                                count.withLock { $0 += 1 }
+                                continuation.resume()
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(count.withLock { $0 } == 400)
+    }
+}
+
+/// A value shared between the test and the loop's thread, behind a lock.
+final class Shared<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<Result: Sendable>(_ body: (inout sending Value) -> sending Result) -> Result { value.withLock(body) }
+}
