@@ -39,6 +39,9 @@ public struct GatewayConfiguration: Sendable {
     /// group's rows after another connection's write (a pass over them: 24 ms at 5,000 rows, 123 ms at
     /// 25,000, measured here), so more than one pays only while the store holds few sessions.
     public var storeConnections = 1
+    /// How many event loops serve, a thread each: every loop accepts its share of the connections, and runs
+    /// their requests and the upstream calls they make. One per core (the default) serves the most.
+    public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Whether each session's refresh token is also kept under the store's key alone (not only under its
     /// cookie's key), so that a session ended without its cookie (back-channel logout, an operator's
     /// revoke, the idle sweep) has its refresh token revoked at the issuer. Off by default: with it, whoever

@@ -22,7 +22,8 @@ public final class GatewayServer: Sendable {
         server.host.contains(":") ? "http://[\(server.host)]:\(server.port)" : "http://\(server.host):\(server.port)"
     }
 
-    /// Discovers the issuer, opens the store, and starts serving on `host`:`port` (0 for a free port).
+    /// Discovers the issuer, opens the store, and starts serving on `host`:`port` (0 for a free port), on
+    /// ``GatewayConfiguration/threads`` event loops (whatever `limits` says of threads).
     /// - Throws: ``GatewayStartFailure``.
     public init(
         _ configuration: GatewayConfiguration, store: StoreConfiguration, host: String, port: UInt16,
@@ -86,6 +87,8 @@ public final class GatewayServer: Sendable {
             throw .auth(error)
         }
         self.gateway = gateway
+        var limits = limits
+        limits.threads = configuration.threads
         do throws(MicroHTTPServerError) {
             server = try MicroHTTPServer(
                 host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) })

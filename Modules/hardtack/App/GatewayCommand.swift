@@ -22,7 +22,7 @@ struct GatewayCommand: Command {
             + "ORIGIN/bff/backchannel for back-channel logout). Each setting may also come from the environment, as "
             + "containers expect: HARDTACK_GATEWAY_ISSUER, _CLIENT_ID, _CLIENT_SECRET_FILE, _LISTEN, "
             + "_PUBLIC_ORIGIN, _ROUTES (PREFIX=UPSTREAM, separated by spaces), _SCOPE, _STATIC, _UPSTREAM_TIMEOUT, "
-            + "_UPSTREAM_RESPONSE_BYTES, _IDLE_TIMEOUT, _SWEEP_INTERVAL, _STORE_CONNECTIONS, _REVOKE_ENDED_SESSIONS (1 or 0); an option given wins.",
+            + "_UPSTREAM_RESPONSE_BYTES, _IDLE_TIMEOUT, _SWEEP_INTERVAL, _STORE_CONNECTIONS, _THREADS, _REVOKE_ENDED_SESSIONS (1 or 0); an option given wins.",
         "Upstream answers stream to the browser as they arrive (a slow browser holds the upstream back; one that "
             + "leaves stops it); request bodies are read whole, up to 1 MiB (413 above).",
         "Every 5 minutes (--sweep-interval) it sweeps the store of sessions whose refresh token expired or that were idle past "

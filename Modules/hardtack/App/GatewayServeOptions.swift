@@ -73,6 +73,13 @@ struct GatewayServeOptions: ParsableArguments {
             + "the store's sessions: worth it only while the store holds few.", range: 1...64,
         invalidValue: "--store-connections takes a whole number from 1 to 64")
     var storeConnections: Int?
+    /// `--threads N`.
+    @Option(
+        "--threads", value: "N",
+        help: "Serve on N event loops, a thread each (default: one per core). Each accepts its share of the "
+            + "connections and runs their calls to the end, its upstream calls too.", range: 1...256,
+        invalidValue: "--threads takes a whole number from 1 to 256")
+    var threads: Int?
     /// `--revoke-ended-sessions`.
     @Flag(
         "--revoke-ended-sessions",

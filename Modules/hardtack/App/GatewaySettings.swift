@@ -92,6 +92,7 @@ struct GatewaySettings {
         if let connections = try number(command.storeConnections, "STORE_CONNECTIONS", 1...64, "--store-connections") {
             configuration.storeConnections = connections
         }
+        if let threads = try number(command.threads, "THREADS", 1...256, "--threads") { configuration.threads = threads }
         switch command.revokeEndedSessions ? "1" : setting(nil, "REVOKE_ENDED_SESSIONS")?.lowercased() {
         case nil, "0", "no", "false": break
         case "1", "yes", "true": configuration.revokeEndedSessions = true

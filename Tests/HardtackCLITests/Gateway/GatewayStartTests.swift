@@ -32,6 +32,10 @@ import Testing
         #expect(idle.status == 2 && idle.stderr.contains("HARDTACK_GATEWAY_IDLE_TIMEOUT takes what --idle-timeout takes"), "\(idle.stderr)")
         let connections = try sandbox.run(arguments() + ["--store-connections", "0"])
         #expect(connections.status == 2 && connections.stderr.contains("--store-connections takes a whole number from 1 to 64"))
+        let threads = try sandbox.run(arguments() + ["--threads", "0"])
+        #expect(threads.status == 2 && threads.stderr.contains("--threads takes a whole number from 1 to 256"))
+        let threadsVariable = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_THREADS": "many"])
+        #expect(threadsVariable.status == 2 && threadsVariable.stderr.contains("HARDTACK_GATEWAY_THREADS takes what --threads takes"))
         let revoke = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "maybe"])
         #expect(revoke.status == 2 && revoke.stderr.contains("HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS takes 1 or 0"))
         let scope = try sandbox.run(arguments() + ["--scope", "profile offline_access"])
@@ -61,6 +65,7 @@ import Testing
                 "HARDTACK_GATEWAY_SCOPE": "openid", "HARDTACK_GATEWAY_UPSTREAM_TIMEOUT": "5",
                 "HARDTACK_GATEWAY_UPSTREAM_RESPONSE_BYTES": "1000", "HARDTACK_GATEWAY_IDLE_TIMEOUT": "0",
                 "HARDTACK_GATEWAY_STORE_CONNECTIONS": "3", "HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "yes",
+                "HARDTACK_GATEWAY_THREADS": "3",
             ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("http://127.0.0.1:2/.well-known/openid-configuration"), "\(result.stderr)")
