@@ -70,6 +70,12 @@ static inline CURLMcode hardtack_curl_timeout_action(CURLM *multi) {
     int running = 0;
     return curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
 }
+// The socket of the connection `handle` used last (-1 when none): a socket curl lets go of is kept
+// watched only when it is that one, which curl closes through the close-socket callback.
+static inline curl_socket_t hardtack_curl_active_socket(CURL *handle) {
+    curl_socket_t socket = CURL_SOCKET_BAD;
+    return curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK ? socket : CURL_SOCKET_BAD;
+}
 static inline CURLcode hardtack_curl_set_close_socket(CURL *handle, int (*callback)(void *, curl_socket_t), void *context) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
     return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, context);

@@ -69,12 +69,17 @@ public final class CurlHTTPClient: HTTPClient {
     func multi() -> CurlMulti {
         let loop = EpollLoop.current ?? self.loop
         let key = ObjectIdentifier(loop)
-        return multis.withLock { multis in
-            if let multi = multis[key] { return multi }
+        let (multi, retired) = multis.withLock { multis -> (CurlMulti, [CurlMulti]) in
+            if let multi = multis[key] { return (multi, []) }
+            // A new loop: the multis of loops retired since (stopped servers') close their connections.
+            let retired = multis.filter { $0.value.loop.isRetired }
+            for key in retired.keys { multis[key] = nil }
             let multi = CurlMulti(loop: loop, idleConnections: handles.capacity)
             multis[key] = multi
-            return multi
+            return (multi, Array(retired.values))
         }
+        for old in retired { old.close() }
+        return multi
     }
 
     /// Sends `request` and returns the server's response, whatever its status.

@@ -13,9 +13,12 @@ import Foundation
 /// started by a handler running on the loop (a server's) never leaves that thread.
 ///
 /// The multi keeps the connections its transfers leave open (up to its `idleConnections`) for the next
-/// ones. A socket curl lets go of after a transfer stays watched for reading, so that the next transfer
-/// on the kept connection costs no `epoll_ctl`; if the server closes it meanwhile, the loop stops watching
-/// it, and curl sees the close when it next reuses it. Once a second while transfers run (more often when a
+/// ones. The socket of a kept connection stays watched for reading when curl lets go of it after a
+/// transfer, so that the next transfer on it costs no `epoll_ctl`; if the server closes it meanwhile, the
+/// loop stops watching it, and curl sees the close when it next reuses it. curl closes such a socket only
+/// through the close-socket callback (``closeSocket``), which the loop hears of first; any other socket
+/// curl lets go of (a connection attempt that lost, its resolver's) is unwatched at once, since curl may
+/// close it without a word and its number be reused. Once a second while transfers run (more often when a
 /// transfer asks), each is asked whether to stop (cancelled, its reader gone, or late: the sink decides),
 /// and stopped if so.
 ///
@@ -53,7 +56,12 @@ final class CurlMulti: @unchecked Sendable {
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
     /// What curl waits for on each socket it named, and not let go of since.
     private var wanted: [Int32: EpollLoop.Events] = [:]
-    private var timer: UInt64?
+    /// The loop's timer for curl's, and when it fires: moved only when curl wants its action sooner (a
+    /// later wish is found when it fires, and it is set again), so that curl's many changes of its
+    /// timeout cost no timer each.
+    private var timer: (id: UInt64, at: UInt64)?
+    /// When curl wants its timeout action, in the loop's nanoseconds (`nil`: never).
+    private var curlDue: UInt64?
     private var timeoutPending = false
     private var tick: UInt64?
     /// How often the running transfers are checked: a second, or less when one of them asked.
@@ -65,7 +73,8 @@ final class CurlMulti: @unchecked Sendable {
     /// A multi on `loop`, keeping at most `idleConnections` connections open between transfers.
     init(loop: EpollLoop, idleConnections: Int) {
         self.loop = loop
-        multi = CurlHandlePool.globalSetup == CURLE_OK ? curl_multi_init() : nil
+        // A loop without its descriptors runs no timer and watches nothing: its transfers would never end.
+        multi = CurlHandlePool.globalSetup == CURLE_OK && loop.isWorking ? curl_multi_init() : nil
         guard let multi else { return }
         // 0 would mean curl's default (a few per transfer); a multi keeping none keeps one, and its
         // transfers forbid reuse (``CurlTransfer``).
@@ -156,10 +165,12 @@ final class CurlMulti: @unchecked Sendable {
 
     /// Hands every finished transfer its result.
     private func collectFinished() {
-        guard let multi, !cleanedUp else { return }
+        guard let multi else { return }
         var handle: UnsafeMutableRawPointer?
         var result = CURLE_OK
-        while hardtack_curl_multi_done(multi, &handle, &result) == 1 {
+        // `end` never cleans the multi up itself (that waits for the loop's next work), but the check is kept
+        // per message: the multi must not be read once cleaned up.
+        while !cleanedUp, hardtack_curl_multi_done(multi, &handle, &result) == 1 {
             guard let done = handle else { continue }
             end(done, result)
         }
@@ -176,7 +187,8 @@ final class CurlMulti: @unchecked Sendable {
             loop.release()
         }
         transfer.finished(result)
-        if running.isEmpty { cleanUpIfIdle() }
+        // Not here: this may run inside a walk of curl's messages, which must not outlive the multi.
+        if running.isEmpty, closing { loop.execute { [self] in cleanUpIfIdle() } }
     }
 
     /// The once-a-second check of every running transfer.
@@ -190,8 +202,9 @@ final class CurlMulti: @unchecked Sendable {
     private func cleanUpIfIdle() {
         guard closing, running.isEmpty, !cleanedUp, let multi else { return }
         cleanedUp = true
-        if let timer { loop.cancel(timer) }
+        if let timer { loop.cancel(timer.id) }
         timer = nil
+        curlDue = nil
         // Closing the kept connections calls ``closeSocket`` for each, which stops watching it.
         curl_multi_cleanup(multi)
         for socket in wanted.keys { loop.unwatch(socket) }
@@ -215,8 +228,8 @@ final class CurlMulti: @unchecked Sendable {
 
     /// curl's timer is due.
     private func timedOut() {
-        timer = nil
         timeoutPending = false
+        curlDue = nil
         guard let multi, !cleanedUp else { return }
         _ = hardtack_curl_timeout_action(multi)
         collectFinished()
@@ -227,24 +240,35 @@ final class CurlMulti: @unchecked Sendable {
     private static let socketCallback:
         @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) ->
             Int32 = {
-                _, socket, what, context, _ in
+                easy, socket, what, context, _ in
                 guard let context else { return 0 }
                 let multi = Unmanaged<CurlMulti>.fromOpaque(context).takeUnretainedValue()
                 let loop = multi.loop
                 var events: EpollLoop.Events = []
                 if what == Int32(hardtack_curl_poll_remove) {
                     multi.wanted[socket] = nil
-                    if loop.isWatching(socket) { loop.change(socket, to: .readable) }
+                    // Kept watched only while it is a kept connection's, which curl closes through the callback.
+                    if let easy, hardtack_curl_active_socket(easy) == socket {
+                        if loop.isWatching(socket) { loop.change(socket, to: .readable) }
+                    } else {
+                        loop.unwatch(socket)
+                    }
                     return 0
                 }
                 if what & Int32(hardtack_curl_poll_in) != 0 { events.insert(.readable) }
                 if what & Int32(hardtack_curl_poll_out) != 0 { events.insert(.writable) }
                 multi.wanted[socket] = events
-                if loop.isWatching(socket) {
-                    loop.change(socket, to: events)
-                } else if !loop.watch(socket, for: events, { [multi] ready in multi.socketReady(socket, ready) }) {
-                    // Not watchable: curl is told it failed, at its next timer.
+                let watched =
+                    loop.isWatching(socket)
+                    ? loop.change(socket, to: events)
+                    : loop.watch(socket, for: events) { [multi] ready in multi.socketReady(socket, ready) }
+                if !watched {
+                    // Not watchable (no descriptor left, say): its transfer would wait for nothing, so it ends.
                     multi.wanted[socket] = nil
+                    if let easy {
+                        let handle = CurlHandlePool.Handle(raw: easy)
+                        loop.execute { [multi] in multi.end(handle.raw, CURLE_COULDNT_CONNECT) }
+                    }
                 }
                 return 0
             }
@@ -256,9 +280,11 @@ final class CurlMulti: @unchecked Sendable {
             _, milliseconds, context in
             guard let context else { return 0 }
             let multi = Unmanaged<CurlMulti>.fromOpaque(context).takeUnretainedValue()
-            if let timer = multi.timer { multi.loop.cancel(timer) }
-            multi.timer = nil
-            if milliseconds < 0 { return 0 }
+            multi.curlDue = nil
+            if milliseconds < 0 {
+                multi.timeoutPending = false
+                return 0
+            }
             if milliseconds == 0 {
                 guard !multi.timeoutPending else { return 0 }
                 multi.timeoutPending = true
@@ -266,9 +292,30 @@ final class CurlMulti: @unchecked Sendable {
                 return 0
             }
             multi.timeoutPending = false
-            multi.timer = multi.loop.schedule(after: .milliseconds(milliseconds)) { [multi] in multi.timedOut() }
+            let due = EpollLoop.now() &+ UInt64(milliseconds) &* 1_000_000
+            multi.curlDue = due
+            multi.arm(at: due)
             return 0
         }
+
+    /// Sets the loop's timer for `at`, unless it fires sooner already.
+    private func arm(at due: UInt64) {
+        if let timer {
+            if timer.at <= due { return }
+            loop.cancel(timer.id)
+        }
+        let now = EpollLoop.now()
+        let delay = due > now ? Duration.nanoseconds(Int64(due - now)) : .zero
+        timer = (loop.schedule(after: delay) { [self] in fired() }, due)
+    }
+
+    /// The loop's timer fired: curl's action when it is due, else the timer set again for when it is.
+    private func fired() {
+        timer = nil
+        guard let due = curlDue else { return }
+        if due > EpollLoop.now() { return arm(at: due) }
+        timedOut()
+    }
 
     /// A handle's close-socket callback: the loop forgets the socket, then it is closed.
     static let closeSocket: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, socket in

@@ -1,5 +1,6 @@
 internal import CEpoll
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -70,9 +71,10 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
     private var timers = TimerHeap()
     private var holds = 0
     private var passEnd: [(key: ObjectIdentifier, body: () -> Void)] = []
+    private let retired = Atomic(false)
 
     /// Whether the system gave the loop its descriptors: a loop without them runs no thread, and its work
-    /// runs on Dispatch's threads instead (see ``execute(_:)``).
+    /// runs on Dispatch's threads instead (see ``execute(_:)``), with no timer and no descriptor watched.
     package let isWorking: Bool
 
     /// A loop whose thread, named `name`, ends after `linger` neither held nor given work.
@@ -89,6 +91,15 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
         // No thread runs: it holds the loop while it does.
         if epoll >= 0 { close(epoll) }
         if wake >= 0 { close(wake) }
+    }
+
+    /// Whether the loop's owner is done with it (a stopped server's): whoever kept something on it for
+    /// the owner's calls (a client's connections) lets go of that.
+    package var isRetired: Bool { retired.load(ordering: .acquiring) }
+
+    /// Marks the loop as done with (``isRetired``); work handed to it still runs.
+    package func retire() {
+        retired.store(true, ordering: .releasing)
     }
 
     /// Whether the loop's thread runs now.
@@ -146,13 +157,25 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
         return true
     }
 
-    /// Changes what `descriptor`, watched, is waited for. Loop's thread only.
-    package func change(_ descriptor: Int32, to events: Events) {
+    /// Changes what `descriptor`, watched, is waited for; `false` when the kernel no longer has it (it was
+    /// closed, and its number maybe reused) and it cannot be added again: it is then no longer watched.
+    /// Loop's thread only.
+    @discardableResult
+    package func change(_ descriptor: Int32, to events: Events) -> Bool {
         precondition(isCurrent, "EpollLoop.change is for the loop's thread")
-        guard descriptor >= 0, Int(descriptor) < watchers.count, let watcher = watchers[Int(descriptor)],
-            watcher.events != events
-        else { return }
-        if hardtack_epoll_modify(epoll, descriptor, events.rawValue) == 0 { watcher.events = events }
+        guard descriptor >= 0, Int(descriptor) < watchers.count, let watcher = watchers[Int(descriptor)] else {
+            return false
+        }
+        guard watcher.events != events else { return true }
+        if hardtack_epoll_modify(epoll, descriptor, events.rawValue) == 0
+            || (errno == ENOENT
+                && hardtack_epoll_add(epoll, descriptor, events.rawValue) == 0)
+        {
+            watcher.events = events
+            return true
+        }
+        watchers[Int(descriptor)] = nil
+        return false
     }
 
     /// Stops watching `descriptor` (before it is closed; a descriptor closed first is forgotten by the
@@ -262,6 +285,7 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
             local.append(contentsOf: spareInbound)
             spareInbound.removeAll(keepingCapacity: true)
             runLocal(rounds: .max)
+            runPassEnd()
         }
     }
 

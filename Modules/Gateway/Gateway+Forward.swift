@@ -32,7 +32,9 @@ extension Gateway {
     /// once). Without the header 403, without a session 401; nothing reaches the upstream then. The
     /// upstream's answer streams to the browser as it arrives (a 401's body is read and dropped); one cut
     /// short is logged. A small one of known length arrives whole, and is sent whole.
-    func forward(_ request: HTTPRequest, through route: GatewayRoute, started: ContinuousClock.Instant) async -> HTTPReply {
+    func forward(
+        _ request: HTTPRequest, through route: GatewayRoute, client: any HTTPClient, started: ContinuousClock.Instant
+    ) async -> HTTPReply {
         guard Self.hasAntiForgeryHeader(request) else { return .complete(Self.missingAntiForgeryHeader) }
         guard let target = route.upstreamTarget(for: request.path) else {
             return .complete(GatewayReply.error(400, "invalid_path", "the path climbs out of the route's upstream"))
@@ -40,7 +42,6 @@ extension Gateway {
         guard let cookie = sessionCookie(request) else { return .complete(Self.notSignedIn(clearing: nil)) }
         let (use, ended) = await admit(cookie)
         if let ended { return .complete(ended) }
-        let client = dependencies.upstreamClients(route.origin)
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 1)
         let connectionFields = Self.connectionOptions(request.headers)
@@ -117,20 +118,21 @@ extension Gateway {
     }
 
     /// The fields every `Connection` field of `headers` names (RFC 9110 §7.6.1): hop-by-hop, for this
-    /// connection only, never passed on. Lowercased.
-    static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
-        var names = Set<String>()
+    /// connection only, never passed on. As written; compared in any case.
+    static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
+        var names: [String] = []
         for field in headers where field.name.caseInsensitiveEquals("connection") {
             for option in field.value.split(separator: ",") {
-                names.insert(option.trimmingOptionalWhitespace().lowercased())
+                let name = String(option.trimmingOptionalWhitespace())
+                if !name.isEmpty { names.append(name) }
             }
         }
         return names
     }
 
-    /// Whether the field `name` is one of `dropped` or of `named` (both lowercase), in any case.
-    private static func isDropped(_ name: String, _ dropped: [String], or named: Set<String>) -> Bool {
-        dropped.contains { name.caseInsensitiveEquals($0) } || (!named.isEmpty && named.contains(name.lowercased()))
+    /// Whether the field `name` is one of `dropped` (lowercase) or of `named`, in any case.
+    private static func isDropped(_ name: String, _ dropped: [String], or named: [String]) -> Bool {
+        dropped.contains { name.caseInsensitiveEquals($0) } || named.contains { name.caseInsensitiveEquals($0) }
     }
 
     /// Logs a line, and counts it, when `body` ends early: the upstream lost, late or over the limit, the

@@ -18,15 +18,19 @@ public final class Gateway: Sendable {
     let openID: OpenIDAuthenticationGateway
     let logoutTokens: IDTokenVerifier?
     let sessions: GatewaySessions
+    /// Each route's upstream client, in the routes' order (asked of the dependencies once, not per call).
+    let routeClients: [any HTTPClient]
+    /// The session cookies verified so far (their tags checked and keys derived once).
+    let cookies = SessionCookieCache(capacity: 10_000)
     let metrics = GatewayMetrics()
     let loginKey: SecretBytes
     /// The requests being handled now: their answers may have been given up on (a stopping server answers
     /// 503), while their work (a refresh whose new tokens are not stored yet) goes on.
-    private let handling = Mutex(0)
+    private let handling = Atomic(0)
 
     /// How many requests are being handled now, answered or not: a stopping process waits for none to be
     /// left, so that no refreshed token is lost with it.
-    public var requestsInHand: Int { handling.withLock { $0 } }
+    public var requestsInHand: Int { handling.load(ordering: .acquiring) }
     /// The key of the session cookies' tags, derived from the login key (shared by every instance).
     let cookieTagKey: SecretBytes
     let policy: AuthenticationPolicy
@@ -52,6 +56,7 @@ public final class Gateway: Sendable {
     public init(_ configuration: GatewayConfiguration, dependencies: GatewayDependencies) async throws(AuthenticationError) {
         self.configuration = configuration
         self.dependencies = dependencies
+        routeClients = configuration.routes.map { dependencies.upstreamClients($0.origin) }
         openID = OpenIDAuthenticationGateway(
             metadata: dependencies.metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
             clientAuthMethod: .basic, clients: dependencies.clients, signatures: dependencies.signatures,
@@ -74,7 +79,7 @@ public final class Gateway: Sendable {
             claimantIsGone: dependencies.claimantIsGone, now: dependencies.now,
             onShared: { metrics.refreshWaits.withLock { $0 += 1 } },
             counted: { fromMemory in
-                metrics.sessionReads.withLock { if fromMemory { $0.memory += 1 } else { $0.store += 1 } }
+                metrics.sessionRead(fromMemory: fromMemory)
             })
         activity = SessionActivity(
             store: dependencies.store, now: dependencies.now, interval: min(60, (configuration.idleTimeout ?? 600) / 10))
@@ -85,14 +90,17 @@ public final class Gateway: Sendable {
     /// Answers `request`, an upstream's answer with its body streaming; logs one JSON line for it once its
     /// head is known (and one more if its stream is cut short).
     public func reply(to request: HTTPRequest) async -> HTTPReply {
-        handling.withLock { $0 += 1 }
-        defer { handling.withLock { $0 -= 1 } }
+        handling.add(1, ordering: .acquiringAndReleasing)
+        defer { handling.subtract(1, ordering: .acquiringAndReleasing) }
         let started = ContinuousClock.now
         let route: String
         let reply: HTTPReply
         // Routes never shadow the gateway's own paths: their prefixes end with `/` and are not `/bff/`.
-        if let forwarded = configuration.routes.first(where: { request.path.hasPrefix($0.prefix) }) {
-            (route, reply) = (forwarded.prefix, await forward(request, through: forwarded, started: started))
+        if let index = configuration.routes.firstIndex(where: { request.path.hasPrefix($0.prefix) }) {
+            let forwarded = configuration.routes[index]
+            (route, reply) = (
+                forwarded.prefix, await forward(request, through: forwarded, client: routeClients[index], started: started)
+            )
         } else {
             let (name, response) = await dispatch(request)
             (route, reply) = (name, .complete(response))
@@ -163,7 +171,7 @@ public final class Gateway: Sendable {
 
     /// The session cookie of `request`, if it carries a well-formed one.
     func sessionCookie(_ request: HTTPRequest) -> SessionCookie? {
-        SessionCookie(request.headers, name: configuration.cookieName, tagKey: cookieTagKey)
+        cookies.cookie(request.headers, name: configuration.cookieName, tagKey: cookieTagKey)
     }
 
     /// Whether `request` carries the anti-forgery header every API call must (`X-CSRF: 1`): a browser

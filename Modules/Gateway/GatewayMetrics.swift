@@ -1,6 +1,7 @@
 import Data
 import Foundation
 import Locking
+import Synchronization
 
 /// The gateway's counters, in Prometheus's text format at `/metrics`: requests by route and status,
 /// refreshes and the waits behind them, sessions created and ended, the upstreams' latency (to their
@@ -30,7 +31,17 @@ final class GatewayMetrics: Sendable {
     let refreshes = Locked(0)
     let refreshWaits = Locked(0)
     /// Sessions read for a call: from memory (nothing committed since they were read), from the store.
-    let sessionReads = Locked((memory: 0, store: 0))
+    let sessionReadsFromMemory = Atomic(0)
+    let sessionReadsFromStore = Atomic(0)
+
+    /// Counts a session read for a call, from memory or from the store.
+    func sessionRead(fromMemory: Bool) {
+        if fromMemory {
+            sessionReadsFromMemory.add(1, ordering: .relaxed)
+        } else {
+            sessionReadsFromStore.add(1, ordering: .relaxed)
+        }
+    }
 
     /// Counts a request.
     func record(route: String, status: Int, duration: Duration) {
@@ -59,7 +70,9 @@ final class GatewayMetrics: Sendable {
     /// The exposition: `text/plain; version=0.0.4`.
     func exposition() -> HTTPResponse {
         let snapshot = state.withLock { $0 }
-        let reads = sessionReads.withLock { $0 }
+        let reads = (
+            memory: sessionReadsFromMemory.load(ordering: .relaxed), store: sessionReadsFromStore.load(ordering: .relaxed)
+        )
         var lines = [
             "# HELP hardtack_gateway_requests_total Requests answered, by route and status.",
             "# TYPE hardtack_gateway_requests_total counter",

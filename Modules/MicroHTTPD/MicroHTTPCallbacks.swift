@@ -49,7 +49,7 @@ enum MicroHTTPCallbacks {
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: context.target,
             headers: MicroHTTPResponder.headers(of: connection), body: body, received: .now)
-        state.dispatch(context, request, on: daemon.loop)
+        daemon.dispatch(context, request)
         return MHD_Result.YES
     }
 }

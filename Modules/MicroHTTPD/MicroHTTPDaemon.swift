@@ -1,6 +1,8 @@
 internal import CMicroHTTPD
+import Data
 import Dispatch
 import Epoll
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,6 +30,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     private var quiesced = false
     private var stopped = false
     private let runPending = Atomic(false)
+    /// The requests handed to their handlers and not yet answered, so that a stopping server can answer them.
+    private let waiting = Locked<[ObjectIdentifier: MicroHTTPRequestContext]>([:])
 
     init(loop: EpollLoop, state: MicroHTTPServerState, listener: Int32) {
         self.loop = loop
@@ -36,7 +40,9 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     }
 
     /// Starts the daemon on the listening socket, serving at most `connections` at once, and hands it to
-    /// its loop, which holds its thread while the daemon runs.
+    /// its loop, which holds its thread while the daemon runs. The socket is the daemon's from here on: when
+    /// libmicrohttpd refuses to start, it may have closed it already (some of its failures do), and it is
+    /// not closed again; otherwise ``stopNow()`` closes it.
     /// - Throws: ``MicroHTTPServerError`` when libmicrohttpd or the loop cannot start.
     func start(flags: UInt32, limits: MicroHTTPServerLimits, connections: Int) throws(MicroHTTPServerError) {
         // The callbacks reach this daemon through this pointer for as long as it runs: the server holds
@@ -68,6 +74,27 @@ final class MicroHTTPDaemon: @unchecked Sendable {
             loop.execute { [self] in stopNow() }
             throw MicroHTTPServerError("the event loop cannot watch libmicrohttpd's descriptor")
         }
+    }
+
+    /// Hands `context` to the handler, a task on this daemon's loop (this thread's: it starts once the
+    /// daemon's run returns, without waking any thread); its connection is resumed with the answer.
+    func dispatch(_ context: MicroHTTPRequestContext, _ request: HTTPRequest) {
+        waiting.withLock { $0[ObjectIdentifier(context)] = context }
+        let handler = state.handler
+        Task(executorPreference: loop) {
+            let response = await handler(request)
+            self.waiting.withLock { $0[ObjectIdentifier(context)] = nil }
+            context.resume(with: response)
+        }
+    }
+
+    /// Answers every request still waiting for its handler with 503 (the server is stopping).
+    func abandonWaiting() {
+        let abandoned = waiting.withLock { waiting in
+            defer { waiting = [:] }
+            return Array(waiting.values)
+        }
+        for context in abandoned { context.resume(with: .complete(MicroHTTPServerState.unavailable)) }
     }
 
     /// Asks the loop to run the daemon soon (a connection was resumed), from any thread; several asks before
@@ -109,8 +136,10 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         run()
     }
 
-    /// Stops the daemon (every connection closed; none may be suspended), closes the listening socket and
-    /// lets go of the loop's thread, once. Loop's thread only.
+    /// Stops the daemon (every connection closed), closes the listening socket and lets go of the loop's
+    /// thread, once. Loop's thread only: no callback of the daemon runs meanwhile, so the requests still
+    /// waiting for their handlers, and the answers still streaming, are all known here and resumed first
+    /// (libmicrohttpd must not be stopped with a connection suspended).
     func stopNow() {
         guard !stopped else { return }
         stopped = true
@@ -118,6 +147,9 @@ final class MicroHTTPDaemon: @unchecked Sendable {
             close(listener)
             return
         }
+        state.beginDraining()
+        abandonWaiting()
+        state.abortStreams()
         self.pointer = nil
         if !quiesced {
             quiesced = true
@@ -132,5 +164,6 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         }
         MHD_stop_daemon(pointer)
         close(listener)
+        loop.retire()
     }
 }

@@ -52,7 +52,8 @@ public final class MicroHTTPServer: Sendable {
         host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(),
         replying handler: @escaping ReplyHandler
     ) throws(MicroHTTPServerError) {
-        let count = max(limits.threads, 1)
+        // No more loops than connections: each serves its share of them.
+        let count = min(max(limits.threads, 1), max(limits.connections, 1))
         let (sockets, bound) = try ListeningSockets.open(host: host, port: port, count: count)
         var flags = UInt32(MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if host.contains(":") { flags |= UInt32(MHD_USE_IPv6.rawValue) }
@@ -66,8 +67,9 @@ public final class MicroHTTPServer: Sendable {
             do throws(MicroHTTPServerError) {
                 try daemon.start(flags: flags, limits: limits, connections: share)
             } catch {
+                // This daemon's socket is its own now (see `start`); the later ones are still this init's.
                 for started in daemons { started.loop.execute { started.stopNow() } }
-                for unused in sockets[index...] { close(unused) }
+                for unused in sockets[(index + 1)...] { close(unused) }
                 throw error
             }
             daemons.append(daemon)
@@ -92,7 +94,7 @@ public final class MicroHTTPServer: Sendable {
         while state.inFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        state.abandonWaiting()
+        for daemon in daemons { daemon.abandonWaiting() }
         state.abortStreams()
         // The abandoned answers need the loop a moment to be written before it stops.
         let written = ContinuousClock.now.advanced(by: .milliseconds(500))
@@ -107,7 +109,7 @@ public final class MicroHTTPServer: Sendable {
         // and each daemon stops on its loop, its port free once this returns (a daemon whose loop is this
         // thread stops here; another's is waited for, at most a few seconds should its loop be stuck).
         state.beginDraining()
-        state.abandonWaiting()
+        for daemon in daemons { daemon.abandonWaiting() }
         state.abortStreams()
         for daemon in daemons {
             if daemon.loop.isCurrent {

@@ -2,21 +2,22 @@ internal import CMicroHTTPD
 import Data
 import Epoll
 import Foundation
+import Synchronization
 
-/// What the daemon's callbacks share: the handler, the limits, and the requests in progress, so that
-/// a stopping server can wait for them, answer those still waiting and cut the answers still streaming.
+/// What the daemons' callbacks share: the handler, the limits, how many requests are in progress and the
+/// answers still streaming, so that a stopping server can wait for the requests and cut the streams. (The
+/// requests waiting for their handlers are each daemon's: ``MicroHTTPDaemon``.)
 ///
-/// Safety (`@unchecked Sendable`): `handler` and `limits` are immutable; `draining`, `waiting`,
-/// `streaming`, `cutting` and `count` are read and written under `lock` only.
+/// Safety (`@unchecked Sendable`): `handler` and `limits` are immutable; `count` and `draining` are atomic;
+/// `streaming` and `cutting` are read and written under `lock` only.
 final class MicroHTTPServerState: @unchecked Sendable {
     let handler: MicroHTTPServer.ReplyHandler
     let limits: MicroHTTPServerLimits
     private let lock = NSLock()
-    private var draining = false
-    private var waiting: [ObjectIdentifier: MicroHTTPRequestContext] = [:]
+    private let draining = Atomic(false)
     private var streaming: [ObjectIdentifier: MicroHTTPStreamReader] = [:]
     private var cutting = false
-    private var count = 0
+    private let count = Atomic(0)
 
     init(handler: @escaping MicroHTTPServer.ReplyHandler, limits: MicroHTTPServerLimits) {
         self.handler = handler
@@ -24,60 +25,24 @@ final class MicroHTTPServerState: @unchecked Sendable {
     }
 
     /// Requests between their first byte and their last answer byte.
-    var inFlight: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
+    var inFlight: Int { count.load(ordering: .acquiring) }
 
     /// Whether the server is stopping: new requests are answered 503.
-    var isDraining: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return draining
-    }
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
 
     /// Counts a request from its first byte.
     func opened() {
-        lock.lock()
-        count += 1
-        lock.unlock()
+        count.add(1, ordering: .acquiringAndReleasing)
     }
 
     /// Counts a request as finished (answered, or its connection closed).
     func closed() {
-        lock.lock()
-        count -= 1
-        lock.unlock()
+        count.subtract(1, ordering: .acquiringAndReleasing)
     }
 
     /// Marks the server as stopping.
     func beginDraining() {
-        lock.lock()
-        draining = true
-        lock.unlock()
-    }
-
-    /// Hands `context` to the handler, a task on `loop` (the daemon's, this thread's: it starts once the
-    /// daemon's run returns, without waking any thread); its connection is resumed with the answer.
-    func dispatch(_ context: MicroHTTPRequestContext, _ request: HTTPRequest, on loop: EpollLoop) {
-        lock.lock()
-        waiting[ObjectIdentifier(context)] = context
-        lock.unlock()
-        let handler = handler
-        Task(executorPreference: loop) {
-            let response = await handler(request)
-            self.finish(context, with: response)
-        }
-    }
-
-    /// Answers every request still waiting for its handler with 503 (the server is stopping).
-    func abandonWaiting() {
-        lock.lock()
-        let abandoned = Array(waiting.values)
-        waiting = [:]
-        lock.unlock()
-        for context in abandoned { context.resume(with: .complete(Self.unavailable)) }
+        draining.store(true, ordering: .releasing)
     }
 
     /// Notes an answer that streams, until libmicrohttpd lets go of it; one that starts once the streams
@@ -105,13 +70,6 @@ final class MicroHTTPServerState: @unchecked Sendable {
         let cut = Array(streaming.values)
         lock.unlock()
         for reader in cut { reader.stream.abort() }
-    }
-
-    private func finish(_ context: MicroHTTPRequestContext, with response: HTTPReply) {
-        lock.lock()
-        waiting[ObjectIdentifier(context)] = nil
-        lock.unlock()
-        context.resume(with: response)
     }
 
     /// The answer to a request the server will not handle because it is stopping. (Computed: a global

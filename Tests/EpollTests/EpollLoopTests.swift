@@ -108,6 +108,40 @@ import Testing
         #expect(!stillWatched)
     }
 
+    @Test func aWatchedNumberClosedAndReusedIsWatchedAgainWhenChanged() async throws {
+        // A descriptor closed without a word leaves the kernel's watch behind it; a new descriptor that gets
+        // its number is then no longer watched there, and a change must add it back, not fail in silence.
+        let loop = EpollLoop(name: "test.reuse")
+        var first: [Int32] = [0, 0]
+        #expect(pipe(&first) == 0)
+        let number = first[0]
+        let readyCount = Shared(0)
+        // A pipe's read end is never writable: nothing is heard until it is changed to readable.
+        let watched = await Self.onLoop(loop) {
+            loop.watch(number, for: .writable) { events in
+                var byte: UInt8 = 0
+                if events.contains(.readable), read(number, &byte, 1) == 1 { readyCount.withLock { $0 += 1 } }
+            }
+        }
+        #expect(watched)
+        // The number goes to another pipe in one step (dup2 closes the old one), so no other thread takes it.
+        var second: [Int32] = [0, 0]
+        #expect(pipe(&second) == 0)
+        #expect(dup2(second[0], number) == number)
+        close(second[0])
+        close(first[1])
+        defer {
+            close(number)
+            close(second[1])
+        }
+        let changed = await Self.onLoop(loop) { loop.change(number, to: .readable) }
+        #expect(changed)
+        var byte: UInt8 = 7
+        #expect(write(second[1], &byte, 1) == 1)
+        for _ in 0..<200 where readyCount.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(readyCount.withLock { $0 } == 1)
+    }
+
     @Test func theThreadEndsAfterItsLingerAndTheNextWorkStartsAnother() async throws {
         let loop = EpollLoop(name: "test.linger", linger: .milliseconds(50))
         let first = await Self.onLoop(loop) { loop.threadIsRunning }

@@ -58,9 +58,6 @@ final class RefresherCache: Sendable {
     }
 
     private static func key(_ cookie: SessionCookie) -> String {
-        let fingerprint = GatewaySeal.derive(cookie.secret, purpose: "hardtack gateway refresher").withUnsafeBytes {
-            Hex.lowercase($0.prefix(8))
-        }
-        return cookie.sessionID + "." + fingerprint
+        cookie.refresherKey
     }
 }

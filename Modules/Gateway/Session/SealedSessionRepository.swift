@@ -33,7 +33,7 @@ public struct SealedSessionRepository: SessionRepository {
         self.reads = reads
         self.received = received
         sessionID = cookie.sessionID
-        key = GatewaySeal.derive(cookie.secret, purpose: "hardtack gateway session tokens " + cookie.sessionID)
+        key = cookie.tokensKey
     }
 
     /// What each sealed token is bound to, with its field's name: the session (made when a token is sealed

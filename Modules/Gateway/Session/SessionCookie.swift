@@ -16,6 +16,11 @@ public struct SessionCookie: Sendable {
     /// The session id as text: 32 lowercase hex digits. Not secret on its own (it opens nothing), it is
     /// what `/bff/user` names as `sid` and `/bff/logout` asks back, and the store's account name ends with it.
     let sessionID: String
+    /// The key the session's tokens are sealed under: derived from the secret for this session.
+    let tokensKey: SecretBytes
+    /// What this cookie's refresher is kept under: the session id and a fingerprint of the secret, so that
+    /// a cookie with another secret naming the same session never shares it.
+    let refresherKey: String
 
     /// A new session's cookie.
     static func fresh() -> SessionCookie {
@@ -26,7 +31,12 @@ public struct SessionCookie: Sendable {
     init(id: [UInt8], secret: SecretBytes) {
         self.id = id
         self.secret = secret
-        sessionID = Hex.lowercase(id)
+        let sessionID = Hex.lowercase(id)
+        self.sessionID = sessionID
+        tokensKey = GatewaySeal.derive(secret, purpose: "hardtack gateway session tokens " + sessionID)
+        refresherKey =
+            sessionID + "."
+            + GatewaySeal.derive(secret, purpose: "hardtack gateway refresher").withUnsafeBytes { Hex.lowercase($0.prefix(8)) }
     }
 
     /// The cookie's value: base64url of the id, the secret and their tag under `tagKey` (86 characters).
@@ -42,15 +52,39 @@ public struct SessionCookie: Sendable {
     /// not a session cookie's, or its tag under `tagKey` is not the one the gateway made (never an error:
     /// a tampered or forged cookie is no session).
     init?(_ headers: HTTPHeaders, name: String, tagKey: SecretBytes) {
-        guard let found = CookieHeader.value(name, in: headers), found.utf8.count == 86,
-            var bytes = Base64URL.decodedBytes(found), bytes.count == 64
-        else { return nil }
-        defer { bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
+        guard var bytes = Self.bytes(headers, name: name) else { return nil }
+        defer { Self.wipe(&bytes) }
+        self.init(verifying: bytes, tagKey: tagKey)
+    }
+
+    /// The cookie whose decoded value is `bytes` (id, secret, tag: 64 bytes), or `nil` when its tag under
+    /// `tagKey` is not the one the gateway made.
+    init?(verifying bytes: [UInt8], tagKey: SecretBytes) {
+        guard bytes.count == 64 else { return nil }
         let tagged = bytes.withUnsafeBytes { all in
-            GatewaySeal.verifyTag(UnsafeRawBufferPointer(rebasing: all[48...]), of: UnsafeRawBufferPointer(rebasing: all[0..<48]), key: tagKey)
+            GatewaySeal.verifyTag(
+                UnsafeRawBufferPointer(rebasing: all[48...]), of: UnsafeRawBufferPointer(rebasing: all[0..<48]), key: tagKey)
         }
         guard tagged else { return nil }
         self.init(id: Array(bytes[0..<16]), secret: SecretBytes(bytes[16..<48]))
+    }
+
+    /// The decoded value of the cookie named `name` in `headers` (64 bytes, to be wiped by the caller), or
+    /// `nil` when there is none or it is not a session cookie's shape.
+    static func bytes(_ headers: HTTPHeaders, name: String) -> [UInt8]? {
+        guard let found = CookieHeader.value(name, in: headers), found.utf8.count == 86,
+            var bytes = Base64URL.decodedBytes(found)
+        else { return nil }
+        guard bytes.count == 64 else {
+            wipe(&bytes)
+            return nil
+        }
+        return bytes
+    }
+
+    /// Zeroes `bytes` (a decoded cookie holds the secret).
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) }
     }
 
     /// What the store's account of every gateway session starts with.

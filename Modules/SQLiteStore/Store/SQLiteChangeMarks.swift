@@ -24,7 +24,8 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
         let lock = NSLock()
         var connection: SQLiteConnection?
         var lastVersion: Int64?
-        var failed = false
+        /// When opening its connection last failed: tried again a second later.
+        var failedAt: ContinuousClock.Instant?
     }
 
     private let path: String
@@ -52,7 +53,7 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
     /// The generation after `reader` read `data_version` (raised when it moved); `nil` when it could not
     /// be read. Under `reader`'s lock.
     private func read(_ reader: Reader, waiting: Bool) -> UInt64? {
-        guard !reader.failed else { return nil }
+        if let failedAt = reader.failedAt, ContinuousClock.now - failedAt < .seconds(1) { return nil }
         do throws(SecureStoreError) {
             let connection: SQLiteConnection
             if let open = reader.connection {
@@ -77,9 +78,9 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
             }
             return generation.load(ordering: .acquiring)
         } catch {
-            // A file that cannot be opened read-only here (gone, or refused) gives no marks again: the
-            // caller reads the store instead. A busy read is tried again next time.
-            if reader.connection == nil { reader.failed = true }
+            // A connection that cannot be opened (no descriptor left, the file refused) is tried again a second
+            // later, not at every call; meanwhile the caller reads the store. A busy read is tried again next time.
+            if reader.connection == nil { reader.failedAt = ContinuousClock.now }
             return nil
         }
     }
