@@ -26,8 +26,8 @@ import Foundation
 /// through ``resume(_:)``, from any thread; curl's calls on the multi and its handles happen on the loop's
 /// thread only. A transfer's callbacks must never block: a body the reader is not ready for pauses it.
 ///
-/// Safety (`@unchecked Sendable`): every mutable field but `lastID`, and curl's `multi`, are used on the
-/// loop's thread only (the methods hop there with ``EpollLoop/execute(_:)``, which hands closures over under the
+/// Safety (`@unchecked Sendable`): `pendingTimeout` is set in `init`, before the multi is shared, and only
+/// read after; every other mutable field but `lastID`, and curl's `multi`, are used on the loop's thread only (the methods hop there with ``EpollLoop/execute(_:)``, which hands closures over under the
 /// loop's lock); `lastID` is read and written under `lock`. A transfer's closures (not `Sendable`: they
 /// hold the transfer's curl callbacks' state) are handed from the starting thread to the loop's through
 /// that same hop, and called and let go of there only, after curl's last callback for the transfer.
@@ -63,6 +63,8 @@ final class CurlMulti: @unchecked Sendable {
     /// When curl wants its timeout action, in the loop's nanoseconds (`nil`: never).
     private var curlDue: UInt64?
     private var timeoutPending = false
+    /// What a timer of 0 ms hands the loop: made once in `init`, not a closure per transfer.
+    private var pendingTimeout: @Sendable () -> Void = {}
     private var tick: UInt64?
     /// How often the running transfers are checked: a second, or less when one of them asked.
     private var tickInterval: Duration = .seconds(1)
@@ -84,6 +86,10 @@ final class CurlMulti: @unchecked Sendable {
         _ = hardtack_curl_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_NOTHING))
         // curl reaches this multi through these pointers while it exists: ``close()`` cleans curl's multi
         // up, on the loop, before the last reference goes (the loop's closures hold one until then).
+        pendingTimeout = { [weak self] in
+            guard let self, timeoutPending else { return }
+            timedOut()
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = hardtack_curl_multi_set_socket_function(multi, Self.socketCallback, context)
         _ = hardtack_curl_multi_set_timer_function(multi, Self.timerCallback, context)
@@ -288,7 +294,7 @@ final class CurlMulti: @unchecked Sendable {
             if milliseconds == 0 {
                 guard !multi.timeoutPending else { return 0 }
                 multi.timeoutPending = true
-                multi.loop.execute { [multi] in if multi.timeoutPending { multi.timedOut() } }
+                multi.loop.execute(multi.pendingTimeout)
                 return 0
             }
             multi.timeoutPending = false

@@ -15,7 +15,8 @@ import Synchronization
 /// and its requests' handlers run on its loop. Every call on the daemon happens on the loop's thread,
 /// but `MHD_resume_connection`, which libmicrohttpd allows from any thread, followed by ``needsRun()``.
 ///
-/// Safety (`@unchecked Sendable`): `pointer`, `timer`, `watched`, `quiesced` and `stopped` are read and written on
+/// Safety (`@unchecked Sendable`): `pendingRun` is set in `init`, before the daemon is shared, and only read
+/// after; `pointer`, `timer`, `watched`, `quiesced` and `stopped` are read and written on
 /// the loop's thread only (``start(flags:limits:connections:)`` sets them before the loop first runs it,
 /// handing them over through the loop's lock); `runPending` is atomic; the rest is immutable.
 final class MicroHTTPDaemon: @unchecked Sendable {
@@ -37,6 +38,12 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         self.loop = loop
         self.state = state
         self.listener = listener
+        // Set before the daemon is shared with any other thread, never again.
+        pendingRun = { [weak self] in
+            guard let self else { return }
+            runPending.store(false, ordering: .releasing)
+            run()
+        }
     }
 
     /// Starts the daemon on the listening socket, serving at most `connections` at once, and hands it to
@@ -101,11 +108,11 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     /// it runs make one run.
     func needsRun() {
         if runPending.exchange(true, ordering: .acquiringAndReleasing) { return }
-        loop.execute { [self] in
-            runPending.store(false, ordering: .releasing)
-            run()
-        }
+        loop.execute(pendingRun)
     }
+
+    /// What ``needsRun()`` hands the loop: made once in `init`, not a closure per ask.
+    private var pendingRun: @Sendable () -> Void = {}
 
     /// Runs the daemon once (accepts, reads, calls the handlers, writes), then asks to run again as soon as
     /// it has work pending or at its next deadline. Loop's thread only.
