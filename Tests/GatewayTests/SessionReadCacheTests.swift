@@ -103,6 +103,37 @@ import Testing
         #expect(signedOut, "the sign-out came between a read and a mark")
     }
 
+    @Test func aRequestUsesAMarkReadAfterItArrivedAndNeverOneReadBefore() async throws {
+        // The requests a server read at once share a mark: one read after a request was read whole tells of
+        // every commit that ended before it arrived. One read before it does not, however recent: a sign-out
+        // elsewhere between that read and the request must hold.
+        let store = try store()
+        let elsewhere = try self.store()
+        final class Marks: Sendable {
+            let asked = Atomic(0)
+        }
+        let marks = Marks()
+        let counting = PortOnlyStore(base: store, onFind: {}, onMark: { marks.asked.add(1, ordering: .relaxed) })
+        let cache = SessionReadCache(store: counting, capacity: 10)
+        let cookie = SessionCookie.fresh()
+        func forRequest(received: ContinuousClock.Instant?) -> SealedSessionRepository {
+            SealedSessionRepository(
+                SecureStoreSessionRepository(store: counting, account: cookie.account), cookie: cookie, reads: cache,
+                received: received)
+        }
+        try await forRequest(received: nil).replace(with: try session("1"))
+        let arrived = ContinuousClock.now
+        _ = try await forRequest(received: arrived).load()
+        let asked = marks.asked.load(ordering: .relaxed)
+        // Another request of the same batch (it arrived before that mark was read): no mark read for it.
+        #expect(try await forRequest(received: arrived).load()?.accessToken.value == SecretBytes(utf8: "access-1"))
+        #expect(marks.asked.load(ordering: .relaxed) == asked)
+        // A sign-out elsewhere, then a request that arrives after it: it reads a mark, and finds no session.
+        #expect(try await repository(elsewhere, cookie, nil).delete())
+        #expect(try await forRequest(received: .now).load() == nil)
+        #expect(marks.asked.load(ordering: .relaxed) == asked + 1)
+    }
+
     @Test func aSignOutThroughTheGatewaysSessionsDropsTheKeptSessionAtOnce() async throws {
         let store = try store()
         let reads = Reads()

@@ -1,7 +1,12 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Data
+import Foundation
 import Domain
 import StoreCore
 import TestSupport
+import Synchronization
 import Testing
 
 /// The store's change mark (``SecureItemStore/changeMark(waiting:)``): it stays the same while nothing is
@@ -55,6 +60,36 @@ import Testing
         store.lock()
         #expect(store.changeMark(waiting: false) == nil)
         #expect(store.changeMark(waiting: true) == nil)
+    }
+
+    @Test func onSQLiteAMarkIsGivenWhileTheHandleIsBusyAndMovesWithItsCommit() async throws {
+        // The marks are read through connections of their own: a thread asking while the handle is inside
+        // another thread's transaction gets one at once, without waiting, and the commit moves it.
+        let fixture = try ConformanceFixture(.sqlite)
+        let store = try fixture.open(durability: .normal)
+        try await store.add(Self.item, data: secret("one"))
+        let before = try #require(store.changeMark(waiting: false))
+        final class Flags: Sendable {
+            let inside = Atomic(false)
+            let proceed = Atomic(false)
+            let done = Atomic(false)
+        }
+        let flags = Flags()
+        Thread {
+            _ = try? store.transaction { transaction in
+                try transaction.update(Self.item, attributes: nil, data: secret("two"))
+                flags.inside.store(true, ordering: .releasing)
+                while !flags.proceed.load(ordering: .acquiring) { usleep(1000) }
+            }
+            flags.done.store(true, ordering: .releasing)
+        }.start()
+        while !flags.inside.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        // Busy with the other thread's transaction, not yet committed: the same mark, given at once.
+        #expect(store.changeMark(waiting: false) == before)
+        flags.proceed.store(true, ordering: .releasing)
+        while !flags.done.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        let after = try #require(store.changeMark(waiting: false))
+        #expect(after != before)
     }
 
     @Test(arguments: StoreAdapter.all)

@@ -16,9 +16,9 @@ public protocol SecureItemStore: SecureItemTransaction, Sendable {
     /// A number that moves with every commit to the store, by this handle or any other, process or
     /// machine: two equal marks mean nothing was committed between the two calls, so what was read after
     /// the first is still what the store holds. `nil` when the store cannot tell without reading rows
-    /// (PostgreSQL, always), or not now (locked, failed, or, unless `waiting`, the handle busy with
-    /// another call or the store locked by another connection: without `waiting` it never waits for a
-    /// lock); then read.
+    /// (PostgreSQL, always), or not now (locked, failed, inside the handle's own transaction, or, unless
+    /// `waiting`, whatever reads the mark busy or the store locked by another connection: without `waiting`
+    /// it never waits for a lock); then read.
     func changeMark(waiting: Bool) -> UInt64?
 }
 
