@@ -343,6 +343,9 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
                 lock.unlock()
             }
             if count > 0 {
+                // A handler may close a descriptor whose number a new one then takes within this batch: that
+                // number's event, if any, goes to the new one's handler as a spurious readiness, which every
+                // handler here tolerates (its reads and writes do not block).
                 for index in 0..<Int(count) {
                     let descriptor = readyDescriptors[index]
                     let ready = Events(rawValue: readyEvents[index])
