@@ -18,7 +18,8 @@ extension CurlHTTPClient {
         let (body, writer) = HTTPBodyStream.pipe(limit: responseSizeLimit)
         let (handles, multi) = (handles, multi())
         let head = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Resumed exactly once: the sink hands over a head or why there is none once (`delivered`).
+            await withUnsafeContinuation { continuation in
                 // On an event loop, with other transfers: none holds a thread of its own.
                 transfer.start(
                     in: handles, on: multi, into: writer, deliver: { continuation.resume(returning: $0) })

@@ -91,7 +91,8 @@ public final class CurlHTTPClient: HTTPClient {
             limit: responseSizeLimit)
         let (handles, multi) = (handles, multi())
         let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Resumed exactly once: each way `start` ends calls `finished` once and only once.
+            await withUnsafeContinuation { continuation in
                 // On an event loop's thread, with other transfers: waiting for the server holds no thread,
                 // least of all one of the few Swift's concurrency runs on.
                 transfer.start(in: handles, on: multi) { continuation.resume(returning: $0) }
