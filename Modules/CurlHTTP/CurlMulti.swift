@@ -26,6 +26,8 @@ import Foundation
 /// through ``resume(_:)``, from any thread; curl's calls on the multi and its handles happen on the loop's
 /// thread only. A transfer's callbacks must never block: a body the reader is not ready for pauses it.
 ///
+/// The fields are internal, not private, for curl's callbacks in `CurlMulti+Callbacks.swift`.
+///
 /// Safety (`@unchecked Sendable`): `pendingTimeout` is set in `init`, before the multi is shared, and only
 /// read after; every other mutable field but `lastID`, and curl's `multi`, are used on the loop's thread only (the methods hop there with ``EpollLoop/execute(_:)``, which hands closures over under the
 /// loop's lock); `lastID` is read and written under `lock`. A transfer's closures (not `Sendable`: they
@@ -33,7 +35,7 @@ import Foundation
 /// that same hop, and called and let go of there only, after curl's last callback for the transfer.
 final class CurlMulti: @unchecked Sendable {
     /// A transfer's handle while the multi has it, and what to call when it ends.
-    fileprivate struct Transfer {
+    struct Transfer {
         let handle: UnsafeMutableRawPointer
         let id: ID
         let checkEvery: Duration
@@ -50,27 +52,27 @@ final class CurlMulti: @unchecked Sendable {
 
     /// The loop that drives the multi.
     let loop: EpollLoop
-    private let multi: UnsafeMutableRawPointer?
-    private let lock = NSLock()
-    private var lastID: UInt64 = 0
-    private var running: [UnsafeMutableRawPointer: Transfer] = [:]
+    let multi: UnsafeMutableRawPointer?
+    let lock = NSLock()
+    var lastID: UInt64 = 0
+    var running: [UnsafeMutableRawPointer: Transfer] = [:]
     /// What curl waits for on each socket it named, and not let go of since.
-    private var wanted: [Int32: EpollLoop.Events] = [:]
+    var wanted: [Int32: EpollLoop.Events] = [:]
     /// The loop's timer for curl's, and when it fires: moved only when curl wants its action sooner (a
     /// later wish is found when it fires, and it is set again), so that curl's many changes of its
     /// timeout cost no timer each.
-    private var timer: (id: UInt64, at: UInt64)?
+    var timer: (id: UInt64, at: UInt64)?
     /// When curl wants its timeout action, in the loop's nanoseconds (`nil`: never).
-    private var curlDue: UInt64?
-    private var timeoutPending = false
+    var curlDue: UInt64?
+    var timeoutPending = false
     /// What a timer of 0 ms hands the loop: made once in `init`, not a closure per transfer.
-    private var pendingTimeout: @Sendable () -> Void = {}
-    private var tick: UInt64?
+    var pendingTimeout: @Sendable () -> Void = {}
+    var tick: UInt64?
     /// How often the running transfers are checked: a second, or less when one of them asked.
-    private var tickInterval: Duration = .seconds(1)
-    private var closing = false
+    var tickInterval: Duration = .seconds(1)
+    var closing = false
     /// Whether curl's multi was cleaned up (``close()``): `multi` is then never used again.
-    private var cleanedUp = false
+    var cleanedUp = false
 
     /// A multi on `loop`, keeping at most `idleConnections` connections open between transfers.
     init(loop: EpollLoop, idleConnections: Int) {
@@ -170,7 +172,7 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// Hands every finished transfer its result.
-    private func collectFinished() {
+    func collectFinished() {
         guard let multi else { return }
         var handle: UnsafeMutableRawPointer?
         var result = CURLE_OK
@@ -183,7 +185,7 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// Takes the transfer on `handle` out of the multi and hands it `result`.
-    private func end(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
+    func end(_ handle: UnsafeMutableRawPointer, _ result: CURLcode) {
         guard let multi, !cleanedUp, let transfer = running.removeValue(forKey: handle) else { return }
         curl_multi_remove_handle(multi, handle)
         if running.isEmpty {
@@ -217,124 +219,6 @@ final class CurlMulti: @unchecked Sendable {
         wanted = [:]
     }
 
-    /// A socket is ready: curl moves its transfer on. A kept socket curl is not waiting on that shows up
-    /// (its server closed it, or sent what nobody asked for) is no longer watched.
-    private func socketReady(_ socket: Int32, _ events: EpollLoop.Events) {
-        guard let multi, !cleanedUp else { return loop.unwatch(socket) }
-        guard wanted[socket] != nil else { return loop.unwatch(socket) }
-        var mask: Int32 = 0
-        if events.contains(.readable) { mask |= Int32(hardtack_curl_select_in) }
-        if events.contains(.writable) { mask |= Int32(hardtack_curl_select_out) }
-        if !events.isDisjoint(with: .closed) {
-            mask |= Int32(hardtack_curl_select_error) | Int32(hardtack_curl_select_in)
-        }
-        _ = hardtack_curl_socket_action(multi, socket, mask)
-        collectFinished()
-    }
-
-    /// curl's timer is due.
-    private func timedOut() {
-        timeoutPending = false
-        curlDue = nil
-        guard let multi, !cleanedUp else { return }
-        _ = hardtack_curl_timeout_action(multi)
-        collectFinished()
-    }
-
-    /// curl's socket callback: what to wait for on `socket`. Never unwatched here (see the type's notes);
-    /// watched for reading when curl lets go of it.
-    private static let socketCallback:
-        @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) ->
-            Int32 = {
-                easy, socket, what, context, _ in
-                guard let context else { return 0 }
-                let multi = Unmanaged<CurlMulti>.fromOpaque(context).takeUnretainedValue()
-                let loop = multi.loop
-                var events: EpollLoop.Events = []
-                if what == Int32(hardtack_curl_poll_remove) {
-                    multi.wanted[socket] = nil
-                    // Kept watched only while it is a kept connection's, which curl closes through the callback.
-                    if let easy, hardtack_curl_active_socket(easy) == socket {
-                        if loop.isWatching(socket) { loop.change(socket, to: .readable) }
-                    } else {
-                        loop.unwatch(socket)
-                    }
-                    return 0
-                }
-                if what & Int32(hardtack_curl_poll_in) != 0 { events.insert(.readable) }
-                if what & Int32(hardtack_curl_poll_out) != 0 { events.insert(.writable) }
-                multi.wanted[socket] = events
-                let watched =
-                    loop.isWatching(socket)
-                    ? loop.change(socket, to: events)
-                    : loop.watch(socket, for: events) { [multi] ready in multi.socketReady(socket, ready) }
-                if !watched {
-                    // Not watchable (no descriptor left, say): its transfer would wait for nothing, so it ends.
-                    multi.wanted[socket] = nil
-                    if let easy {
-                        let handle = CurlHandlePool.Handle(raw: easy)
-                        loop.execute { [multi] in multi.end(handle.raw, CURLE_COULDNT_CONNECT) }
-                    }
-                }
-                return 0
-            }
-
-    /// curl's timer callback: run its timeout action after `milliseconds` (-1: no timer). Never from
-    /// inside curl: at once means as the loop's next work.
-    private static let timerCallback:
-        @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32 = {
-            _, milliseconds, context in
-            guard let context else { return 0 }
-            let multi = Unmanaged<CurlMulti>.fromOpaque(context).takeUnretainedValue()
-            multi.curlDue = nil
-            if milliseconds < 0 {
-                multi.timeoutPending = false
-                return 0
-            }
-            if milliseconds == 0 {
-                guard !multi.timeoutPending else { return 0 }
-                multi.timeoutPending = true
-                multi.loop.execute(multi.pendingTimeout)
-                return 0
-            }
-            multi.timeoutPending = false
-            let due = EpollLoop.now() &+ UInt64(milliseconds) &* 1_000_000
-            multi.curlDue = due
-            multi.arm(at: due)
-            return 0
-        }
-
-    /// Sets the loop's timer for `at`, unless it fires sooner already.
-    private func arm(at due: UInt64) {
-        if let timer {
-            if timer.at <= due { return }
-            loop.cancel(timer.id)
-        }
-        let now = EpollLoop.now()
-        let delay = due > now ? Duration.nanoseconds(Int64(due - now)) : .zero
-        timer = (loop.schedule(after: delay) { [self] in fired() }, due)
-    }
-
-    /// The loop's timer fired: curl's action when it is due, else the timer set again for when it is.
-    private func fired() {
-        timer = nil
-        guard let due = curlDue else { return }
-        if due > EpollLoop.now() { return arm(at: due) }
-        timedOut()
-    }
-
-    /// A handle's close-socket callback: the loop forgets the socket, then it is closed.
-    static let closeSocket: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, socket in
-        if let context {
-            let multi = Unmanaged<CurlMulti>.fromOpaque(context).takeUnretainedValue()
-            // curl closes sockets inside its calls, which run on the loop.
-            if multi.loop.isCurrent {
-                multi.wanted[socket] = nil
-                multi.loop.unwatch(socket)
-            }
-        }
-        return Glibc.close(socket)
-    }
 }
 
 /// A transfer handed from the starting thread to the loop's.

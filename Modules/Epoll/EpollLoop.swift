@@ -21,57 +21,36 @@ import Synchronization
 ///
 /// Safety (`@unchecked Sendable`): `inbound`, `spareInbound`, `sleeping`, `woken` and `threadRuns` are read
 /// and written under `lock` only. Every other mutable field (`local`, `running`, `watchers`, `timers`,
-/// `holds`, `passEnd`) is touched only by the loop's thread: the methods that change them say so, and check it; one
-/// thread runs the loop at a time, since a new thread starts only after `threadRuns` turned false under
-/// `lock`, which the ending thread does as its last act on them.
+/// `holds`, `passEnd`) is touched only by the loop's thread: the methods that change them say so, and
+/// check it; one thread runs the loop at a time, since a new thread starts only after `threadRuns` turned
+/// false under `lock`, which the ending thread does as its last act on them. (The fields are internal, not
+/// private, for the extensions in the files beside this one: `+Run`, `+Descriptors`, `+Timers`.)
 package final class EpollLoop: TaskExecutor, @unchecked Sendable {
-    /// What a watched descriptor is ready for.
-    package struct Events: OptionSet, Sendable {
-        package let rawValue: UInt32
-        package init(rawValue: UInt32) { self.rawValue = rawValue }
-        /// Bytes to read, a connection to accept, or the peer's end.
-        package static let readable = Events(rawValue: hardtack_epoll_readable)
-        /// Room to write.
-        package static let writable = Events(rawValue: hardtack_epoll_writable)
-        /// The peer hung up or the descriptor failed (always reported, whatever was asked).
-        package static let closed = Events(rawValue: hardtack_epoll_closed)
-    }
-
     /// A piece of work: a task's job, or a closure.
-    private enum Work {
+    enum Work {
         case job(UnownedJob)
         case closure(() -> Void)
-    }
-
-    /// A descriptor's handler.
-    private final class Watcher {
-        let handler: (Events) -> Void
-        var events: Events
-        init(handler: @escaping (Events) -> Void, events: Events) {
-            self.handler = handler
-            self.events = events
-        }
     }
 
     /// The thread's name (at most 15 bytes show).
     package let name: String
     /// Nanoseconds the thread waits, neither held nor given work, before it ends.
-    private let lingerNanoseconds: UInt64
-    private let epoll: Int32
-    private let wake: Int32
-    private let lock = NSLock()
-    private var inbound: [Work] = []
-    private var spareInbound: [Work] = []
-    private var sleeping = false
-    private var woken = false
-    private var threadRuns = false
-    private var local: [Work] = []
-    private var running: [Work] = []
-    private var watchers: [Watcher?] = []
-    private var timers = TimerHeap()
-    private var holds = 0
-    private var passEnd: [(key: ObjectIdentifier, body: () -> Void)] = []
-    private let retired = Atomic(false)
+    let lingerNanoseconds: UInt64
+    let epoll: Int32
+    let wake: Int32
+    let lock = NSLock()
+    var inbound: [Work] = []
+    var spareInbound: [Work] = []
+    var sleeping = false
+    var woken = false
+    var threadRuns = false
+    var local: [Work] = []
+    var running: [Work] = []
+    var watchers: [Watcher?] = []
+    var timers = TimerHeap()
+    var holds = 0
+    var passEnd: [(key: ObjectIdentifier, body: () -> Void)] = []
+    let retired = Atomic(false)
 
     /// Whether the system gave the loop its descriptors: a loop without them runs no thread, and its work
     /// runs on Dispatch's threads instead (see ``execute(_:)``), with no timer and no descriptor watched.
@@ -144,88 +123,7 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
         holds -= 1
     }
 
-    /// Calls `handler` on the loop's thread whenever `descriptor` is ready for any of `events` (level-
-    /// triggered: again at each pass while it stays ready), or closed. `false` when the kernel refused it
-    /// (the descriptor is not one epoll watches, or is watched already). Loop's thread only.
-    package func watch(_ descriptor: Int32, for events: Events, _ handler: @escaping (Events) -> Void) -> Bool {
-        precondition(isCurrent, "EpollLoop.watch is for the loop's thread")
-        guard descriptor >= 0, hardtack_epoll_add(epoll, descriptor, events.rawValue) == 0 else { return false }
-        if watchers.count <= Int(descriptor) {
-            watchers += Array(repeating: nil, count: Int(descriptor) + 1 - watchers.count)
-        }
-        watchers[Int(descriptor)] = Watcher(handler: handler, events: events)
-        return true
-    }
-
-    /// Changes what `descriptor`, watched, is waited for; `false` when the kernel no longer has it (it was
-    /// closed, and its number maybe reused) and it cannot be added again: it is then no longer watched.
-    /// Loop's thread only.
-    @discardableResult
-    package func change(_ descriptor: Int32, to events: Events) -> Bool {
-        precondition(isCurrent, "EpollLoop.change is for the loop's thread")
-        guard descriptor >= 0, Int(descriptor) < watchers.count, let watcher = watchers[Int(descriptor)] else {
-            return false
-        }
-        guard watcher.events != events else { return true }
-        if hardtack_epoll_modify(epoll, descriptor, events.rawValue) == 0
-            || (errno == ENOENT
-                && hardtack_epoll_add(epoll, descriptor, events.rawValue) == 0)
-        {
-            watcher.events = events
-            return true
-        }
-        watchers[Int(descriptor)] = nil
-        return false
-    }
-
-    /// Stops watching `descriptor` (before it is closed; a descriptor closed first is forgotten by the
-    /// kernel, and this then only forgets its handler). Loop's thread only.
-    package func unwatch(_ descriptor: Int32) {
-        precondition(isCurrent, "EpollLoop.unwatch is for the loop's thread")
-        guard descriptor >= 0, Int(descriptor) < watchers.count, watchers[Int(descriptor)] != nil else { return }
-        watchers[Int(descriptor)] = nil
-        _ = hardtack_epoll_remove(epoll, descriptor)
-    }
-
-    /// Whether `descriptor` is watched. Loop's thread only.
-    package func isWatching(_ descriptor: Int32) -> Bool {
-        descriptor >= 0 && Int(descriptor) < watchers.count && watchers[Int(descriptor)] != nil
-    }
-
-    /// Runs `body` once the work of this pass is done, before the loop next waits; asked again with the
-    /// same `key` within the pass, it still runs once. For work that many handlers of one pass share (one
-    /// `write` of the lines they logged). Loop's thread only.
-    package func atEndOfPass(key: ObjectIdentifier, _ body: @escaping () -> Void) {
-        precondition(isCurrent, "EpollLoop.atEndOfPass is for the loop's thread")
-        guard !passEnd.contains(where: { $0.key == key }) else { return }
-        passEnd.append((key, body))
-    }
-
-    /// Runs `body` on the loop's thread once `delay` has passed (at the first pass after it); its identity,
-    /// to ``cancel(_:)`` it. Loop's thread only.
-    @discardableResult
-    package func schedule(after delay: Duration, _ body: @escaping () -> Void) -> UInt64 {
-        precondition(isCurrent, "EpollLoop.schedule is for the loop's thread")
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds =
-            seconds <= 0 && attoseconds <= 0 ? 0 : UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-        return timers.add(at: Self.now() &+ nanoseconds, body)
-    }
-
-    /// Cancels timer `id` (nothing happens when it ran already). Loop's thread only.
-    package func cancel(_ id: UInt64) {
-        precondition(isCurrent, "EpollLoop.cancel is for the loop's thread")
-        timers.cancel(id)
-    }
-
-    /// Monotonic nanoseconds.
-    package static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    private func submit(_ work: Work) {
+    func submit(_ work: Work) {
         lock.lock()
         inbound.append(work)
         var start = false
@@ -246,167 +144,4 @@ package final class EpollLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    private func startThread() {
-        guard isWorking else {
-            // No descriptors, no loop: what was handed over runs on Dispatch's threads, one at a time.
-            return DispatchQueue.global().async { [self] in fallback() }
-        }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let started = pthread_create(
-            &thread, nil,
-            { raw in
-                // The thread's reference, taken at its start and let go of when it ends.
-                let loop = Unmanaged<EpollLoop>.fromOpaque(raw!).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
-        if started == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<EpollLoop>.fromOpaque(context).release()
-            DispatchQueue.global().async { [self] in fallback() }
-        }
-    }
-
-    /// Runs what was handed over, without a loop (no descriptors, or no thread to be had).
-    private func fallback() {
-        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.currentKey, nil) }
-        while true {
-            lock.lock()
-            if inbound.isEmpty {
-                threadRuns = false
-                lock.unlock()
-                return
-            }
-            swap(&inbound, &spareInbound)
-            lock.unlock()
-            local.append(contentsOf: spareInbound)
-            spareInbound.removeAll(keepingCapacity: true)
-            runLocal(rounds: .max)
-            runPassEnd()
-        }
-    }
-
-    /// The thread's life: run the work handed over, the timers due and the handlers of ready descriptors,
-    /// then wait for more; end once idle for the linger.
-    private func run() {
-        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.currentKey, nil) }
-        hardtack_name_thread(name)
-        var readyDescriptors = [Int32](repeating: -1, count: 128)
-        var readyEvents = [UInt32](repeating: 0, count: 128)
-        var idleSince = Self.now()
-        while true {
-            takeInbound()
-            runLocal(rounds: 8)
-            let now = Self.now()
-            while let body = timers.takeDue(now: now) { body() }
-            runLocal(rounds: 8)
-            runPassEnd()
-            var timeout: Int32 = -1
-            if !local.isEmpty {
-                timeout = 0
-            } else if let deadline = timers.nextDeadline() {
-                timeout = Self.milliseconds(from: now, to: deadline)
-            }
-            if holds == 0, timeout != 0 {
-                let idle = now &- idleSince
-                if idle >= lingerNanoseconds {
-                    lock.lock()
-                    if inbound.isEmpty {
-                        threadRuns = false
-                        lock.unlock()
-                        return
-                    }
-                    lock.unlock()
-                    continue
-                }
-                let left = Self.milliseconds(from: now, to: idleSince &+ lingerNanoseconds)
-                timeout = timeout < 0 ? left : min(timeout, left)
-            }
-            lock.lock()
-            if !inbound.isEmpty { timeout = 0 }
-            sleeping = timeout != 0
-            lock.unlock()
-            let count = readyDescriptors.withUnsafeMutableBufferPointer { descriptors in
-                readyEvents.withUnsafeMutableBufferPointer { events in
-                    hardtack_epoll_wait(
-                        epoll, descriptors.baseAddress, events.baseAddress, Int32(descriptors.count), timeout)
-                }
-            }
-            if timeout != 0 {
-                lock.lock()
-                sleeping = false
-                woken = false
-                lock.unlock()
-            }
-            if count > 0 {
-                // A handler may close a descriptor whose number a new one then takes within this batch: that
-                // number's event, if any, goes to the new one's handler as a spurious readiness, which every
-                // handler here tolerates (its reads and writes do not block).
-                for index in 0..<Int(count) {
-                    let descriptor = readyDescriptors[index]
-                    let ready = Events(rawValue: readyEvents[index])
-                    if descriptor == wake {
-                        var value: UInt64 = 0
-                        _ = read(wake, &value, 8)
-                    } else if Int(descriptor) < watchers.count, let watcher = watchers[Int(descriptor)] {
-                        watcher.handler(ready)
-                    }
-                }
-            }
-            if holds > 0 || count > 0 || !local.isEmpty { idleSince = Self.now() }
-        }
-    }
-
-    /// Runs the work asked for at the end of this pass (``atEndOfPass(key:_:)``).
-    private func runPassEnd() {
-        guard !passEnd.isEmpty else { return }
-        let due = passEnd
-        passEnd.removeAll(keepingCapacity: true)
-        for (_, body) in due { body() }
-    }
-
-    /// Moves the work handed over from other threads to the local queue.
-    private func takeInbound() {
-        lock.lock()
-        swap(&inbound, &spareInbound)
-        lock.unlock()
-        guard !spareInbound.isEmpty else { return }
-        local.append(contentsOf: spareInbound)
-        spareInbound.removeAll(keepingCapacity: true)
-    }
-
-    /// Runs the local queue, and what that work queues, for up to `rounds` rounds (the rest waits for the
-    /// next pass, so that the descriptors are not starved).
-    private func runLocal(rounds: Int) {
-        var round = 0
-        while !local.isEmpty, round < rounds {
-            round += 1
-            swap(&local, &running)
-            let executor = asUnownedTaskExecutor()
-            for work in running {
-                switch work {
-                case .job(let job): job.runSynchronously(on: executor)
-                case .closure(let body): body()
-                }
-            }
-            running.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Milliseconds from `now` to `deadline`, rounded up (0 when it passed), for `epoll_wait`.
-    private static func milliseconds(from now: UInt64, to deadline: UInt64) -> Int32 {
-        guard deadline > now else { return 0 }
-        return Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
-    }
-
-    /// The thread's loop, for ``current``.
-    private static let currentKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
 }
