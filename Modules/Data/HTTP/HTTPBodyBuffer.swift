@@ -86,15 +86,17 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     }
 
     /// Copies all of `bytes` in if they fit now, without waiting (`.written`); when they do not, copies
-    /// nothing, and `whenRoom` is called once (not under the lock) as soon as the reader made room for them
-    /// or the stream closed (`.full`). `.closed` where ``write(_:)`` gives `false`. Bytes more than
-    /// ``capacity`` fit once the ring is empty: it holds them, over its capacity, until they are read.
+    /// nothing, and `whenRoom` is called once (not under the lock) as soon as the reader has taken every byte
+    /// held, or the stream closed (`.full`): a writer a slow reader holds back goes on for a whole buffer each
+    /// time, not for a chunk (each pause of a curl transfer copies the chunk it refused, and a chunk's
+    /// worth of room came back far more often than a buffer's). `.closed` where ``write(_:)`` gives `false`. Bytes more than ``capacity`` fit once the ring
+    /// is empty: it holds them, over its capacity, until they are read.
     func write(_ bytes: UnsafeRawBufferPointer, whenRoom: @escaping @Sendable () -> Void) -> HTTPBodyWriter.Attempt {
         condition.lock()
         defer { unlockCalling() }
         guard admits(bytes.count) else { return .closed }
         guard hasRoom(for: bytes.count) else {
-            (roomWaiter, roomNeeded) = (whenRoom, bytes.count)
+            (roomWaiter, roomNeeded) = (whenRoom, max(bytes.count, capacity))
             return .full
         }
         if ring.size - ring.count < bytes.count { ring.resize(to: max(ring.size, ring.count + bytes.count)) }

@@ -33,9 +33,9 @@ public final class HTTPBodyWriter: Sendable {
     }
 
     /// Copies all of `bytes` in without blocking if there is room for them; when there is not, nothing is
-    /// copied and `whenRoom` is called once the reader has made room for them or the stream closed (from
-    /// the reader's thread, which it must not hold up). Never blocks: for an event loop. Bytes more than
-    /// the capacity are taken whole once the buffer is empty.
+    /// copied and `whenRoom` is called once the reader has taken every byte held, or the stream closed (from
+    /// the reader's thread, which it must not hold up). Never blocks: for an event loop. Bytes more than the
+    /// capacity are taken whole once the buffer is empty.
     public func write(_ bytes: UnsafeRawBufferPointer, whenRoom: @escaping @Sendable () -> Void) -> Attempt {
         buffer.write(bytes, whenRoom: whenRoom)
     }
