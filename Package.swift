@@ -225,7 +225,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         // Where code may be: sessions written only by the use cases, no command-line words in the inner
         // layers, the executable building nothing the root should (read from the sources).
-        .testTarget(name: "ArchitectureTests", path: "Tests/ArchitectureTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ArchitectureTests", dependencies: ["TestSupport"], path: "Tests/ArchitectureTests",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HardtackCLITests",
             dependencies: ["hardtack", "TestSupport", "CurlHTTP", "Data", "RawSQLite", "SQLiteStore"],

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's Swift sample, compiled as an adopter would compile it: in a package of its own that
@@ -16,7 +17,7 @@ import Testing
         return String(readme[open.upperBound..<close.lowerBound])
     }
 
-    @Test(.timeLimit(.minutes(20))) func theReadmeSampleCompilesAgainstTheLibraryProducts() throws {
+    @Test(.timeLimit(.minutes(20))) func theReadmeSampleCompilesAgainstTheLibraryProducts() async throws {
         let code = try Self.sample()
         #expect(code.split(separator: "\n").count <= 25, "the sample is meant to be short")
         let package = FileManager.default.temporaryDirectory.appendingPathComponent("hardtack-readme-\(UUID().uuidString)")
@@ -42,14 +43,14 @@ import Testing
         try code.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
         // A scratch folder of the checkout's own (git-ignored), so that a second run reuses the first's build.
         let scratch = SourceTree.root.appendingPathComponent(".build-readme-sample").path
-        let build = try Self.swift(["build", "--package-path", package.path, "--scratch-path", scratch])
+        let build = try await Self.swift(["build", "--package-path", package.path, "--scratch-path", scratch])
         #expect(build.status == 0, "the README sample does not compile:\n\(build.output.suffix(3000))")
     }
 
-    @Test(.timeLimit(.minutes(5))) func theLibraryProductsLinkNoDevelopmentOrDemoCode() throws {
+    @Test(.timeLimit(.minutes(5))) func theLibraryProductsLinkNoDevelopmentOrDemoCode() async throws {
         // A scratch folder of its own: the checkout's `.build` is locked by the `swift test` running this.
         let scratch = SourceTree.root.appendingPathComponent(".build-describe").path
-        let described = try Self.swift([
+        let described = try await Self.swift([
             "package", "--package-path", SourceTree.root.path, "--scratch-path", scratch, "describe", "--type", "json",
         ])
         #expect(described.status == 0, "\(described.output.suffix(2000))")
@@ -90,8 +91,10 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    /// Runs `swift` with `arguments`, its output and errors together.
-    static func swift(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `swift` with `arguments`, its output and errors together. The build is read and waited for
+    /// on a thread of its own: it takes minutes, and one of Swift's few shared threads held that long
+    /// starves every other test's tasks.
+    static func swift(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift"] + arguments
@@ -99,8 +102,11 @@ import Testing
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = await DedicatedThread.run {
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return output
+        }
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }

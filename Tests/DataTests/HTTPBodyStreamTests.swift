@@ -155,7 +155,7 @@ import Testing
         body.whenEnded { ending, bytes in ended.withLock { $0 = (ending, bytes) } }
         let filled = Locked(false)
         let second = Task {
-            try await DedicatedThread.run {
+            await DedicatedThread.run {
                 // The first write fills the buffer; the second waits until the reader gives up.
                 let first = writer.write(Data(count: 10))
                 filled.withLock { $0 = true }
@@ -164,7 +164,7 @@ import Testing
         }
         while !filled.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         body.cancel()
-        #expect(try await second.value == false)
+        #expect(await second.value == false)
         #expect(writer.isClosed)
         #expect(ended.withLock { $0?.0 } == .cancelled)
     }

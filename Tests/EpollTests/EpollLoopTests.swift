@@ -87,8 +87,11 @@ import Testing
         }
         _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
         let received = Shared<[UInt8]>([])
+        // Held: a watched descriptor alone does not keep the thread past its linger (a kept connection must
+        // not), and a test starved of Swift's threads for longer than that would find no thread to hear it.
         let watching = await Self.onLoop(loop) {
-            loop.watch(reader, for: .readable) { _ in
+            loop.hold()
+            return loop.watch(reader, for: .readable) { _ in
                 var byte: UInt8 = 0
                 while read(reader, &byte, 1) == 1 { received.withLock { $0.append(byte) } }
             }
@@ -104,7 +107,10 @@ import Testing
         try await Task.sleep(for: .milliseconds(50))
         #expect(received.withLock { $0 } == [1, 2, 3])
         // The byte is still there: no handler read it.
-        let stillWatched = await Self.onLoop(loop) { loop.isWatching(reader) }
+        let stillWatched = await Self.onLoop(loop) {
+            loop.release()
+            return loop.isWatching(reader)
+        }
         #expect(!stillWatched)
     }
 
@@ -118,7 +124,8 @@ import Testing
         let readyCount = Shared(0)
         // A pipe's read end is never writable: nothing is heard until it is changed to readable.
         let watched = await Self.onLoop(loop) {
-            loop.watch(number, for: .writable) { events in
+            loop.hold()
+            return loop.watch(number, for: .writable) { events in
                 var byte: UInt8 = 0
                 if events.contains(.readable), read(number, &byte, 1) == 1 { readyCount.withLock { $0 += 1 } }
             }
@@ -140,6 +147,7 @@ import Testing
         #expect(write(second[1], &byte, 1) == 1)
         for _ in 0..<200 where readyCount.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(readyCount.withLock { $0 } == 1)
+        await Self.onLoop(loop) { loop.release() }
     }
 
     @Test func theThreadEndsAfterItsLingerAndTheNextWorkStartsAnother() async throws {

@@ -43,29 +43,29 @@ import Testing
         return counts
     }
 
-    func run(_ arguments: [String]) throws -> CLIResult {
-        try sandbox.run(arguments + ["--store", sandbox.store])
+    func run(_ arguments: [String]) async throws -> CLIResult {
+        try await sandbox.run(arguments + ["--store", sandbox.store])
     }
 
-    @Test func theCodeFlowWithPKCEThenMeRefreshAndSignOutAtTheRememberedIssuer() throws {
+    @Test func theCodeFlowWithPKCEThenMeRefreshAndSignOutAtTheRememberedIssuer() async throws {
         let issuer = try issuer()
         let before = try state(issuer)
         let beforeCLI = try state(issuer, client: "hardtack-cli")
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
         let page = sandbox.directory.file("page.html")
-        let signIn = try sandbox.run(
+        let signIn = try await sandbox.run(
             ["signin", "--flow", "code", "--issuer", issuer, "--store", sandbox.store, "--timeout", "60"],
             environment: ["BROWSER": browser, "SCRIPTED_BROWSER_MODE": "approve", "SCRIPTED_BROWSER_PAGE": page])
         #expect(signIn.status == 0, "\(signIn.stderr)")
         #expect(signIn.stdout.contains("signed in as Alice Liddell (alice)"))
         #expect(signIn.stderr.contains("code_challenge_method=S256"))
         // No --server from here on: the session remembers its issuer's endpoints.
-        let me = try run(["me"])
+        let me = try await run(["me"])
         #expect(me.status == 0 && me.stdout.contains("Alice Liddell"), "\(me.stderr)")
-        #expect(try run(["refresh"]).status == 0)
-        let signOut = try run(["signout"])
+        #expect(try await run(["refresh"]).status == 0)
+        let signOut = try await run(["signout"])
         #expect(signOut.status == 0 && signOut.stdout.contains("refresh token revoked"), "\(signOut.stdout)")
-        #expect(try run(["status"]).status == 3)
+        #expect(try await run(["status"]).status == 3)
         let after = try state(issuer)
         let afterCLI = try state(issuer, client: "hardtack-cli")
         func grew(_ name: String) -> Int { (after[name] ?? 0) - (before[name] ?? 0) }
@@ -105,7 +105,7 @@ import Testing
     }
 
     /// Starts a device sign-in, reads its user code, and decides on the provider's verification page.
-    func deviceSignIn(_ issuer: String, decision: String, extra: [String] = []) throws -> CLIResult {
+    func deviceSignIn(_ issuer: String, decision: String, extra: [String] = []) async throws -> CLIResult {
         let executable = try #require(HardtackExecutable.path)
         let running = try sandbox.launch(
             executable, ["signin", "--flow", "device", "--issuer", issuer, "--store", sandbox.store] + extra)
@@ -126,25 +126,25 @@ import Testing
         let semaphore = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { _, _, _ in semaphore.signal() }.resume()
         semaphore.wait()
-        return running.wait()
+        return await running.wait()
     }
 
-    @Test func theDeviceFlowSignsInUnderTheAccountGivenAndRefreshes() throws {
+    @Test func theDeviceFlowSignsInUnderTheAccountGivenAndRefreshes() async throws {
         let issuer = try issuer()
-        let result = try deviceSignIn(issuer, decision: "approve", extra: ["--account", "work"])
+        let result = try await deviceSignIn(issuer, decision: "approve", extra: ["--account", "work"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("signed in as Alice Liddell (alice)"))
         #expect(result.stderr.contains("\(issuer)/device"))
-        #expect(try run(["status", "--account", "work"]).status == 0)
-        #expect(try run(["refresh", "--account", "work"]).status == 0)
-        let me = try run(["me", "--account", "work"])
+        #expect(try await run(["status", "--account", "work"]).status == 0)
+        #expect(try await run(["refresh", "--account", "work"]).status == 0)
+        let me = try await run(["me", "--account", "work"])
         #expect(me.status == 0 && me.stdout.contains("Alice Liddell"), "\(me.stderr)")
         #expect(!result.stdout.contains("eyJ") && !result.stderr.contains("eyJ"))
     }
 
-    @Test func aDeviceDenialIsExit4AndStoresNothing() throws {
+    @Test func aDeviceDenialIsExit4AndStoresNothing() async throws {
         let issuer = try issuer()
-        let result = try deviceSignIn(issuer, decision: "deny")
+        let result = try await deviceSignIn(issuer, decision: "deny")
         #expect(result.status == 4, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }

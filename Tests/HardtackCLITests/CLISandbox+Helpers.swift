@@ -12,8 +12,8 @@ extension CLISandbox {
     func addGeneric(
         service: String, account: String, secret: String, extra: [String] = [], environment: [String: String] = [:],
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let result = try keychain(
+    ) async throws {
+        let result = try await keychain(
             ["add-generic-password", "-s", service, "-a", account, "-w", secret] + extra, environment: environment)
         #expect(result.status == 0, "add failed: \(result.stderr)", sourceLocation: sourceLocation)
     }

@@ -15,23 +15,23 @@ struct CLISandbox {
     var keyFile: String { store + ".key" }
 
     /// Runs `hardtack ARGUMENTS` with `input` on standard input and `environment` added.
-    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> CLIResult {
         let executable = try #require(HardtackExecutable.path, "the hardtack executable was not built")
-        return try runProcess(executable, arguments, input: input, environment: environment)
+        return try await runProcess(executable, arguments, input: input, environment: environment)
     }
 
     /// Runs `hardtack keychain --store STORE ARGUMENTS`.
-    func keychain(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws
+    func keychain(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws
         -> CLIResult
     {
-        try run(["keychain", "--store", store] + arguments, input: input, environment: environment)
+        try await run(["keychain", "--store", store] + arguments, input: input, environment: environment)
     }
 
     /// Runs any program the same way (for `/bin/sh` wrappers around hardtack).
     func runProcess(
         _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
-    ) throws -> CLIResult {
-        try launch(executable, arguments, input: input, environment: environment).wait()
+    ) async throws -> CLIResult {
+        try await launch(executable, arguments, input: input, environment: environment).wait()
     }
 
     /// Starts a program without waiting for it.

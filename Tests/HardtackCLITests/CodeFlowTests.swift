@@ -31,29 +31,29 @@ import Testing
         throw CancellationError()
     }
 
-    func app(_ command: String, _ url: String) throws -> CLIResult {
-        try sandbox.run([command, "--server", url, "--store", sandbox.store])
+    func app(_ command: String, _ url: String) async throws -> CLIResult {
+        try await sandbox.run([command, "--server", url, "--store", sandbox.store])
     }
 
     func stop(_ server: RunningProcess) {
         server.process.terminate()
-        _ = server.wait()
+        _ = server.waitAfterStop()
     }
 
-    func signIn(_ url: String, mode: String) throws -> (CLIResult, String) {
+    func signIn(_ url: String, mode: String) async throws -> (CLIResult, String) {
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
         let page = sandbox.directory.file("page.html")
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store, "--timeout", "60"],
             environment: ["BROWSER": browser, "SCRIPTED_BROWSER_MODE": mode, "SCRIPTED_BROWSER_PAGE": page])
         let shown = (try? String(contentsOfFile: page, encoding: .utf8)) ?? ""
         return (result, shown)
     }
 
-    @Test func aBrowserSignInStoresASessionThatWorks() throws {
+    @Test func aBrowserSignInStoresASessionThatWorks() async throws {
         let (server, url) = try serve()
         defer { stop(server) }
-        let (result, page) = try signIn(url, mode: "approve")
+        let (result, page) = try await signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("signed in as Alice Liddell (alice)"))
         #expect(result.stderr.contains("\(url)/oauth/authorize?response_type=code"))
@@ -61,53 +61,53 @@ import Testing
         #expect(page.hasPrefix("http://127.0.0.1:") && page.contains("Sign-in complete"))
         #expect(!page.contains("code=") && !page.contains("eyJ"))
         #expect(!result.stdout.contains("eyJ") && !result.stderr.contains("eyJ"))
-        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
-        let me = try app("me", url)
+        #expect(try await sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        let me = try await app("me", url)
         #expect(me.status == 0 && me.stdout.contains("alice"), "\(me.stderr)")
-        #expect(try app("refresh", url).status == 0)
+        #expect(try await app("refresh", url).status == 0)
     }
 
-    @Test func laterCommandsGoToTheIssuerKeptWithTheSession() throws {
+    @Test func laterCommandsGoToTheIssuerKeptWithTheSession() async throws {
         let (server, url) = try serve()
         defer { stop(server) }
-        let (result, _) = try signIn(url, mode: "approve")
+        let (result, _) = try await signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
         // No --server: refresh, me and signout go to the issuer's endpoints kept with the session.
-        let remembered = { (command: String) in try self.sandbox.run([command, "--store", self.sandbox.store]) }
-        #expect(try remembered("refresh").status == 0)
+        let remembered = { (command: String) in try await self.sandbox.run([command, "--store", self.sandbox.store]) }
+        #expect(try await remembered("refresh").status == 0)
         // A --server that says otherwise is refused, and nothing is sent or changed.
-        let elsewhere = try app("me", "http://127.0.0.1:9")
+        let elsewhere = try await app("me", "http://127.0.0.1:9")
         #expect(elsewhere.status == 2 && elsewhere.stderr.contains("signed in at \(url)"), "\(elsewhere.stderr)")
-        let me = try remembered("me")
+        let me = try await remembered("me")
         #expect(me.status == 0 && me.stdout.contains("alice"), "\(me.stderr)")
-        let signOut = try remembered("signout")
+        let signOut = try await remembered("signout")
         #expect(signOut.status == 0, "\(signOut.stderr)")
         #expect(signOut.stdout.contains("server: refresh token revoked"), "\(signOut.stdout)")
         #expect(try sandbox.serverStats(url)["revocations"] == 1)
     }
 
-    @Test func aDenialIsARefusalAndStoresNothing() throws {
+    @Test func aDenialIsARefusalAndStoresNothing() async throws {
         let (server, url) = try serve()
         defer { stop(server) }
-        let (result, page) = try signIn(url, mode: "deny")
+        let (result, page) = try await signIn(url, mode: "deny")
         #expect(result.status == 4, "\(result.stderr)")
         #expect(page.contains("did not complete"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }
 
-    @Test func aForgedStateIsRefusedAndStoresNothing() throws {
+    @Test func aForgedStateIsRefusedAndStoresNothing() async throws {
         let (server, url) = try serve()
         defer { stop(server) }
-        let (result, _) = try signIn(url, mode: "tamper-state")
+        let (result, _) = try await signIn(url, mode: "tamper-state")
         #expect(result.status == 76, "\(result.stderr)")
         #expect(result.stderr.contains("`state` does not match"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }
 
-    @Test func theWaitForTheBrowserIsBounded() throws {
+    @Test func theWaitForTheBrowserIsBounded() async throws {
         let (server, url) = try serve()
         defer { stop(server) }
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store, "--timeout", "1"],
             environment: ["BROWSER": "/bin/true"])
         #expect(result.status != 0 && result.stderr.contains("within 1 s"))
@@ -116,14 +116,14 @@ import Testing
 
     /// The browser started for the sign-in gets no variable that holds the store's key: not the one
     /// `--key-env` names (any name, not only `HARDTACK_*`), nor the passphrase.
-    @Test func theBrowserGetsNoKeyVariable() throws {
+    @Test func theBrowserGetsNoKeyVariable() async throws {
         let (server, url) = try serve()
         defer { stop(server) }
         let dump = sandbox.directory.file("browser-environment")
         let browser = sandbox.directory.file("env-browser")
         try ExecutableScript.write("#!/bin/sh\n/usr/bin/env > '\(dump).tmp' && /bin/mv '\(dump).tmp' '\(dump)'\n", to: browser)
         let key = String(repeating: "5a", count: 32)
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.directory.file("keyed.db"), "--key-env", "MY_STORE_KEY",
              "--timeout", "2"],
             environment: ["BROWSER": browser, "MY_STORE_KEY": key, "MY_OTHER": "kept"])

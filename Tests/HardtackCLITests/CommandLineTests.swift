@@ -4,15 +4,15 @@ import Testing
 /// What the command framework adds at the process level: the version, the exit-status table the README
 /// copies, `help COMMAND`, and arguments that are not UTF-8 refused before anything runs.
 @Suite struct CommandLineTests {
-    @Test func versionPrintsTheProgramAndItsVersion() throws {
-        let result = try CLISandbox().run(["--version"])
+    @Test func versionPrintsTheProgramAndItsVersion() async throws {
+        let result = try await CLISandbox().run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.wholeMatch(of: /hardtack \d+\.\d+\.\d+\n/) != nil, "\(result.stdout)")
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func theReadmeHoldsTheGeneratedExitStatusTable() throws {
-        let result = try CLISandbox().run(["help", "exit-codes"])
+    @Test func theReadmeHoldsTheGeneratedExitStatusTable() async throws {
+        let result = try await CLISandbox().run(["help", "exit-codes"])
         #expect(result.status == 0)
         let table = result.stdout.trimmingCharacters(in: .newlines)
         #expect(table.hasPrefix("| status | meaning |\n|---|---|\n| 0 | success |"))
@@ -31,22 +31,22 @@ import Testing
         #expect(texts.contains { $0.contains("\n" + table + "\n") }, "no document holds:\n\(table)")
     }
 
-    @Test func helpNamesACommandOrFallsBackToTheTopLevel() throws {
+    @Test func helpNamesACommandOrFallsBackToTheTopLevel() async throws {
         let sandbox = CLISandbox()
-        let keychain = try sandbox.run(["help", "keychain", "dump"])
+        let keychain = try await sandbox.run(["help", "keychain", "dump"])
         #expect(keychain.status == 0)
         #expect(keychain.stdout.hasPrefix("usage: hardtack keychain dump"))
-        let unknown = try sandbox.run(["help", "no-such-command"])
+        let unknown = try await sandbox.run(["help", "no-such-command"])
         #expect(unknown.status == 0)
         #expect(unknown.stdout.hasPrefix("usage: hardtack [COMMAND"))
     }
 
-    @Test func anArgumentThatIsNotUTF8IsRefusedNotRepaired() throws {
+    @Test func anArgumentThatIsNotUTF8IsRefusedNotRepaired() async throws {
         let sandbox = CLISandbox()
         let executable = try #require(HardtackExecutable.path)
         // A secret ending in the byte 0xFF: repaired to U+FFFD, it would be stored changed.
         let script = #"exec "$0" keychain --store "$1" add-generic-password -s a -a b -w "$(printf 'x\377')""#
-        let result = try sandbox.runProcess("/bin/sh", ["-c", script, executable, sandbox.store])
+        let result = try await sandbox.runProcess("/bin/sh", ["-c", script, executable, sandbox.store])
         #expect(result.status == 2)
         #expect(
             result.stderr

@@ -3,7 +3,7 @@ import Testing
 
 /// Two processes writing one store at once lose nothing.
 @Suite struct ConcurrencyTests {
-    @Test func twoWriterProcessesLoseNothing() throws {
+    @Test func twoWriterProcessesLoseNothing() async throws {
         let sandbox = CLISandbox()
         let executable = try #require(HardtackExecutable.path)
         // Each writer is one shell running 40 adds of its own items and 40 updates of a shared one, all
@@ -19,10 +19,10 @@ import Testing
         let writers = try ["left", "right"].map { name in
             try sandbox.launch("/bin/sh", ["-c", script, executable, sandbox.store, name])
         }
-        let results = writers.map { $0.wait() }
+        let results = await writers.waitAll()
         for result in results { #expect(result.status == 0, "\(result.stderr)") }
 
-        let dump = try sandbox.keychain(["dump", "--json"])
+        let dump = try await sandbox.keychain(["dump", "--json"])
         #expect(dump.status == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
         let items = try #require(document["items"] as? [[String: Any]])
@@ -31,14 +31,14 @@ import Testing
         #expect(accounts.count == 81)
         #expect(Set(accounts) == expected)
 
-        let shared = try sandbox.keychain(["find-generic-password", "-s", "shared", "-w"]).stdout
+        let shared = try await sandbox.keychain(["find-generic-password", "-s", "shared", "-w"]).stdout
         #expect(shared == "left-39\n" || shared == "right-39\n")
-        #expect(try sandbox.keychain(["find-generic-password", "-a", "left-17", "-w"]).stdout == "secret-left-17\n")
-        #expect(try sandbox.keychain(["find-generic-password", "-a", "right-39", "-w"]).stdout == "secret-right-39\n")
-        #expect(try sandbox.keychain(["verify"]).status == 0)
+        #expect(try await sandbox.keychain(["find-generic-password", "-a", "left-17", "-w"]).stdout == "secret-left-17\n")
+        #expect(try await sandbox.keychain(["find-generic-password", "-a", "right-39", "-w"]).stdout == "secret-right-39\n")
+        #expect(try await sandbox.keychain(["verify"]).status == 0)
     }
 
-    @Test func processesCreatingOneStoreAtOnceAllSucceed() throws {
+    @Test func processesCreatingOneStoreAtOnceAllSucceed() async throws {
         let sandbox = CLISandbox()
         let executable = try #require(HardtackExecutable.path)
         // The first use of a store switches it to WAL mode, which SQLite answers with "busy" at once while
@@ -49,8 +49,8 @@ import Testing
                 try sandbox.launch(
                     executable, ["keychain", "--store", store, "add-generic-password", "-s", "s", "-a", account, "-w", "x"])
             }
-            for result in writers.map({ $0.wait() }) { #expect(result.status == 0, "round \(round): \(result.stderr)") }
-            let dump = try sandbox.run(["keychain", "--store", store, "dump"])
+            for result in await writers.waitAll() { #expect(result.status == 0, "round \(round): \(result.stderr)") }
+            let dump = try await sandbox.run(["keychain", "--store", store, "dump"])
             #expect(dump.stdout.components(separatedBy: "\"account\"").count - 1 == 3, "round \(round)")
         }
     }

@@ -30,13 +30,13 @@ import Testing
         !((try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "|").hasPrefix("|")
 
     @Test(.enabled(if: !CoreDumpTests.underSanitizer, "a sanitizer's shadow memory would fill the core"))
-    func aCoreOfAProcessReadingASecretHoldsNoTraceOfIt() throws {
-        let reader = try blockedReader()
+    func aCoreOfAProcessReadingASecretHoldsNoTraceOfIt() async throws {
+        let reader = try await blockedReader()
         defer { reader.stop() }
         let prefix = sandbox.directory.file("core")
         // Bounded in time and size (a core of this process is a few hundred megabytes): a core that grew
         // without bound would fill the disk rather than fail the test.
-        let gcore = try sandbox.runProcess(
+        let gcore = try await sandbox.runProcess(
             "/usr/bin/prlimit",
             ["--fsize=2000000000", "/usr/bin/timeout", "120", "/usr/bin/gcore", "-o", prefix,
              String(reader.process.processIdentifier)],
@@ -62,7 +62,7 @@ import Testing
     @Test(
         .enabled(if: CoreDumpTests.kernelWritesCoreFiles, "cores go to a program here, not to files"),
         .enabled(if: !CoreDumpTests.underSanitizer, "a sanitizer's runtime catches the signal itself"))
-    func theKernelWritesNoCoreOfHardtack() throws {
+    func theKernelWritesNoCoreOfHardtack() async throws {
         let directory = sandbox.directory.file("cores")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func cores() -> [String] {
@@ -71,21 +71,21 @@ import Testing
         let sleeper = Process()
         sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
         sleeper.arguments = ["30"]
-        try abortWithCoresAllowed(sleeper, in: directory)
+        try await abortWithCoresAllowed(sleeper, in: directory)
         try #require(!cores().isEmpty, "no core of sleep in \(directory): this machine writes its cores elsewhere")
         for name in cores() { try FileManager.default.removeItem(atPath: directory + "/" + name) }
 
-        let reader = try blockedReader(in: directory)
+        let reader = try await blockedReader(in: directory)
         defer { reader.stop() }
-        try abortWithCoresAllowed(reader.process, in: directory)
+        try await abortWithCoresAllowed(reader.process, in: directory)
         #expect(reader.process.terminationReason == .uncaughtSignal && reader.process.terminationStatus == SIGSEGV)
         #expect(cores().isEmpty, "the kernel wrote a core of hardtack: \(cores())")
     }
 
     /// `hardtack keychain find-generic-password -w` on the large secret, blocked writing it to a pipe
     /// that is never read (64 KiB fill it): a running process that holds the secret.
-    private func blockedReader(in directory: String? = nil) throws -> BlockedReader {
-        let add = try sandbox.keychain(["add-generic-password", "-s", "big", "-a", "a", "-w", "-"], input: Self.secret)
+    private func blockedReader(in directory: String? = nil) async throws -> BlockedReader {
+        let add = try await sandbox.keychain(["add-generic-password", "-s", "big", "-a", "a", "-w", "-"], input: Self.secret)
         try #require(add.status == 0, "\(add.stderr)")
         let reader = Process()
         reader.executableURL = URL(fileURLWithPath: try #require(HardtackExecutable.path))
@@ -116,13 +116,13 @@ import Testing
     /// `prlimit`, sends SIGSEGV and waits for it to end. (SIGSEGV, whose default action is a core, as
     /// SIGABRT's is: a test process's children inherit its blocked signals, SIGABRT and SIGQUIT among
     /// them, and nothing blocks SIGSEGV.)
-    private func abortWithCoresAllowed(_ process: Process, in directory: String) throws {
+    private func abortWithCoresAllowed(_ process: Process, in directory: String) async throws {
         if !process.isRunning {
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
             try process.run()
         }
         let pid = String(process.processIdentifier)
-        _ = try sandbox.runProcess(
+        _ = try await sandbox.runProcess(
             "/usr/bin/prlimit", ["--pid", pid, "--core=unlimited:unlimited"], environment: ["PATH": "/usr/bin:/bin"])
         kill(process.processIdentifier, SIGSEGV)
         process.waitUntilExit()

@@ -10,7 +10,7 @@ extension CrossProcessRefreshTests {
     /// while 3 processes × 4 accounts refresh after expiry: every process returns (served, or the store
     /// unreachable with the session kept, exit 75), every account then answers a call, and the auth
     /// server saw no refresh token presented twice.
-    @Test func theServerRestartedDuringRefreshesLosesNothingAndHangsNothing() throws {
+    @Test func theServerRestartedDuringRefreshesLosesNothingAndHangsNothing() async throws {
         let database = try OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
         defer { database.stop() }
         let store = (
@@ -20,7 +20,7 @@ extension CrossProcessRefreshTests {
         let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
         defer { server.process.terminate() }
         let accounts = ["north", "east", "south", "west"]
-        try signIn(accounts, url: url, store: store)
+        try await signIn(accounts, url: url, store: store)
         let executable = try #require(HardtackExecutable.path)
         let callers = try (0..<3).flatMap { _ in
             try accounts.map { account in
@@ -45,12 +45,12 @@ extension CrossProcessRefreshTests {
             #expect(!caller.process.isRunning, "a process still runs 90 s after the restart")
             if caller.process.isRunning { kill(caller.process.processIdentifier, SIGKILL) }
         }
-        for result in callers.map({ $0.wait() }) {
+        for result in await callers.waitAll() {
             #expect([0, 75].contains(result.status), "exit \(result.status): \(result.stderr)")
         }
         // Nothing is lost: every account still has a usable session.
         for account in accounts {
-            let me = try sandbox.run(
+            let me = try await sandbox.run(
                 ["me", "--server", url, "--account", account] + store.arguments, environment: store.environment)
             #expect(me.status == 0, "\(account): exit \(me.status): \(me.stderr)")
         }

@@ -18,7 +18,7 @@ import Testing
     let sandbox = CLISandbox()
 
     /// The store options of every command, and the environment they need.
-    private func store(_ backend: Backend) throws -> (arguments: [String], environment: [String: String]) {
+    private func store(_ backend: Backend) async throws -> (arguments: [String], environment: [String: String]) {
         switch backend {
         case .sqlite:
             return (["--store", sandbox.store], [:])
@@ -27,7 +27,7 @@ import Testing
                 throw MissingServer()
             }
             let name = "refresh_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-            let created = try sandbox.runProcess("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
+            let created = try await sandbox.runProcess("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
             try #require(created.status == 0, "psql: \(created.stderr)")
             var components = try #require(URLComponents(string: server))
             components.path = "/" + name
@@ -38,10 +38,10 @@ import Testing
 
     /// Signs `accounts` in at `url` and waits until their access tokens count as expired.
     func signIn(_ accounts: [String], url: String, store: (arguments: [String], environment: [String: String]))
-        throws
+        async throws
     {
         for account in accounts {
-            let signIn = try sandbox.run(
+            let signIn = try await sandbox.run(
                 ["signin", "--server", url, "--account", account, "--username", "alice", "--password-stdin"]
                     + store.arguments, input: "wonderland\n", environment: store.environment)
             try #require(signIn.status == 0, "\(signIn.stderr)")
@@ -51,7 +51,7 @@ import Testing
         for account in accounts {
             var expired = false
             while !expired, Date() < deadline {
-                let status = try sandbox.run(
+                let status = try await sandbox.run(
                     ["status", "--account", account] + store.arguments, environment: store.environment)
                 expired = status.stdout.contains("refresh before the first call")
                 if !expired { usleep(100_000) }
@@ -61,12 +61,12 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases)
-    func processesOverManyAccountsRefreshEachAccountExactlyOnce(_ backend: Backend) throws {
-        let store = try store(backend)
+    func processesOverManyAccountsRefreshEachAccountExactlyOnce(_ backend: Backend) async throws {
+        let store = try await store(backend)
         let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
         defer { server.process.terminate() }
         let accounts = ["alpha", "beta", "gamma"]
-        try signIn(accounts, url: url, store: store)
+        try await signIn(accounts, url: url, store: store)
         let executable = try #require(HardtackExecutable.path)
         let callers = try (0..<3).flatMap { _ in
             try accounts.map { account in
@@ -76,7 +76,7 @@ import Testing
             }
         }
         var refreshesByProcesses = 0
-        for result in callers.map({ $0.wait() }) {
+        for result in await callers.waitAll() {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("calls: 4, all succeeded"))
             let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("refreshes by this process: ") }
@@ -98,26 +98,26 @@ import Testing
     /// was interrupted, when the server had already rotated it (and counts reuse). Another account is
     /// untouched.
     @Test(arguments: Backend.allCases)
-    func aProcessKilledInsideARefreshHoldsNobodyBack(_ backend: Backend) throws {
-        try killInsideARefresh(backend, otherMachine: false)
+    func aProcessKilledInsideARefreshHoldsNobodyBack(_ backend: Backend) async throws {
+        try await killInsideARefresh(backend, otherMachine: false)
     }
 
     /// The same with the killed process in a pid namespace of its own (`unshare --pid`), as a process of
     /// another machine looks to the store: its pid tells nothing here, so only its PostgreSQL instance
     /// lock, freed when its connection closes and then confirmed free for 3 s, can say it ended.
-    @Test func aProcessOfAnotherMachineKilledInsideARefreshIsSeenGoneByItsInstanceLock() throws {
-        try killInsideARefresh(.postgreSQL, otherMachine: true)
+    @Test func aProcessOfAnotherMachineKilledInsideARefreshIsSeenGoneByItsInstanceLock() async throws {
+        try await killInsideARefresh(.postgreSQL, otherMachine: true)
     }
 
-    private func killInsideARefresh(_ backend: Backend, otherMachine: Bool) throws {
-        let store = try store(backend)
+    private func killInsideARefresh(_ backend: Backend, otherMachine: Bool) async throws {
+        let store = try await store(backend)
         let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
         let serverID = server.process.processIdentifier
         defer {
             kill(serverID, SIGCONT)
             server.process.terminate()
         }
-        try signIn(["victim", "bystander"], url: url, store: store)
+        try await signIn(["victim", "bystander"], url: url, store: store)
         let executable = try #require(HardtackExecutable.path)
         #expect(kill(serverID, SIGSTOP) == 0)
         let victimArguments = ["me", "--server", url, "--account", "victim"] + store.arguments
@@ -133,17 +133,17 @@ import Testing
         var sent = false
         let deadline = Date() + 15
         while !sent, Date() < deadline, victim.process.isRunning {
-            let found = try sandbox.run(Array(claim[0...0]) + store.arguments + claim[1...], environment: store.environment)
+            let found = try await sandbox.run(Array(claim[0...0]) + store.arguments + claim[1...], environment: store.environment)
             sent = found.stdout.contains("\"sent\":true")
             if !sent { usleep(50_000) }
         }
         try #require(sent, "the victim marked its claim sent")
         kill(victim.process.processIdentifier, SIGKILL)
-        _ = victim.wait()
+        _ = await victim.wait()
         #expect(kill(serverID, SIGCONT) == 0)
 
         let started = Date()
-        let next = try sandbox.run(
+        let next = try await sandbox.run(
             ["me", "--server", url, "--account", "victim"] + store.arguments, environment: store.environment)
         let elapsed = Date().timeIntervalSince(started)
         #expect(elapsed < 20, "answered in \(elapsed) s: the 45 s lease did not hold it back")
@@ -158,7 +158,7 @@ import Testing
         default:
             Issue.record("expected served or signed out, got \(next.status): \(next.stderr)")
         }
-        let bystander = try sandbox.run(
+        let bystander = try await sandbox.run(
             ["me", "--server", url, "--account", "bystander"] + store.arguments, environment: store.environment)
         #expect(bystander.status == 0, "\(bystander.stderr)")
         #expect(bystander.stdout.contains("refreshes by this process: 1"))

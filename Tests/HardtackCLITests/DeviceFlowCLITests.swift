@@ -42,7 +42,7 @@ import Testing
         request.httpBody = Data("user_code=\(code)&username=alice&password=wonderland&decision=\(decision)".utf8)
         let (page, _) = try await URLSession.shared.data(for: request)
         #expect(String(decoding: page, as: UTF8.self).contains(decision == "approve" ? "Approved" : "Refused"))
-        return running.wait()
+        return await running.wait()
     }
 
     @Test func anApprovedDeviceSignInStoresASession() async throws {
@@ -52,8 +52,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("signed in as Alice Liddell (alice)"))
         #expect(result.stderr.contains("\(url)/oauth/device"))
-        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
-        #expect(try flows.app("me", url).status == 0)
+        #expect(try await sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        #expect(try await flows.app("me", url).status == 0)
     }
 
     @Test func aRefusedDeviceSignInIsExit4AndStoresNothing() async throws {

@@ -3,16 +3,16 @@ import Testing
 
 /// `dump` shows every visible item's attributes, as text or valid JSON, and never a secret.
 @Suite struct DumpTests {
-    @Test func dumpAsJSONParsesAndHoldsNoSecret() throws {
+    @Test func dumpAsJSONParsesAndHoldsNoSecret() async throws {
         let sandbox = CLISandbox()
-        try sandbox.addGeneric(service: "svc", account: "alice", secret: "generic-SECRET", extra: ["-j", "tab\there \"q\""])
-        let internet = try sandbox.keychain([
+        try await sandbox.addGeneric(service: "svc", account: "alice", secret: "generic-SECRET", extra: ["-j", "tab\there \"q\""])
+        let internet = try await sandbox.keychain([
             "add-internet-password", "-s", "example.com", "-a", "bob", "-r", "https", "-P", "443", "-p", "/", "-w",
             "internet-SECRET",
         ])
         #expect(internet.status == 0)
 
-        let result = try sandbox.keychain(["dump", "--json"])
+        let result = try await sandbox.keychain(["dump", "--json"])
         #expect(result.status == 0)
         #expect(!result.stdout.contains("SECRET"))
         let document = try #require(
@@ -30,16 +30,16 @@ import Testing
         #expect((web["port"] as? NSNumber)?.intValue == 443)
         #expect(web["server"] as? String == "example.com")
 
-        let text = try sandbox.keychain(["dump"])
+        let text = try await sandbox.keychain(["dump"])
         #expect(text.status == 0)
         #expect(text.stdout.contains(#"    "port"<integer>=443"#))
         #expect(text.stdout.contains(#"    "comment"<string>="tab\there \"q\"""#))
         #expect(!text.stdout.contains("SECRET"))
     }
 
-    @Test func dumpOfAnEmptyStore() throws {
+    @Test func dumpOfAnEmptyStore() async throws {
         let sandbox = CLISandbox()
-        let result = try sandbox.keychain(["dump", "--json"])
+        let result = try await sandbox.keychain(["dump", "--json"])
         #expect(result.status == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect((document["items"] as? [Any])?.isEmpty == true)

@@ -4,11 +4,11 @@ import Testing
 /// The store's files are private whatever the umask, and a store others could read, or reached through
 /// a symbolic link, is refused.
 @Suite struct FilePermissionTests {
-    @Test func filesArePrivateEvenUnderUmask000() throws {
+    @Test func filesArePrivateEvenUnderUmask000() async throws {
         let sandbox = CLISandbox()
         let executable = try #require(HardtackExecutable.path)
         let store = sandbox.directory.file("open/nested/keychain.db")
-        let result = try sandbox.runProcess(
+        let result = try await sandbox.runProcess(
             "/bin/sh",
             ["-c", "umask 000; exec \"$0\" \"$@\"", executable, "keychain", "--store", store, "add-generic-password",
              "-s", "svc", "-a", "a", "-w", "s"])
@@ -20,7 +20,7 @@ import Testing
 
         // The same under umask 000 for a passphrase store, whose log may outlive nothing but is checked anyway.
         let second = sandbox.directory.file("open/second/keychain.db")
-        let withPassphrase = try sandbox.runProcess(
+        let withPassphrase = try await sandbox.runProcess(
             "/bin/sh",
             ["-c", "umask 000; exec \"$0\" \"$@\"", executable, "keychain", "--store", second, "add-generic-password",
              "-s", "svc", "-a", "a", "-w", "s"],
@@ -31,11 +31,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: second + ".key"))
     }
 
-    @Test func aStoreOthersCanReadIsRefused() throws {
+    @Test func aStoreOthersCanReadIsRefused() async throws {
         let sandbox = CLISandbox()
-        try sandbox.addGeneric(service: "svc", account: "a", secret: "s")
+        try await sandbox.addGeneric(service: "svc", account: "a", secret: "s")
         #expect(chmod(sandbox.store, 0o644) == 0)
-        let result = try sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
+        let result = try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("chmod 600"))
@@ -43,19 +43,19 @@ import Testing
 
         #expect(chmod(sandbox.store, 0o600) == 0)
         #expect(chmod(sandbox.keyFile, 0o640) == 0)
-        let key = try sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
+        let key = try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
         #expect(key.status != 0)
         #expect(key.stderr.contains("chmod 600"))
         #expect(chmod(sandbox.keyFile, 0o600) == 0)
-        #expect(try sandbox.keychain(["find-generic-password", "-s", "svc", "-w"]).stdout == "s\n")
+        #expect(try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"]).stdout == "s\n")
     }
 
-    @Test func aSymlinkedStoreIsRefused() throws {
+    @Test func aSymlinkedStoreIsRefused() async throws {
         let sandbox = CLISandbox()
-        try sandbox.addGeneric(service: "svc", account: "a", secret: "s")
+        try await sandbox.addGeneric(service: "svc", account: "a", secret: "s")
         let link = sandbox.directory.file("store/link.db")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.store)
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             ["keychain", "--store", link, "--key-file", sandbox.keyFile, "find-generic-password", "-s", "svc", "-w"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)

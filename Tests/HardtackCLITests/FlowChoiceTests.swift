@@ -9,29 +9,29 @@ import Testing
     let flows = CodeFlowTests()
     var sandbox: CLISandbox { flows.sandbox }
 
-    func passwordSignIn(_ url: String, _ extra: [String]) throws -> CLIResult {
-        try sandbox.run(
+    func passwordSignIn(_ url: String, _ extra: [String]) async throws -> CLIResult {
+        try await sandbox.run(
             ["signin", "--server", url, "--store", sandbox.store, "--username", "alice", "--password-stdin"] + extra,
             input: "wonderland\n")
     }
 
-    @Test func thePasswordGrantIsWarnedAboutUnderOAuthOnly() throws {
+    @Test func thePasswordGrantIsWarnedAboutUnderOAuthOnly() async throws {
         let (server, url) = try flows.serve()
         defer { flows.stop(server) }
-        let oauth = try passwordSignIn(url, [])
+        let oauth = try await passwordSignIn(url, [])
         #expect(oauth.status == 0, "\(oauth.stderr)")
         #expect(oauth.stderr.contains("RFC 9700"), "\(oauth.stderr)")
-        let header = try passwordSignIn(url, ["--style", "header"])
+        let header = try await passwordSignIn(url, ["--style", "header"])
         #expect(header.status == 0, "\(header.stderr)")
         #expect(!header.stderr.contains("RFC 9700"), "\(header.stderr)")
     }
 
     /// Without `--flow` or a password, sign-in goes through the browser.
-    @Test func theDefaultFlowIsTheBrowser() throws {
+    @Test func theDefaultFlowIsTheBrowser() async throws {
         let (server, url) = try flows.serve()
         defer { flows.stop(server) }
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
-        let result = try sandbox.run(
+        let result = try await sandbox.run(
             ["signin", "--issuer", url, "--store", sandbox.store, "--timeout", "60"],
             environment: [
                 "BROWSER": browser, "SCRIPTED_BROWSER_MODE": "approve",
@@ -42,8 +42,8 @@ import Testing
     }
 
     /// `--password-stdin` alone implies the password flow, which then asks for the username it lacks.
-    @Test func passwordStdinAloneImpliesThePasswordFlow() throws {
-        let result = try sandbox.run(
+    @Test func passwordStdinAloneImpliesThePasswordFlow() async throws {
+        let result = try await sandbox.run(
             ["signin", "--server", "http://127.0.0.1:9", "--store", sandbox.store, "--password-stdin"],
             input: "wonderland\n")
         #expect(result.status == 2, "\(result.stderr)")

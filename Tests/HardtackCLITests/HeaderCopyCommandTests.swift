@@ -27,38 +27,38 @@ import Testing
         try FileBytes.write(bytes, to: path)
     }
 
-    @Test func oneDestroyedHeaderPageIsHeaderDamageAndEveryItemStillReads() throws {
+    @Test func oneDestroyedHeaderPageIsHeaderDamageAndEveryItemStillReads() async throws {
         let sandbox = CLISandbox()
         for index in 0..<5 {
-            try sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)")
+            try await sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)")
         }
         let pages = headerPages(FileBytes.read(sandbox.store))
         try #require(pages.count == 2, "header copies on pages \(pages)")
         try destroy([pages[0]], of: sandbox.store)
 
-        let find = try sandbox.keychain(["find-generic-password", "-s", "svc3", "-a", "acct3", "-w"])
+        let find = try await sandbox.keychain(["find-generic-password", "-s", "svc3", "-a", "acct3", "-w"])
         #expect(find.status == 0, "\(find.stderr)")
         #expect(find.stdout == "HDR-3\n")
-        let verify = try sandbox.keychain(["verify"])
+        let verify = try await sandbox.keychain(["verify"])
         #expect(verify.status == 65, "\(verify.stdout) \(verify.stderr)")
         #expect(verify.stdout.contains("sound items: 5"), "\(verify.stdout)")
         #expect(verify.stdout.contains("the store header (its first copy (table meta) cannot be read"), "\(verify.stdout)")
         #expect(verify.stdout.contains("its second copy (table meta_copy) is sound"), "\(verify.stdout)")
-        let json = try sandbox.keychain(["verify", "--json"])
+        let json = try await sandbox.keychain(["verify", "--json"])
         #expect(json.status == 65)
         #expect(json.stdout.contains("\"header\": true"), "\(json.stdout)")
         #expect(json.stdout.contains("\"headerProblem\": \"its first copy (table meta)"), "\(json.stdout)")
 
         let target = sandbox.directory.file("store/rescued.db")
-        let salvage = try sandbox.keychain(["salvage", "--to", target])
+        let salvage = try await sandbox.keychain(["salvage", "--to", target])
         #expect(salvage.status == 0, "\(salvage.stdout) \(salvage.stderr)")
         #expect(salvage.stdout.contains("recovered items: 5"), "\(salvage.stdout)")
     }
 
-    @Test func bothHeaderPagesDestroyedLoseTheKeyAndSalvageWritesNothing() throws {
+    @Test func bothHeaderPagesDestroyedLoseTheKeyAndSalvageWritesNothing() async throws {
         let sandbox = CLISandbox()
         for index in 0..<3 {
-            try sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)")
+            try await sandbox.addGeneric(service: "svc\(index)", account: "acct\(index)", secret: "HDR-\(index)")
         }
         let pages = headerPages(FileBytes.read(sandbox.store))
         try #require(pages.count == 2, "header copies on pages \(pages)")
@@ -66,12 +66,12 @@ import Testing
         let before = FileBytes.read(sandbox.store)
 
         let target = sandbox.directory.file("store/rescued.db")
-        let salvage = try sandbox.keychain(["salvage", "--to", target])
+        let salvage = try await sandbox.keychain(["salvage", "--to", target])
         #expect(salvage.status == 65, "\(salvage.stdout) \(salvage.stderr)")
         #expect(salvage.stderr.contains("no copy of the store header"), "\(salvage.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target), "salvage wrote a store")
         #expect(FileBytes.read(sandbox.store) == before)
-        let verify = try sandbox.keychain(["verify"])
+        let verify = try await sandbox.keychain(["verify"])
         #expect(verify.status == 65, "\(verify.stdout) \(verify.stderr)")
     }
 }

@@ -11,10 +11,10 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text)")
     }
 
-    @Test func verifyPrintsItsCountsSoundOrDamaged() throws {
-        try sandbox.addGeneric(service: "one", account: "a", secret: "first")
-        try sandbox.addGeneric(service: "two", account: "a", secret: "second")
-        let sound = try object(try sandbox.keychain(["verify", "--json"]).stdout)
+    @Test func verifyPrintsItsCountsSoundOrDamaged() async throws {
+        try await sandbox.addGeneric(service: "one", account: "a", secret: "first")
+        try await sandbox.addGeneric(service: "two", account: "a", secret: "second")
+        let sound = try object(try await sandbox.keychain(["verify", "--json"]).stdout)
         #expect(sound["sound"] as? Int == 2 && sound["damaged"] as? Int == 0)
         #expect(sound["complete"] as? Bool == true && sound["databaseCheck"] as? String == "ok")
 
@@ -24,10 +24,10 @@ import Testing
         #expect(bytes[1000] == 0)
         bytes[1000] = 0x40
         try FileBytes.write(bytes, to: sandbox.store)
-        let text = try sandbox.keychain(["verify"])
+        let text = try await sandbox.keychain(["verify"])
         #expect(text.status == 65)
         #expect(text.stdout.contains("sound items: 2") && text.stdout.contains("damaged items: 0"), "\(text.stdout)")
-        let json = try sandbox.keychain(["verify", "--json"])
+        let json = try await sandbox.keychain(["verify", "--json"])
         #expect(json.status == 65)
         let damaged = try object(json.stdout)
         #expect(damaged["sound"] as? Int == 2 && damaged["damaged"] as? Int == 0)
@@ -37,46 +37,46 @@ import Testing
         #expect(!json.stdout.contains("first") && !json.stdout.contains("second"))
     }
 
-    @Test func aWrongKeyIsNotDamageAndPrintsNoCounts() throws {
-        try sandbox.addGeneric(service: "one", account: "a", secret: "first")
+    @Test func aWrongKeyIsNotDamageAndPrintsNoCounts() async throws {
+        try await sandbox.addGeneric(service: "one", account: "a", secret: "first")
         // A store made by another key cannot be told from damage by verify: a wrong key is 77, no counts.
-        let wrong = try sandbox.keychain(["--passphrase-file", try sandbox.privateFile("p", "nope\n"), "verify", "--json"])
+        let wrong = try await sandbox.keychain(["--passphrase-file", try sandbox.privateFile("p", "nope\n"), "verify", "--json"])
         #expect(wrong.status == 77)
         #expect(wrong.stdout.isEmpty)
     }
 
-    @Test func statusAndFindSpeakJSON() throws {
-        let none = try sandbox.run(["status", "--store", sandbox.store, "--json"])
+    @Test func statusAndFindSpeakJSON() async throws {
+        let none = try await sandbox.run(["status", "--store", sandbox.store, "--json"])
         #expect(none.status == 3)
         let decision = try object(none.stdout)
         #expect(decision["decision"] as? String == "signedOut" && decision["mainFlow"] as? Bool == false)
         #expect(decision["user"] is NSNull && decision["store"] as? String == sandbox.store)
 
-        try sandbox.addGeneric(service: "svc", account: "acct", secret: "hidden", extra: ["-l", "Label"])
-        let find = try sandbox.keychain(["find-generic-password", "-s", "svc", "--json"])
+        try await sandbox.addGeneric(service: "svc", account: "acct", secret: "hidden", extra: ["-l", "Label"])
+        let find = try await sandbox.keychain(["find-generic-password", "-s", "svc", "--json"])
         #expect(find.status == 0, "\(find.stderr)")
         let item = try object(find.stdout)
         #expect(item["class"] as? String == "genericPassword")
         let attributes = try #require(item["attributes"] as? [String: Any])
         #expect(attributes["account"] as? String == "acct" && attributes["label"] as? String == "Label")
         #expect(!find.stdout.contains("hidden"))
-        #expect(try sandbox.keychain(["find-generic-password", "-s", "svc", "-w", "--json"]).status == 2)
+        #expect(try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w", "--json"]).status == 2)
     }
 
-    @Test func meSpeaksJSON() throws {
+    @Test func meSpeaksJSON() async throws {
         let (server, url) = try sandbox.startServer()
         defer { server.process.terminate() }
-        let signIn = try sandbox.run(
+        let signIn = try await sandbox.run(
             ["signin", "--server", url, "--store", sandbox.store, "--username", "alice", "--password-stdin"],
             input: "wonderland\n")
         #expect(signIn.status == 0, "\(signIn.stderr)")
-        let me = try sandbox.run(["me", "--server", url, "--store", sandbox.store, "--json", "--concurrent", "3"])
+        let me = try await sandbox.run(["me", "--server", url, "--store", sandbox.store, "--json", "--concurrent", "3"])
         #expect(me.status == 0, "\(me.stderr)")
         let document = try object(me.stdout)
         #expect(document["calls"] as? Int == 3 && document["refreshes"] as? Int == 0)
         let user = try #require(document["user"] as? [String: Any])
         #expect(user["name"] as? String != nil && user["id"] as? String != nil)
-        let status = try object(try sandbox.run(["status", "--store", sandbox.store, "--json"]).stdout)
+        let status = try object(try await sandbox.run(["status", "--store", sandbox.store, "--json"]).stdout)
         #expect(status["decision"] as? String == "signedIn" && status["mainFlow"] as? Bool == true)
         #expect(status["accessTokenSecondsLeft"] as? Int != nil)
         #expect(!me.stdout.contains("eyJ") && !status.description.contains("eyJ"))

@@ -6,30 +6,30 @@ import Testing
 /// the real server that `Tools/test` starts (`HARDTACK_TEST_POSTGRES`): a database of its own per
 /// test, never the URI's password in any output.
 struct PostgreSQLStoreCommandTests {
-    private func freshDatabase(_ sandbox: CLISandbox) throws -> (uri: String, password: String) {
-        try sandbox.freshPostgreSQLDatabase()
+    private func freshDatabase(_ sandbox: CLISandbox) async throws -> (uri: String, password: String) {
+        try await sandbox.freshPostgreSQLDatabase()
     }
 
-    @Test func keychainVerbsWorkOnAPostgreSQLStore() throws {
+    @Test func keychainVerbsWorkOnAPostgreSQLStore() async throws {
         let sandbox = CLISandbox()
-        let (uri, password) = try freshDatabase(sandbox)
-        let noKey = try sandbox.run(["keychain", "--store", uri, "add-generic-password", "-s", "api", "-a", "alice", "-w", "x"])
+        let (uri, password) = try await freshDatabase(sandbox)
+        let noKey = try await sandbox.run(["keychain", "--store", uri, "add-generic-password", "-s", "api", "-a", "alice", "-w", "x"])
         #expect(noKey.status == 2)
         #expect(noKey.stderr.contains("--key-file"))
         let store = ["keychain", "--store", uri, "--key-env", "PG_KEY"]
         let environment = ["PG_KEY": String(repeating: "ab", count: 32)]
-        let add = try sandbox.run(
+        let add = try await sandbox.run(
             store + ["add-generic-password", "-s", "api", "-a", "alice", "-w", "-"], input: "s3cret", environment: environment)
         #expect(add.status == 0, "\(add.stderr)")
-        let again = try sandbox.run(
+        let again = try await sandbox.run(
             store + ["add-generic-password", "-s", "api", "-a", "alice", "-w", "-"], input: "other", environment: environment)
         #expect(again.status == 45)
-        let find = try sandbox.run(store + ["find-generic-password", "-s", "api", "-a", "alice", "-w"], environment: environment)
+        let find = try await sandbox.run(store + ["find-generic-password", "-s", "api", "-a", "alice", "-w"], environment: environment)
         #expect(find.status == 0)
         #expect(find.stdout == "s3cret\n")
-        let missing = try sandbox.run(store + ["find-generic-password", "-s", "api", "-a", "bob", "-w"], environment: environment)
+        let missing = try await sandbox.run(store + ["find-generic-password", "-s", "api", "-a", "bob", "-w"], environment: environment)
         #expect(missing.status == 44)
-        let verify = try sandbox.run(store + ["verify"], environment: environment)
+        let verify = try await sandbox.run(store + ["verify"], environment: environment)
         #expect(verify.status == 0)
         #expect(verify.stdout.contains("sound items: 1"))
         for result in [noKey, add, again, find, missing, verify] {
@@ -38,44 +38,44 @@ struct PostgreSQLStoreCommandTests {
         #expect(verify.stdout.contains(":***@"))
     }
 
-    @Test func aStoreMovesFromSQLiteToPostgreSQLThroughAnExport() throws {
+    @Test func aStoreMovesFromSQLiteToPostgreSQLThroughAnExport() async throws {
         let sandbox = CLISandbox()
-        let (uri, _) = try freshDatabase(sandbox)
+        let (uri, _) = try await freshDatabase(sandbox)
         let passphrase = try sandbox.privateFile("export.txt", "export passphrase\n")
         let environment = ["PG_KEY": String(repeating: "cd", count: 32), "HARDTACK_ARGON2_COST": "interactive"]
-        try sandbox.addGeneric(service: "api", account: "alice", secret: "a-secret")
-        try sandbox.addGeneric(service: "mail", account: "bob", secret: "b-secret")
+        try await sandbox.addGeneric(service: "api", account: "alice", secret: "a-secret")
+        try await sandbox.addGeneric(service: "mail", account: "bob", secret: "b-secret")
         let file = sandbox.directory.file("move.htk")
-        let export = try sandbox.keychain(
+        let export = try await sandbox.keychain(
             ["export", "--to", file, "--export-passphrase-file", passphrase, "--json"], environment: environment)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.stdout == "{\"exported\": 2}\n")
         let target = ["keychain", "--store", uri, "--key-env", "PG_KEY"]
-        let imported = try sandbox.run(
+        let imported = try await sandbox.run(
             target + ["import", "--from", file, "--export-passphrase-file", passphrase], environment: environment)
         #expect(imported.status == 0, "\(imported.stderr)")
-        let found = try sandbox.run(target + ["find-generic-password", "-s", "mail", "-a", "bob", "-w"], environment: environment)
+        let found = try await sandbox.run(target + ["find-generic-password", "-s", "mail", "-a", "bob", "-w"], environment: environment)
         #expect(found.stdout == "b-secret\n")
-        let again = try sandbox.run(
+        let again = try await sandbox.run(
             target + ["import", "--from", file, "--export-passphrase-file", passphrase], environment: environment)
         #expect(again.status == 45)
         var damaged = FileBytes.read(file)
         damaged[damaged.count / 2] ^= 0x40
         try FileBytes.write(damaged, to: file)
-        let refused = try sandbox.run(
+        let refused = try await sandbox.run(
             target + ["import", "--from", file, "--export-passphrase-file", passphrase, "-U"], environment: environment)
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("export file is damaged"))
     }
 
-    @Test func anUnreachableServerIsStoreUnavailable() throws {
+    @Test func anUnreachableServerIsStoreUnavailable() async throws {
         let sandbox = CLISandbox()
-        let (uri, password) = try freshDatabase(sandbox)
+        let (uri, password) = try await freshDatabase(sandbox)
         var components = try #require(URLComponents(string: uri))
         components.port = 1
         let closed = try #require(components.string)
         let started = Date()
-        let status = try sandbox.run(
+        let status = try await sandbox.run(
             ["status", "--store", closed, "--key-env", "PG_KEY"], environment: ["PG_KEY": String(repeating: "ab", count: 32)])
         #expect(status.status == 75, "\(status.stderr)")
         #expect(status.stderr.contains("cannot connect to the PostgreSQL server"))

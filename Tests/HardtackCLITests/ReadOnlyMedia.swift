@@ -17,24 +17,24 @@ enum ReadOnlyMedia {
     /// Runs `hardtack ARGUMENTS` (and `input` on standard input) with `directory` read-only.
     static func run(
         _ sandbox: CLISandbox, readOnly directory: String, _ arguments: [String], input: String? = nil
-    ) throws -> CLIResult {
+    ) async throws -> CLIResult {
         let executable = try #require(HardtackExecutable.path)
         switch try #require(method) {
         case .bindMount:
             let script = #"mount --bind -o ro "$1" "$1" || exit 99; shift; exec "$@""#
-            return try sandbox.runProcess(
+            return try await sandbox.runProcess(
                 "/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, "sh", directory, executable] + arguments,
                 input: input)
         case .immutableDirectory:
             #expect(shell(["chattr", "+i", directory]) == 0)
             defer { _ = shell(["chattr", "-i", directory]) }
-            return try sandbox.runProcess(executable, arguments, input: input)
+            return try await sandbox.runProcess(executable, arguments, input: input)
         }
     }
 
     /// Runs a shell script (`$1` is `directory`) in a private mount namespace: for a small full file system.
-    static func inNamespace(_ sandbox: CLISandbox, _ script: String, _ arguments: [String]) throws -> CLIResult {
-        try sandbox.runProcess("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, "sh"] + arguments)
+    static func inNamespace(_ sandbox: CLISandbox, _ script: String, _ arguments: [String]) async throws -> CLIResult {
+        try await sandbox.runProcess("/usr/bin/unshare", ["-m", "/bin/sh", "-c", script, "sh"] + arguments)
     }
 
     private static func probe() -> Method? {

@@ -11,65 +11,66 @@ import Testing
 /// every item under the new key only.
 @Suite struct RotateKeyCommandTests {
     /// Adds `count` items (service s0…, account a, secret x0…) to the sandbox's store under its key file.
-    private func populate(_ sandbox: CLISandbox, count: Int) throws {
+    private func populate(_ sandbox: CLISandbox, count: Int) async throws {
         let executable = try #require(HardtackExecutable.path)
         let script = "i=0; while [ $i -lt \(count) ]; do \"$0\" keychain --store \"$1\" add-generic-password -s s$i "
             + "-a a -w x$i || exit 1; i=$((i+1)); done"
-        let added = try sandbox.runProcess("/bin/sh", ["-c", script, executable, sandbox.store])
+        let added = try await sandbox.runProcess("/bin/sh", ["-c", script, executable, sandbox.store])
         #expect(added.status == 0, "\(added.stderr)")
     }
 
     /// Whether `verify` with `keyFile` finds `count` sound items and nothing damaged, and a few of them
     /// read back exactly.
-    private func allSound(_ sandbox: CLISandbox, count: Int, keyFile: String) throws -> Bool {
-        let verify = try sandbox.keychain(["--key-file", keyFile, "verify", "--json"])
+    private func allSound(_ sandbox: CLISandbox, count: Int, keyFile: String) async throws -> Bool {
+        let verify = try await sandbox.keychain(["--key-file", keyFile, "verify", "--json"])
         guard verify.status == 0, verify.stdout.contains("\"sound\": \(count),") else { return false }
-        return try [0, count / 2, count - 1].allSatisfy { index in
-            try sandbox.keychain(["--key-file", keyFile, "find-generic-password", "-s", "s\(index)", "-w"]).stdout
-                == "x\(index)\n"
+        for index in [0, count / 2, count - 1] {
+            let found = try await sandbox.keychain(["--key-file", keyFile, "find-generic-password", "-s", "s\(index)", "-w"])
+            if found.stdout != "x\(index)\n" { return false }
         }
+        return true
     }
 
-    @Test func eachCommandSaysWhichItRan() throws {
+    @Test func eachCommandSaysWhichItRan() async throws {
         let sandbox = CLISandbox()
         let environment = CLISandbox.passphrase("old-one")
-        try sandbox.addGeneric(service: "svc", account: "a", secret: "kept", environment: environment)
+        try await sandbox.addGeneric(service: "svc", account: "a", secret: "kept", environment: environment)
 
         var change = environment
         change["HARDTACK_NEW_PASSPHRASE"] = "new-one"
-        let rewrapped = try sandbox.keychain(["change-passphrase"], environment: change)
+        let rewrapped = try await sandbox.keychain(["change-passphrase"], environment: change)
         #expect(rewrapped.status == 0, "\(rewrapped.stderr)")
         #expect(rewrapped.stdout.hasPrefix("re-wrapped: the same master key."), "\(rewrapped.stdout)")
 
         // Keeping the passphrase: a new master key under the same one.
-        let kept = try sandbox.keychain(["rotate-key"], environment: CLISandbox.passphrase("new-one"))
+        let kept = try await sandbox.keychain(["rotate-key"], environment: CLISandbox.passphrase("new-one"))
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(kept.stdout.hasPrefix("rotated: a new master key, 1 item re-sealed."), "\(kept.stdout)")
         #expect(!kept.stderr.contains("rotate-key:"), "a store of one item printed progress")
 
         var rotate = CLISandbox.passphrase("new-one")
         rotate["HARDTACK_NEW_PASSPHRASE"] = "third-one"
-        let rotated = try sandbox.keychain(["rotate-key"], environment: rotate)
+        let rotated = try await sandbox.keychain(["rotate-key"], environment: rotate)
         #expect(rotated.status == 0, "\(rotated.stderr)")
         #expect(rotated.stdout.hasPrefix("rotated: a new master key, 1 item re-sealed."))
         #expect(!rotated.stdout.contains("third-one") && !rotated.stderr.contains("third-one"))
-        let old = try sandbox.keychain(["find-generic-password", "-s", "svc", "-w"], environment: CLISandbox.passphrase("new-one"))
+        let old = try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"], environment: CLISandbox.passphrase("new-one"))
         #expect(old.status == 77)
-        let new = try sandbox.keychain(["find-generic-password", "-s", "svc", "-w"], environment: CLISandbox.passphrase("third-one"))
+        let new = try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"], environment: CLISandbox.passphrase("third-one"))
         #expect(new.stdout == "kept\n")
 
         // Both new-key options at once: a usage error, nothing changed.
-        let both = try sandbox.keychain(
+        let both = try await sandbox.keychain(
             ["rotate-key", "--new-key-file", sandbox.directory.file("k")], environment: rotate)
         #expect(both.status == 2)
-        let none = try sandbox.run(["keychain", "--store", sandbox.directory.file("none/k.db"), "rotate-key"])
+        let none = try await sandbox.run(["keychain", "--store", sandbox.directory.file("none/k.db"), "rotate-key"])
         #expect(none.status != 0)
     }
 
-    @Test func aRotationKilledInsideItsTransactionChangesNothingAndRunsAgain() throws {
+    @Test func aRotationKilledInsideItsTransactionChangesNothingAndRunsAgain() async throws {
         let sandbox = CLISandbox()
         let count = 120
-        try populate(sandbox, count: count)
+        try await populate(sandbox, count: count)
         let newKey = sandbox.directory.file("new.key")
 
         // Its standard error a pipe already full: the first progress line (10%, written while the
@@ -99,20 +100,20 @@ import Testing
         if getuid() == 0 { #expect(blocked, "the rotation never blocked on its progress line") }
 
         // Nothing changed: the old key opens every item, the new key file does not.
-        #expect(try allSound(sandbox, count: count, keyFile: sandbox.keyFile))
+        #expect(try await allSound(sandbox, count: count, keyFile: sandbox.keyFile))
         if FileManager.default.fileExists(atPath: newKey) {
-            #expect(try sandbox.keychain(["--key-file", newKey, "find-generic-password", "-s", "s0"]).status == 77)
+            #expect(try await sandbox.keychain(["--key-file", newKey, "find-generic-password", "-s", "s0"]).status == 77)
         }
 
         // Run again: every item re-sealed, with a progress line per tenth, under the new key only.
-        let again = try sandbox.keychain(["rotate-key", "--new-key-file", newKey])
+        let again = try await sandbox.keychain(["rotate-key", "--new-key-file", newKey])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.hasPrefix("rotated: a new master key, \(count) items re-sealed."), "\(again.stdout)")
         let lines = again.stderr.split(separator: "\n").filter { $0.hasPrefix("hardtack: rotate-key: ") }
         #expect(lines.count == 10, "\(again.stderr)")
         #expect(lines.last == "hardtack: rotate-key: \(count) of \(count) items re-sealed under the new master key (100%)")
-        #expect(try sandbox.keychain(["--key-file", sandbox.keyFile, "find-generic-password", "-s", "s0"]).status == 77)
-        #expect(try allSound(sandbox, count: count, keyFile: newKey))
+        #expect(try await sandbox.keychain(["--key-file", sandbox.keyFile, "find-generic-password", "-s", "s0"]).status == 77)
+        #expect(try await allSound(sandbox, count: count, keyFile: newKey))
     }
 
     /// Whether a thread of process `pid` comes to wait in `write(2, …)` within `seconds`. (hardtack is

@@ -10,12 +10,36 @@ struct RunningProcess {
     /// Where its standard error goes.
     let errPath: String
 
-    /// Waits for it to exit and returns what it did.
-    func wait() -> CLIResult {
-        process.waitUntilExit()
-        return CLIResult(
+    /// Waits for it to exit and returns what it did, on a thread of its own: a test blocked for a whole run
+    /// of `hardtack` on one of Swift's few shared threads starved every other test's tasks (on two cores,
+    /// two such tests left none), and their servers' and clients' timeouts struck.
+    func wait() async -> CLIResult {
+        let process = process
+        await DedicatedThread.run { process.waitUntilExit() }
+        return result
+    }
+
+    /// What it did, once it has exited.
+    private var result: CLIResult {
+        CLIResult(
             status: process.terminationStatus,
             stdout: String(decoding: FileBytes.read(outPath), as: UTF8.self),
             stderr: String(decoding: FileBytes.read(errPath), as: UTF8.self))
+    }
+
+    /// Waits for a process just told to stop (`terminate`, SIGTERM) on this thread, for a `defer`, where
+    /// nothing can be awaited: its wait is short.
+    func waitAfterStop() -> CLIResult {
+        process.waitUntilExit()
+        return result
+    }
+}
+
+extension [RunningProcess] {
+    /// Waits for each to exit, in order, and returns what each did.
+    func waitAll() async -> [CLIResult] {
+        var results: [CLIResult] = []
+        for running in self { results.append(await running.wait()) }
+        return results
     }
 }

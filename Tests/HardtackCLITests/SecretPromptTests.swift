@@ -7,7 +7,7 @@ import Testing
     let sandbox = CLISandbox()
 
     @Test(arguments: [["-w", "-"], ["-w"]])
-    func aSecretTypedAtATerminalIsPromptedForAndNeverEchoed(_ secretOption: [String]) throws {
+    func aSecretTypedAtATerminalIsPromptedForAndNeverEchoed(_ secretOption: [String]) async throws {
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a"] + secretOption)
         #expect(terminal.waitFor("Secret for the new generic password: "))
@@ -16,12 +16,12 @@ import Testing
         terminal.type("typed-secret-1")
         #expect(terminal.finish() == 0, "\(terminal.transcript)")
         #expect(!terminal.transcript.contains("typed-secret"))
-        let find = try sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
+        let find = try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
         #expect(find.stdout == "typed-secret-1\n")
     }
 
-    @Test func twoDifferentEntriesAddNothing() throws {
-        try sandbox.addGeneric(service: "other", account: "a", secret: "s")
+    @Test func twoDifferentEntriesAddNothing() async throws {
+        try await sandbox.addGeneric(service: "other", account: "a", secret: "s")
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
         #expect(terminal.waitFor("Secret for the new generic password: "))
@@ -31,25 +31,25 @@ import Testing
         #expect(terminal.finish() == 1)
         #expect(terminal.transcript.contains("differ"))
         #expect(!terminal.transcript.contains("-entry"))
-        #expect(try sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
+        #expect(try await sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
     }
 
-    @Test func withoutATerminalTheLastDashWReadsStandardInput() throws {
-        let add = try sandbox.keychain(
+    @Test func withoutATerminalTheLastDashWReadsStandardInput() async throws {
+        let add = try await sandbox.keychain(
             ["add-internet-password", "-s", "example.com", "-a", "a", "-r", "https", "-P", "443", "-p", "/", "-w"],
             input: "piped\n")
         #expect(add.status == 0, "\(add.stderr)")
-        #expect(try sandbox.keychain(["find-internet-password", "-s", "example.com", "-w"]).stdout == "piped\n")
+        #expect(try await sandbox.keychain(["find-internet-password", "-s", "example.com", "-w"]).stdout == "piped\n")
         // In the middle of the line, -w still takes the next argument as its value.
-        let middle = try sandbox.keychain(["add-generic-password", "-w", "literal", "-s", "x", "-a", "a"])
+        let middle = try await sandbox.keychain(["add-generic-password", "-w", "literal", "-s", "x", "-a", "a"])
         #expect(middle.status == 0, "\(middle.stderr)")
-        #expect(try sandbox.keychain(["find-generic-password", "-s", "x", "-w"]).stdout == "literal\n")
+        #expect(try await sandbox.keychain(["find-generic-password", "-s", "x", "-w"]).stdout == "literal\n")
     }
 
     /// Ctrl-C (or SIGTERM, SIGHUP, Ctrl-\) at the prompt, with echo off: the terminal's echo is back
     /// when the process has ended, the process ended by that signal, and nothing was stored.
     @Test(arguments: [SIGINT, SIGTERM, SIGHUP, SIGQUIT])
-    func aSignalAtThePromptLeavesEchoOn(_ signal: Int32) throws {
+    func aSignalAtThePromptLeavesEchoOn(_ signal: Int32) async throws {
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
         #expect(terminal.echoes)
@@ -59,14 +59,14 @@ import Testing
         _ = terminal.finish()
         #expect(terminal.endedBySignal == signal, "\(terminal.transcript)")
         #expect(terminal.echoes, "the terminal was left with echo off")
-        #expect(try sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
+        #expect(try await sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
     }
 
     /// A store protected by a passphrase, used at a terminal with no passphrase given: hardtack asks for
     /// it (echo off) instead of failing; a wrong one is a wrong key (77), and nothing typed is shown.
-    @Test func aStoresPassphraseIsAskedForAtATerminal() throws {
+    @Test func aStoresPassphraseIsAskedForAtATerminal() async throws {
         let passphrase = "correct-horse-battery"
-        try sandbox.addGeneric(
+        try await sandbox.addGeneric(
             service: "svc", account: "a", secret: "kept-secret", environment: CLISandbox.passphrase(passphrase))
         let arguments = ["keychain", "--store", sandbox.store, "find-generic-password", "-s", "svc", "-w"]
         let terminal = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
@@ -87,8 +87,8 @@ import Testing
 
     /// `change-passphrase` at a terminal with no new passphrase given asks for it twice (echo off); the
     /// store then opens with it, and says it was wrapped at the test cost the tests ask for.
-    @Test func aNewPassphraseIsAskedForTwiceAtATerminal() throws {
-        try sandbox.addGeneric(service: "svc", account: "a", secret: "kept-secret")
+    @Test func aNewPassphraseIsAskedForTwiceAtATerminal() async throws {
+        try await sandbox.addGeneric(service: "svc", account: "a", secret: "kept-secret")
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
             environment: ["HARDTACK_ARGON2_COST": "interactive"])
@@ -100,7 +100,7 @@ import Testing
         #expect(terminal.transcript.contains("The store is now protected by a passphrase"))
         #expect(terminal.transcript.contains("warning: HARDTACK_ARGON2_COST=interactive"))
         #expect(!terminal.transcript.contains("a-new-passphrase"))
-        let find = try sandbox.keychain(
+        let find = try await sandbox.keychain(
             ["find-generic-password", "-s", "svc", "-w"], environment: CLISandbox.passphrase("a-new-passphrase"))
         #expect(find.stdout == "kept-secret\n", "\(find.stderr)")
 
@@ -115,15 +115,15 @@ import Testing
     }
 
     /// A store made with a passphrase under the test cost says so once; made at the real cost, nothing.
-    @Test func aStoreMadeAtTheTestCostSaysSo() throws {
-        let cheap = try sandbox.keychain(
+    @Test func aStoreMadeAtTheTestCostSaysSo() async throws {
+        let cheap = try await sandbox.keychain(
             ["add-generic-password", "-s", "svc", "-a", "a", "-w", "s"], environment: CLISandbox.passphrase("pw-one"))
         #expect(cheap.status == 0 && cheap.stderr.contains("warning: HARDTACK_ARGON2_COST=interactive"), "\(cheap.stderr)")
-        let again = try sandbox.keychain(
+        let again = try await sandbox.keychain(
             ["add-generic-password", "-s", "svc2", "-a", "a", "-w", "s"], environment: CLISandbox.passphrase("pw-one"))
         #expect(again.status == 0 && again.stderr.isEmpty, "an existing store says nothing: \(again.stderr)")
         let other = CLISandbox()
-        let real = try other.keychain(
+        let real = try await other.keychain(
             ["add-generic-password", "-s", "svc", "-a", "a", "-w", "s"], environment: ["HARDTACK_PASSPHRASE": "pw-two"])
         #expect(real.status == 0 && real.stderr.isEmpty, "\(real.stderr)")
     }

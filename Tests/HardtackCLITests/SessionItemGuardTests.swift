@@ -6,13 +6,13 @@ import Testing
 @Suite struct SessionItemGuardTests {
     let sandbox = CLISandbox()
 
-    @Test func addAndDeleteRefuseASessionsItemsAndPointAtSignout() throws {
+    @Test func addAndDeleteRefuseASessionsItemsAndPointAtSignout() async throws {
         let (server, url) = try sandbox.startServer()
         defer {
             server.process.terminate()
-            _ = server.wait()
+            _ = server.waitAfterStop()
         }
-        let signIn = try sandbox.run(
+        let signIn = try await sandbox.run(
             ["signin", "--server", url, "--store", sandbox.store, "--username", "alice", "--password-stdin"],
             input: "wonderland\n")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -25,29 +25,29 @@ import Testing
             ["delete-generic-password", "-a", "refresh-token"],
         ]
         for arguments in attempts {
-            let result = try sandbox.keychain(arguments)
+            let result = try await sandbox.keychain(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("hardtack signout"), "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("nothing was changed"), "\(arguments): \(result.stderr)")
             #expect(!result.stderr.contains("forged"))
         }
         // The session is whole: still signed in, and an authorized call still works with its tokens.
-        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
-        #expect(try sandbox.run(["me", "--server", url, "--store", sandbox.store]).status == 0)
-        let dump = try sandbox.keychain(["dump", "--json"])
+        #expect(try await sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        #expect(try await sandbox.run(["me", "--server", url, "--store", sandbox.store]).status == 0)
+        let dump = try await sandbox.keychain(["dump", "--json"])
         #expect(dump.stdout.components(separatedBy: "\"hardtack.session\"").count - 1 == 3, "\(dump.stdout)")
     }
 
-    @Test func theGatewaysOwnItemsAreRefusedToo() throws {
+    @Test func theGatewaysOwnItemsAreRefusedToo() async throws {
         for service in ["hardtack.gateway", "hardtack.gateway.logout-token"] {
-            let added = try sandbox.keychain(["add-generic-password", "-s", service, "-a", "login-state-key", "-w", "k"])
+            let added = try await sandbox.keychain(["add-generic-password", "-s", service, "-a", "login-state-key", "-w", "k"])
             #expect(added.status == 2, "\(added.stderr)")
             #expect(added.stderr.contains("gateway"))
             #expect(added.stderr.contains("nothing was changed"))
         }
         #expect(!FileManager.default.fileExists(atPath: sandbox.store), "a refused add creates no store")
         // A service that only begins like one of them is anybody's.
-        try sandbox.addGeneric(service: "hardtack.sessions-backup", account: "a", secret: "s")
-        #expect(try sandbox.keychain(["delete-generic-password", "-s", "hardtack.sessions-backup"]).status == 0)
+        try await sandbox.addGeneric(service: "hardtack.sessions-backup", account: "a", secret: "s")
+        #expect(try await sandbox.keychain(["delete-generic-password", "-s", "hardtack.sessions-backup"]).status == 0)
     }
 }

@@ -13,7 +13,7 @@ import Testing
     var sandbox: CLISandbox { flows.sandbox }
 
     /// Starts a sign-in and returns once its standard error says `marker` (it is then waiting for the user).
-    func launchWaiting(_ arguments: [String], until marker: String, environment: [String: String] = [:]) throws
+    func launchWaiting(_ arguments: [String], until marker: String, environment: [String: String] = [:]) async throws
         -> RunningProcess
     {
         let executable = try #require(HardtackExecutable.path)
@@ -23,7 +23,7 @@ import Testing
             usleep(20_000)
         }
         running.process.terminate()
-        Issue.record("the sign-in never said \(marker): \(running.wait().stderr)")
+        Issue.record("the sign-in never said \(marker): \(await running.wait().stderr)")
         throw CancellationError()
     }
 
@@ -34,30 +34,30 @@ import Testing
             url, decision: "approve", extra: ["--account", "work"])
         #expect(result.status == 0, "\(result.stderr)")
         let store = sandbox.store
-        #expect(try sandbox.run(["status", "--account", "work", "--store", store]).status == 0)
-        #expect(try sandbox.run(["status", "--store", store]).status == 3)
-        let accounts = try sandbox.run(["accounts", "--store", store])
+        #expect(try await sandbox.run(["status", "--account", "work", "--store", store]).status == 0)
+        #expect(try await sandbox.run(["status", "--store", store]).status == 3)
+        let accounts = try await sandbox.run(["accounts", "--store", store])
         #expect(accounts.status == 0 && accounts.stdout.contains("work"), "\(accounts.stdout)")
     }
 
-    @Test func aCodeSignInUnderAnAccountRevokesOnlyThatAccountsReplacedToken() throws {
+    @Test func aCodeSignInUnderAnAccountRevokesOnlyThatAccountsReplacedToken() async throws {
         let (server, url) = try flows.serve()
         defer { flows.stop(server) }
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
-        func signIn(_ account: String) throws -> CLIResult {
-            try sandbox.run(
+        func signIn(_ account: String) async throws -> CLIResult {
+            try await sandbox.run(
                 ["signin", "--flow", "code", "--issuer", url, "--account", account, "--store", sandbox.store],
                 environment: ["BROWSER": browser, "SCRIPTED_BROWSER_MODE": "approve"])
         }
-        #expect(try signIn("work").status == 0)
-        #expect(try signIn("home").status == 0)
+        #expect(try await signIn("work").status == 0)
+        #expect(try await signIn("home").status == 0)
         #expect(try sandbox.serverStats(url)["revocations"] == 0)
         // Signing in to "work" again replaces its session: that one refresh token is revoked, "home"'s is not.
-        let again = try signIn("work")
+        let again = try await signIn("work")
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try sandbox.serverStats(url)["revocations"] == 1)
         for account in ["work", "home"] {
-            let refreshed = try sandbox.run(["refresh", "--account", account, "--store", sandbox.store])
+            let refreshed = try await sandbox.run(["refresh", "--account", account, "--store", sandbox.store])
             #expect(refreshed.status == 0, "\(account): \(refreshed.stderr) \(refreshed.stdout)")
         }
         #expect(try sandbox.serverStats(url)["reuseDetections"] == 0)
@@ -67,34 +67,34 @@ import Testing
         let (server, url) = try flows.serve(["--device-interval", "1"])
         defer { flows.stop(server) }
         // Nothing stored: no store is made.
-        let first = try launchWaiting(
+        let first = try await launchWaiting(
             ["signin", "--flow", "device", "--issuer", url, "--store", sandbox.store], until: "Waiting for approval")
         first.process.interrupt()
-        let cancelled = first.wait()
+        let cancelled = await first.wait()
         #expect(cancelled.status == 130, "\(cancelled.stderr)")
         #expect(cancelled.stderr.contains("sign-in cancelled; nothing was stored"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
         // A session already there stays, unrevoked.
         let device = DeviceFlowCLITests(sandbox: sandbox)
         #expect(try await device.signIn(url, decision: "approve").status == 0)
-        let second = try launchWaiting(
+        let second = try await launchWaiting(
             ["signin", "--flow", "device", "--issuer", url, "--store", sandbox.store], until: "Waiting for approval")
         second.process.interrupt()
-        #expect(second.wait().status == 130)
-        #expect(try sandbox.run(["status", "--store", sandbox.store]).status == 0)
+        #expect(await second.wait().status == 130)
+        #expect(try await sandbox.run(["status", "--store", sandbox.store]).status == 0)
         #expect(try sandbox.serverStats(url)["revocations"] == 0)
     }
 
-    @Test func ctrlCDuringTheBrowserWaitStoresNothing() throws {
+    @Test func ctrlCDuringTheBrowserWaitStoresNothing() async throws {
         let (server, url) = try flows.serve()
         defer { flows.stop(server) }
         // A "browser" that opens nothing: the user never comes back, and presses Ctrl-C instead.
-        let running = try launchWaiting(
+        let running = try await launchWaiting(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store], until: "Open this URL",
             environment: ["BROWSER": "/bin/true"])
         usleep(200_000)
         running.process.interrupt()
-        let result = running.wait()
+        let result = await running.wait()
         #expect(result.status == 130, "\(result.stderr)")
         #expect(result.stderr.contains("sign-in cancelled; nothing was stored"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))

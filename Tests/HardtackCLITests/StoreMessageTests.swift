@@ -10,24 +10,24 @@ struct StoreMessageTests {
 
     private var storeDirectory: String { sandbox.directory.file("store") }
 
-    @Test func readsWorkOnReadOnlyMediaAndWritesSaySo() throws {
-        try sandbox.addGeneric(service: "svc", account: "a", secret: "first")
-        try sandbox.addGeneric(service: "other", account: "a", secret: "second")
+    @Test func readsWorkOnReadOnlyMediaAndWritesSaySo() async throws {
+        try await sandbox.addGeneric(service: "svc", account: "a", secret: "first")
+        try await sandbox.addGeneric(service: "other", account: "a", secret: "second")
         let before = FileBytes.read(sandbox.store)
 
-        let find = try ReadOnlyMedia.run(
+        let find = try await ReadOnlyMedia.run(
             sandbox, readOnly: storeDirectory, ["keychain", "--store", sandbox.store, "find-generic-password", "-s", "svc", "-w"])
         #expect(find.status == 0, "\(find.stderr)")
         #expect(find.stdout == "first\n")
-        let verify = try ReadOnlyMedia.run(sandbox, readOnly: storeDirectory, ["keychain", "--store", sandbox.store, "verify"])
+        let verify = try await ReadOnlyMedia.run(sandbox, readOnly: storeDirectory, ["keychain", "--store", sandbox.store, "verify"])
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(verify.stdout.contains("sound items: 2"))
-        let dump = try ReadOnlyMedia.run(sandbox, readOnly: storeDirectory, ["keychain", "--store", sandbox.store, "dump"])
+        let dump = try await ReadOnlyMedia.run(sandbox, readOnly: storeDirectory, ["keychain", "--store", sandbox.store, "dump"])
         #expect(dump.status == 0 && dump.stdout.contains("\"other\""), "\(dump.stderr)")
-        let status = try ReadOnlyMedia.run(sandbox, readOnly: storeDirectory, ["status", "--store", sandbox.store])
+        let status = try await ReadOnlyMedia.run(sandbox, readOnly: storeDirectory, ["status", "--store", sandbox.store])
         #expect(status.status == 3, "\(status.stderr)")  // Read, and no session in it: signed out, not 75.
 
-        let add = try ReadOnlyMedia.run(
+        let add = try await ReadOnlyMedia.run(
             sandbox, readOnly: storeDirectory,
             ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "new", "-a", "a", "-w", "third"])
         #expect(add.status == 1)
@@ -35,7 +35,7 @@ struct StoreMessageTests {
         #expect(add.stderr.contains("writes are impossible"))
         #expect(!add.stderr.contains("SQLite result") && !add.stderr.contains("errno") && !add.stderr.contains("SELECT"))
         #expect(!add.stderr.contains("third"))
-        let verbose = try ReadOnlyMedia.run(
+        let verbose = try await ReadOnlyMedia.run(
             sandbox, readOnly: storeDirectory,
             ["keychain", "--verbose", "--store", sandbox.store, "add-generic-password", "-s", "new", "-a", "a", "-w", "x"])
         #expect(verbose.status == 1)
@@ -45,8 +45,8 @@ struct StoreMessageTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.store + "-shm"))
     }
 
-    @Test func pageChecksumsAreCheckedOnTheReadOnlyPath() throws {
-        try sandbox.addGeneric(service: "svc", account: "a", secret: "first")
+    @Test func pageChecksumsAreCheckedOnTheReadOnlyPath() async throws {
+        try await sandbox.addGeneric(service: "svc", account: "a", secret: "first")
         var bytes = FileBytes.read(sandbox.store)
         // A byte in page 1's free space: neither SQLite's structure check nor any item's authentication
         // reads it; only the page checksum can see it changed.
@@ -55,7 +55,7 @@ struct StoreMessageTests {
         bytes[offset] = 0x01
         try FileBytes.write(bytes, to: sandbox.store)
         for arguments in [["verify"], ["find-generic-password", "-s", "svc", "-w"]] {
-            let result = try ReadOnlyMedia.run(
+            let result = try await ReadOnlyMedia.run(
                 sandbox, readOnly: storeDirectory, ["keychain", "--store", sandbox.store] + arguments)
             #expect(result.status == 65, "\(arguments): \(result.stdout) \(result.stderr)")
             #expect(result.stderr.contains("checksum"))
@@ -64,7 +64,7 @@ struct StoreMessageTests {
     }
 
     @Test(.enabled(if: ReadOnlyMedia.method == .bindMount, "needs a private mount namespace"))
-    func aFullDiskSaysSoAndNeverCannotBeRead() throws {
+    func aFullDiskSaysSoAndNeverCannotBeRead() async throws {
         let script = #"""
             mount -t tmpfs -o size=160k,mode=0700 tmpfs "$1" || exit 99
             "$2" keychain --store "$1/k.db" add-generic-password -s small -a a -w s || exit 98
@@ -73,7 +73,7 @@ struct StoreMessageTests {
         let executable = try #require(HardtackExecutable.path)
         let directory = sandbox.directory.file("small")
         #expect(mkdir(directory, 0o700) == 0)
-        let result = try ReadOnlyMedia.inNamespace(sandbox, script, [directory, executable])
+        let result = try await ReadOnlyMedia.inNamespace(sandbox, script, [directory, executable])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("disk is full"))
         #expect(result.stderr.contains("Free some disk space"))
@@ -82,7 +82,7 @@ struct StoreMessageTests {
     }
 
     @Test(.enabled(if: ReadOnlyMedia.method == .bindMount, "needs a private mount namespace"))
-    func aFirstWriteOnAFullDiskLeavesNoStoreBehind() throws {
+    func aFirstWriteOnAFullDiskLeavesNoStoreBehind() async throws {
         // Too small for a store: the first add and the first sign-in fail, and what they began is removed,
         // so the next try (with space freed) is not refused as a damaged store.
         let script = #"""
@@ -95,7 +95,7 @@ struct StoreMessageTests {
         let executable = try #require(HardtackExecutable.path)
         let directory = sandbox.directory.file("tiny")
         #expect(mkdir(directory, 0o700) == 0)
-        let result = try ReadOnlyMedia.inNamespace(sandbox, script, [directory, executable])
+        let result = try await ReadOnlyMedia.inNamespace(sandbox, script, [directory, executable])
         #expect(result.stdout.contains("add=1\n"), "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("signin=1\n"), "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("disk is full"))

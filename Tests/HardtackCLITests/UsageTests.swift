@@ -9,10 +9,10 @@ import Testing
         "find-internet-password", "delete-internet-password", "dump", "verify", "change-passphrase", "rotate-key",
     ]
 
-    @Test func topLevelHelpListsCommands() throws {
+    @Test func topLevelHelpListsCommands() async throws {
         let sandbox = CLISandbox()
         for arguments in [["--help"], ["-h"], ["help"]] {
-            let result = try sandbox.run(arguments)
+            let result = try await sandbox.run(arguments)
             #expect(result.status == 0, "\(arguments)")
             #expect(result.stdout.contains("usage: hardtack [COMMAND"))
             for command in ["keychain", "demo", "signin", "status", "me", "refresh", "signout", "migrate-legacy", "serve"] {
@@ -22,8 +22,8 @@ import Testing
         }
     }
 
-    @Test func keychainHelpListsEveryVerbAndTheGlobalOptions() throws {
-        let result = try CLISandbox().run(["keychain", "--help"])
+    @Test func keychainHelpListsEveryVerbAndTheGlobalOptions() async throws {
+        let result = try await CLISandbox().run(["keychain", "--help"])
         #expect(result.status == 0)
         for verb in Self.verbs { #expect(result.stdout.contains("  \(verb)"), "\(verb)") }
         for option in ["--store PATH", "--key-file PATH", "--passphrase-file PATH", "--key-env VAR",
@@ -33,22 +33,22 @@ import Testing
         }
     }
 
-    @Test(arguments: verbs) func everyVerbHasHelp(verb: String) throws {
-        let result = try CLISandbox().run(["keychain", verb, "--help"])
+    @Test(arguments: verbs) func everyVerbHasHelp(verb: String) async throws {
+        let result = try await CLISandbox().run(["keychain", verb, "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("usage: hardtack keychain \(verb)"))
         #expect(result.stdout.contains("--store PATH"))
     }
 
-    @Test func addHelpWarnsThatACommandLineSecretIsVisible() throws {
+    @Test func addHelpWarnsThatACommandLineSecretIsVisible() async throws {
         let sandbox = CLISandbox()
         for verb in ["add-generic-password", "add-internet-password"] {
-            let help = try sandbox.run(["keychain", verb, "--help"]).stdout
+            let help = try await sandbox.run(["keychain", verb, "--help"]).stdout
             #expect(help.contains("-w SECRET"))
             #expect(help.contains("ps"))
             #expect(help.contains("-w -"))
         }
-        let internet = try sandbox.run(["keychain", "add-internet-password", "--help"]).stdout
+        let internet = try await sandbox.run(["keychain", "add-internet-password", "--help"]).stdout
         for option in ["-s SERVER", "-a ACCOUNT", "-r PROTOCOL", "-P PORT", "-p PATH", "-l LABEL", "-j COMMENT", "-U"] {
             #expect(internet.contains(option), "\(option)")
         }
@@ -72,10 +72,10 @@ import Testing
         ["keychain", "change-passphrase"],
         ["keychain", "verify", "--store"],
     ])
-    func usageErrorsExit2WithoutTouchingTheStore(arguments: [String]) throws {
+    func usageErrorsExit2WithoutTouchingTheStore(arguments: [String]) async throws {
         let sandbox = CLISandbox()
         let store = sandbox.directory.file("store/keychain.db")
-        let result = try sandbox.run(arguments.count > 1 ? [arguments[0], "--store", store] + arguments.dropFirst() : arguments)
+        let result = try await sandbox.run(arguments.count > 1 ? [arguments[0], "--store", store] + arguments.dropFirst() : arguments)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("hardtack: "))
         #expect(result.stderr.filter { $0 == "\n" }.count == 1, "one line: \(result.stderr)")
@@ -83,13 +83,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("store")))
     }
 
-    @Test func aMisplacedSecretIsNeverEchoed() throws {
+    @Test func aMisplacedSecretIsNeverEchoed() async throws {
         let sandbox = CLISandbox()
         for arguments in [
             ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "a", "-a", "b", "Tr0ub4dor-3"],
             ["keychain", "Tr0ub4dor&3"],
         ] {
-            let result = try sandbox.run(arguments)
+            let result = try await sandbox.run(arguments)
             #expect(result.status == 2)
             #expect(!result.stderr.contains("Tr0ub4dor"), "\(result.stderr)")
         }

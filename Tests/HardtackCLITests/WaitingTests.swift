@@ -10,7 +10,7 @@ import Testing
 @Suite struct WaitingTests {
     let sandbox = CLISandbox()
 
-    @Test func waitingForASilentServerIdlesAndSaysSoAfterASecond() throws {
+    @Test func waitingForASilentServerIdlesAndSaysSoAfterASecond() async throws {
         let executable = try #require(HardtackExecutable.path)
         let server = try SilentServer()
         let input = try sandbox.privateFile("password", "wonderland\n")
@@ -22,7 +22,7 @@ import Testing
             errorPath: errors)
         // Three seconds of waiting: URLSession's curl driver spun a core for all of it (about 2.4
         // CPU-seconds here); curl's own poll costs a few milliseconds.
-        Thread.sleep(forTimeInterval: 3)
+        try await Task.sleep(for: .seconds(3))
         let cpuSeconds = child.killAndMeasure()
         #expect(cpuSeconds < 0.4, "the wait cost \(cpuSeconds) CPU-seconds in 3 s")
         let said = String(decoding: FileBytes.read(errors), as: UTF8.self)
@@ -30,8 +30,8 @@ import Testing
         #expect(said.components(separatedBy: "waiting for").count == 2, "said once: \(said)")
     }
 
-    @Test func waitingForAnotherProcessesLockIsSaidOnceAndThenTheWriteGoesThrough() throws {
-        try sandbox.addGeneric(service: "s", account: "first", secret: "x")
+    @Test func waitingForAnotherProcessesLockIsSaidOnceAndThenTheWriteGoesThrough() async throws {
+        try await sandbox.addGeneric(service: "s", account: "first", secret: "x")
         // Another process takes the store's write lock for 3 s: Python's sqlite3 module (Python ships
         // on every machine the project runs its tests on), as any SQLite client could.
         let holder = try sandbox.launch(
@@ -46,24 +46,24 @@ import Testing
             usleep(50_000)
         }
         let started = Date()
-        let add = try sandbox.keychain(["add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
+        let add = try await sandbox.keychain(["add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
         let waited = Date().timeIntervalSince(started)
-        _ = holder.wait()
+        _ = await holder.wait()
         #expect(add.status == 0, "\(add.stderr)")
         #expect(waited > 1.5, "the add did not wait for the lock (\(waited) s)")
         #expect(add.stderr.contains("waiting for another process to release the store's lock"), "stderr: \(add.stderr)")
         #expect(add.stderr.components(separatedBy: "waiting for").count == 2, "said once: \(add.stderr)")
     }
 
-    @Test func waitingForAnotherProcessesRefreshIsSaidAndItsTokensAreTaken() throws {
+    @Test func waitingForAnotherProcessesRefreshIsSaidAndItsTokensAreTaken() async throws {
         let executable = try #require(HardtackExecutable.path)
         let (server, url) = try sandbox.startServer()
         defer {
             kill(server.process.processIdentifier, SIGCONT)
             server.process.terminate()
-            _ = server.wait()
+            _ = server.waitAfterStop()
         }
-        let signIn = try sandbox.run(
+        let signIn = try await sandbox.run(
             ["signin", "--server", url, "--username", "alice", "--password-stdin", "--store", sandbox.store],
             input: "wonderland")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -79,7 +79,7 @@ import Testing
         let second = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
         for _ in 0..<200 where !said(second, "waiting for another hardtack process") { usleep(20_000) }
         kill(server.process.processIdentifier, SIGCONT)
-        let (one, two) = (first.wait(), second.wait())
+        let (one, two) = (await first.wait(), await second.wait())
         #expect(one.status == 0, "\(one.stderr)")
         #expect(two.status == 0, "\(two.stderr)")
         #expect(two.stderr.contains("waiting for another hardtack process that is refreshing the session"), "\(two.stderr)")

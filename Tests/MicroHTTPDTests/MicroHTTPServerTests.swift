@@ -107,10 +107,12 @@ import Testing
 
     @Test func aHandlerStillWaitingWhenTheGraceEndsIsAnswered503() async throws {
         let server = try MicroHTTPServer(port: 0) { _ in
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(300))
             return HTTPResponse(status: 200)
         }
-        let client = Self.client(server)
+        // A client that waits longer than a busy test process may take to reach the stop: only the stop's
+        // 503 can answer it first.
+        let client = CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeout: 120)
         let inFlight = Task { try await client.send(HTTPRequest(method: "GET", path: "/forever")) }
         while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
         await server.stop(grace: .milliseconds(200))

@@ -12,4 +12,11 @@ public enum DedicatedThread {
             }.start()
         }
     }
+
+    /// Runs `body`, which cannot fail, on a new thread and returns its result.
+    public static func run<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
 }

@@ -55,6 +55,11 @@ enum SanitizerScenario {
         // file below, where OpenSSL's per-thread error state alone is told apart (``isOpenSSLThreadState``).
         environment["LSAN_OPTIONS"] = "suppressions=\(suppressions):print_suppressions=0:exitcode=0"
         environment["TSAN_OPTIONS"] = "log_path=\(logs)/tsan:halt_on_error=0"
+        // As Tools/test runs the suite: a few tests at a time per core, so that a test's timing is its own.
+        if environment["SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH"] == nil {
+            environment["SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH"] = String(
+                6 * ProcessInfo.processInfo.activeProcessorCount)
+        }
         let runner = CommandRunner(scratch: makeDirectory(context.work + "/runs"), environment: environment)
         let buildStarted = Date()
         let build = runner.run(

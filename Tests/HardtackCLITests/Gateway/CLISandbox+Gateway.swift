@@ -65,6 +65,6 @@ extension CLISandbox {
     /// Ends the gateway with SIGTERM and returns how it ended.
     func stopGateway(_ gateway: RunningProcess) -> CLIResult {
         kill(gateway.process.processIdentifier, SIGTERM)
-        return gateway.wait()
+        return gateway.waitAfterStop()
     }
 }

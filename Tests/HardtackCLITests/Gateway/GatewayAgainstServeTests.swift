@@ -24,7 +24,7 @@ import Testing
         let (server, issuer) = try sandbox.startServer([
             "--confidential-client", "\(CLISandbox.gatewayClient.id)=\(secret)", "--access-token-lifetime", "3600",
         ])
-        defer { server.process.terminate(); _ = server.wait() }
+        defer { server.process.terminate(); _ = server.waitAfterStop() }
         let (gateway, origin) = try sandbox.startGateway(issuer: issuer, routes: ["/api/=\(issuer)/api/"])
         defer { _ = sandbox.stopGateway(gateway) }
         let browser = TestBrowser()
@@ -37,21 +37,21 @@ import Testing
         #expect(try await TestBrowser().get(origin + "/api/me", headers: [("X-CSRF", "1")]).status == 401, "no cookie")
     }
 
-    @Test func aConfidentialClientNeedsIDEqualsAPrivateFile() throws {
+    @Test func aConfidentialClientNeedsIDEqualsAPrivateFile() async throws {
         for value in ["hardtack-gateway", "=file", "hardtack-gateway="] {
-            let result = try sandbox.run(["serve", "--port", "0", "--confidential-client", value])
+            let result = try await sandbox.run(["serve", "--port", "0", "--confidential-client", value])
             #expect(result.status == 2 && result.stderr.contains("ID=SECRETFILE"), "\(value): \(result.stderr)")
         }
         let secret = secretFile("shared-secret", "a-secret-others-can-read", mode: 0o644)
-        let readable = try sandbox.run(["serve", "--port", "0", "--confidential-client", "gateway=\(secret)"])
+        let readable = try await sandbox.run(["serve", "--port", "0", "--confidential-client", "gateway=\(secret)"])
         #expect(readable.status != 0 && readable.stderr.contains("chmod 600"), "\(readable.stderr)")
         #expect(!readable.stderr.contains("a-secret-others-can-read") && !readable.stdout.contains("a-secret"))
-        let missing = try sandbox.run([
+        let missing = try await sandbox.run([
             "serve", "--port", "0", "--confidential-client", "gateway=\(sandbox.directory.file("none"))",
         ])
         #expect(missing.status != 0 && missing.stderr.contains("cannot read"), "\(missing.stderr)")
         let twice = secretFile("twice", "s")
-        let repeated = try sandbox.run([
+        let repeated = try await sandbox.run([
             "serve", "--port", "0", "--confidential-client", "g=\(twice)", "--confidential-client", "g=\(twice)",
         ])
         #expect(repeated.status == 2 && repeated.stderr.contains("given twice"), "\(repeated.stderr)")

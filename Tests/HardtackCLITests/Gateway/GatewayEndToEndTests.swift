@@ -232,7 +232,7 @@ extension GatewayScenarios {
                 for token in issued { #expect(bytes.range(of: Data(token.utf8)) == nil, "\(file) holds a token") }
             }
             for account in ["access-token", "refresh-token", "id-token"] {
-                let opened = try sandbox.keychain([
+                let opened = try await sandbox.keychain([
                     "find-generic-password", "-s", "hardtack.session/gateway/" + sid, "-a", account, "-w",
                 ])
                 #expect(

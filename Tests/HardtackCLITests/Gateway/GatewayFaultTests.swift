@@ -244,7 +244,7 @@ extension GatewayScenarios {
                 (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
             }
             let active = try await activeRefreshTokens()
-            let revoke = try sandbox.run(["gateway", "revoke", "--user", "alice", "--store", sandbox.store])
+            let revoke = try await sandbox.run(["gateway", "revoke", "--user", "alice", "--store", sandbox.store])
             #expect(revoke.status == 0 && revoke.stdout == "ended 1 session\n", "\(revoke.stderr)")
             var now = active
             for _ in 0..<60 where now == active {

@@ -8,8 +8,8 @@ extension GatewayScenarios {
     @Suite struct GatewaySessionsTests {
         let sandbox = CLISandbox()
 
-        func run(_ arguments: [String]) throws -> CLIResult {
-            try sandbox.run(["gateway"] + arguments + ["--store", sandbox.store])
+        func run(_ arguments: [String]) async throws -> CLIResult {
+            try await sandbox.run(["gateway"] + arguments + ["--store", sandbox.store])
         }
 
         func sid(_ browser: TestBrowser, _ origin: String) async throws -> String {
@@ -29,7 +29,7 @@ extension GatewayScenarios {
             let aliceSid = try await sid(alice, origin)
             let bobSid = try await sid(bob, origin)
 
-            let listed = try run(["sessions", "--json"])
+            let listed = try await run(["sessions", "--json"])
             #expect(listed.status == 0, "\(listed.stderr)")
             let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
             let sessions = try #require(document["sessions"] as? [[String: Any]])
@@ -41,11 +41,11 @@ extension GatewayScenarios {
             let cookies = [alice.cookies(for: origin)["__Host-hardtack"], bob.cookies(for: origin)["__Host-hardtack"]]
             let tokens = try await provider.issuedTokens(CLISandbox.gatewayClient.id)
             #expect(!tokens.isEmpty)
-            for text in [listed.stdout, try run(["sessions"]).stdout] {
+            for text in await [listed.stdout, try run(["sessions"]).stdout] {
                 for token in tokens { #expect(!text.contains(token), "no token") }
                 for cookie in cookies.compactMap({ $0 }) { #expect(!text.contains(cookie), "no cookie") }
             }
-            let onlyBob = try run(["sessions", "--user", "bob"])
+            let onlyBob = try await run(["sessions", "--user", "bob"])
             #expect(onlyBob.stdout.contains(bobSid) && !onlyBob.stdout.contains(aliceSid), "\(onlyBob.stdout)")
             #expect(onlyBob.stdout.contains("bob (Bob Builder)"))
 
@@ -57,34 +57,34 @@ extension GatewayScenarios {
             #expect((fromMemory?.split(separator: " ").last).flatMap { Int($0) } ?? 0 > 0, "\(metrics)")
             // ...and still, one session ended by id in another process: the gateway refuses it at the next
             // call; the other user goes on.
-            let bySession = try run(["revoke", "--session", aliceSid])
+            let bySession = try await run(["revoke", "--session", aliceSid])
             #expect(bySession.status == 0 && bySession.stdout == "ended 1 session\n", "\(bySession.stdout)\(bySession.stderr)")
             #expect(try await alice.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
             #expect(try await alice.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 401)
             #expect(try await bob.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 200)
 
             // Every session of a user; again ends nothing, and is no error.
-            #expect(try run(["revoke", "--user", "bob"]).stdout == "ended 1 session\n")
+            #expect(try await run(["revoke", "--user", "bob"]).stdout == "ended 1 session\n")
             #expect(try await bob.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 401)
-            #expect(try run(["revoke", "--user", "bob"]).stdout == "ended 0 sessions\n")
-            #expect(try run(["sessions"]).stdout == "no gateway session\n")
+            #expect(try await run(["revoke", "--user", "bob"]).stdout == "ended 0 sessions\n")
+            #expect(try await run(["sessions"]).stdout == "no gateway session\n")
 
-            let both = try run(["revoke", "--user", "bob", "--session", bobSid])
+            let both = try await run(["revoke", "--user", "bob", "--session", bobSid])
             #expect(both.status == 2 && both.stderr.contains("exactly one of --user SUB and --session SID"))
-            #expect(try run(["revoke"]).status == 2)
+            #expect(try await run(["revoke"]).status == 2)
             // The server's options before another gateway command are refused, not ignored.
-            let misplaced = try sandbox.run(["gateway", "--issuer", provider.issuer, "sessions", "--store", sandbox.store])
+            let misplaced = try await sandbox.run(["gateway", "--issuer", provider.issuer, "sessions", "--store", sandbox.store])
             #expect(misplaced.status == 2 && misplaced.stderr.contains("--issuer is an option of the gateway's server"))
         }
 
-        @Test func withoutAStoreThereIsNothingToListOrEnd() throws {
+        @Test func withoutAStoreThereIsNothingToListOrEnd() async throws {
             let store = ["--store", sandbox.directory.file("none/keychain.db")]
-            let listed = try sandbox.run(["gateway", "sessions"] + store)
+            let listed = try await sandbox.run(["gateway", "sessions"] + store)
             #expect(listed.status == 0 && listed.stdout == "no gateway session\n", "\(listed.stderr)")
-            let revoked = try sandbox.run(["gateway", "revoke", "--user", "alice"] + store)
+            let revoked = try await sandbox.run(["gateway", "revoke", "--user", "alice"] + store)
             #expect(revoked.status == 0 && revoked.stdout == "ended 0 sessions\n", "\(revoked.stderr)")
             #expect(!FileManager.default.fileExists(atPath: sandbox.directory.file("none/keychain.db")), "none was made")
-            let help = try sandbox.run(["gateway", "serve", "--help"])
+            let help = try await sandbox.run(["gateway", "serve", "--help"])
             #expect(help.status == 0 && help.stdout.contains("HARDTACK_GATEWAY_ISSUER") && help.stdout.contains("--issuer URL"))
         }
     }

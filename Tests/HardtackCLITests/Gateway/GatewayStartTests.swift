@@ -21,30 +21,30 @@ import Testing
         ]
     }
 
-    @Test func missingOrUnusableSettingsAreUsageErrorsBeforeAnythingStarts() throws {
-        let none = try sandbox.run(["gateway"])
+    @Test func missingOrUnusableSettingsAreUsageErrorsBeforeAnythingStarts() async throws {
+        let none = try await sandbox.run(["gateway"])
         #expect(none.status == 2 && none.stderr.contains("give the issuer: --issuer URL"), "\(none.stderr)")
-        let plainHTTP = try sandbox.run(arguments(origin: "http://app.example"))
+        let plainHTTP = try await sandbox.run(arguments(origin: "http://app.example"))
         #expect(plainHTTP.status == 2 && plainHTTP.stderr.contains("--public-origin"), "\(plainHTTP.stderr)")
-        let route = try sandbox.run(arguments() + ["--route", "/bff/=http://127.0.0.1:1/"])
+        let route = try await sandbox.run(arguments() + ["--route", "/bff/=http://127.0.0.1:1/"])
         #expect(route.status == 2 && route.stderr.contains("--route takes PREFIX=UPSTREAM"), "\(route.stderr)")
-        let idle = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_IDLE_TIMEOUT": "forever"])
+        let idle = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_IDLE_TIMEOUT": "forever"])
         #expect(idle.status == 2 && idle.stderr.contains("HARDTACK_GATEWAY_IDLE_TIMEOUT takes what --idle-timeout takes"), "\(idle.stderr)")
-        let connections = try sandbox.run(arguments() + ["--store-connections", "0"])
+        let connections = try await sandbox.run(arguments() + ["--store-connections", "0"])
         #expect(connections.status == 2 && connections.stderr.contains("--store-connections takes a whole number from 1 to 64"))
-        let threads = try sandbox.run(arguments() + ["--threads", "0"])
+        let threads = try await sandbox.run(arguments() + ["--threads", "0"])
         #expect(threads.status == 2 && threads.stderr.contains("--threads takes a whole number from 1 to 256"))
-        let threadsVariable = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_THREADS": "many"])
+        let threadsVariable = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_THREADS": "many"])
         #expect(threadsVariable.status == 2 && threadsVariable.stderr.contains("HARDTACK_GATEWAY_THREADS takes what --threads takes"))
-        let revoke = try sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "maybe"])
+        let revoke = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "maybe"])
         #expect(revoke.status == 2 && revoke.stderr.contains("HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS takes 1 or 0"))
-        let scope = try sandbox.run(arguments() + ["--scope", "profile offline_access"])
+        let scope = try await sandbox.run(arguments() + ["--scope", "profile offline_access"])
         #expect(scope.status == 2 && scope.stderr.contains("--scope must include openid"), "\(scope.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store))
     }
 
-    @Test func anIssuerThatCannotBeReachedIsNamedAndNoStoreIsMade() throws {
-        let result = try sandbox.run(arguments())
+    @Test func anIssuerThatCannotBeReachedIsNamedAndNoStoreIsMade() async throws {
+        let result = try await sandbox.run(arguments())
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("discovery document (http://127.0.0.1:1/.well-known/openid-configuration)"))
         #expect(result.stderr.contains("Check --issuer") && !result.stderr.contains("session is kept"))
@@ -55,8 +55,8 @@ import Testing
 
     /// Every setting from the environment alone, as a container gives them: the gateway gets as far as the
     /// issuer named there.
-    @Test func theEnvironmentAloneConfiguresTheGateway() throws {
-        let result = try sandbox.run(
+    @Test func theEnvironmentAloneConfiguresTheGateway() async throws {
+        let result = try await sandbox.run(
             ["gateway", "--store", sandbox.store],
             environment: [
                 "HARDTACK_GATEWAY_ISSUER": "http://127.0.0.1:2", "HARDTACK_GATEWAY_CLIENT_ID": "app",
@@ -73,7 +73,7 @@ import Testing
 
     /// `--revoke-ended-sessions` against an issuer whose discovery names no revocation endpoint (served here
     /// by Python's own HTTP server from a file): refused at start, saying why and how to go on.
-    @Test func revokingEndedSessionsNeedsAnIssuerThatRevokes() throws {
+    @Test func revokingEndedSessionsNeedsAnIssuerThatRevokes() async throws {
         let port = CLISandbox.freePort()
         let issuer = "http://127.0.0.1:\(port)"
         let root = sandbox.directory.file("issuer")
@@ -97,7 +97,7 @@ import Testing
             if !up { usleep(50_000) }
         }
         #expect(up, "python3 -m http.server did not start")
-        let result = try sandbox.run(arguments(issuer: issuer) + ["--revoke-ended-sessions"])
+        let result = try await sandbox.run(arguments(issuer: issuer) + ["--revoke-ended-sessions"])
         #expect(result.status == 1 && result.stdout.isEmpty, "\(result.status) \(result.stdout)")
         #expect(result.stderr.contains("needs the issuer's revocation endpoint (RFC 7009)"), "\(result.stderr)")
         #expect(result.stderr.contains("start without --revoke-ended-sessions"))

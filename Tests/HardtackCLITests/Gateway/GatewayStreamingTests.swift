@@ -105,7 +105,7 @@ extension GatewayScenarios {
             kill(gateway.process.processIdentifier, SIGTERM)
             let read = await StreamedBody.drain(response.body)
             #expect(read.failure != nil, "the answer ends early rather than hanging")
-            let result = gateway.wait()
+            let result = await gateway.wait()
             #expect(result.status == 0, "\(result.stderr.suffix(300))")
             #expect(result.stderr.contains(#""stream":"gateway_stopping""#))
             while try await provider.count("streams_dropped") == dropped { try await Task.sleep(for: .milliseconds(50)) }
