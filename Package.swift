@@ -100,7 +100,7 @@ let package = Package(
         // (on libmicrohttpd) and the BROWSER / xdg-open launcher. Production code, apart from the
         // development servers.
         .target(
-            name: "BrowserRedirect", dependencies: ["Data", "MicroHTTPD"], path: "Modules/BrowserRedirect",
+            name: "BrowserRedirect", dependencies: ["Data", "Locking", "MicroHTTPD"], path: "Modules/BrowserRedirect",
             swiftSettings: swiftSettings),
         // The legacy preferences file (the seeds' plaintext tokens), read once to migrate it, then wiped.
         .target(
@@ -120,7 +120,7 @@ let package = Package(
         .target(
             name: "Composition",
             dependencies: ["Domain", "Data", "LegacyPreferences", "ProcessIdentity", "StoreCore", "SQLiteStore", "PostgreSQLStore",
-                "URLSessionHTTP", "CurlHTTP", "BrowserRedirect", "OpenSSLCrypto", "Gateway", "MicroHTTPD"],
+                "URLSessionHTTP", "CurlHTTP", "BrowserRedirect", "OpenSSLCrypto", "Gateway", "MicroHTTPD", "Locking"],
             path: "Modules/Composition", swiftSettings: swiftSettings),
         // The development wiring: the demo's world and `hardtack serve`, over the development servers. Only
         // the executable links it.

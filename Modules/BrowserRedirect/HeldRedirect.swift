@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The redirect's request, received and not yet answered: the browser waits on its connection until the
 /// app knows how the sign-in ended (the code exchanged, the ID token checked, the session stored), so
@@ -8,11 +8,11 @@ public final class HeldRedirect: Sendable {
     /// The redirect's query, percent-encoded, without `?`, possibly empty.
     public let query: String
     /// The request's handler, suspended until it is given the message to show.
-    private let reply: Mutex<CheckedContinuation<String, Never>?>
+    private let reply: Locked<CheckedContinuation<String, Never>?>
 
     init(query: String, reply: CheckedContinuation<String, Never>) {
         self.query = query
-        self.reply = Mutex(reply)
+        self.reply = Locked(reply)
     }
 
     deinit { answer("The sign-in ended. The terminal says how; you may close this window.") }

@@ -1,5 +1,5 @@
 import Data
-import Synchronization
+import Locking
 
 /// Where the listener's HTTP handler and its waits meet: the first `GET` of the redirect path is handed
 /// to the caller waiting for it (or kept until one waits), later ones are refused, and a wait ends with
@@ -29,7 +29,7 @@ final class RedirectInbox: Sendable {
 
     /// The redirect path, such as `/callback`.
     let path: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(path: String) {
         self.path = path

@@ -5,7 +5,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Synchronization
+import Foundation
 
 /// The memory ``SecretBytes`` live in: pages kept out of core dumps (`MADV_DONTDUMP`, on Linux), locked
 /// in RAM so they are not swapped where the system's limit allows (`mlock`), with an inaccessible guard
@@ -34,7 +34,11 @@ enum SecretMemory {
         var unusedCount = [Int](repeating: 0, count: slotSizes.count)
     }
 
-    private static let state = Mutex(State())
+    /// Guards `state`: a pthread mutex (`NSLock`), whose hand-offs ThreadSanitizer sees, where
+    /// Synchronization's `Mutex` had every secret's allocation reported as a race on Linux.
+    private static let lock = NSLock()
+    // Safety: read and written only in ``withState(_:)``, while `lock` is held.
+    private nonisolated(unsafe) static var state = State()
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// `byteCount` bytes (at least one) of secret memory, aligned to 16 bytes. Their contents are
@@ -46,7 +50,7 @@ enum SecretMemory {
             return UnsafeMutableRawBufferPointer(start: pages.baseAddress, count: size)
         }
         let slotSize = slotSizes[slotClass]
-        let address = state.withLock { state -> UInt in
+        let address = withState { state -> UInt in
             let free = state.freeSlots[slotClass]
             if free != 0 {
                 state.freeSlots[slotClass] = UnsafeRawPointer(bitPattern: free)!.load(as: UInt.self)
@@ -75,10 +79,17 @@ enum SecretMemory {
             return
         }
         let address = UInt(bitPattern: base)
-        state.withLock { state in
+        withState { state in
             UnsafeMutableRawPointer(bitPattern: address)!.storeBytes(of: state.freeSlots[slotClass], as: UInt.self)
             state.freeSlots[slotClass] = address
         }
+    }
+
+    /// Runs `body` with the free lists, no other thread holding them meanwhile.
+    private static func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 
     /// `byteCount` rounded up to whole pages.

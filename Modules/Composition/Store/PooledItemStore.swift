@@ -1,7 +1,7 @@
 public import Data
 public import Domain
 public import Foundation
-import Synchronization
+import Locking
 
 /// Several open handles of one store, each with a connection of its own, used as one store for reads:
 /// each `find` goes to the handle with the fewest calls in hand (ties taken in turn), so that the reads of
@@ -14,7 +14,7 @@ import Synchronization
 /// ``SecureStoreError/storage(_:)`` of kind `misuse` instead of hanging.
 public final class PooledItemStore: SecureItemStore {
     private let handles: [any SecureItemStore]
-    private let inHand: Mutex<(counts: [Int], next: Int)>
+    private let inHand: Locked<(counts: [Int], next: Int)>
     /// Set on a thread while it runs a transaction's body for the pool.
     private static let transactionThread = ThreadFlag()
 
@@ -23,7 +23,7 @@ public final class PooledItemStore: SecureItemStore {
     public init(_ handles: [any SecureItemStore]) {
         precondition(!handles.isEmpty, "a pool needs a handle")
         self.handles = handles
-        inHand = Mutex((Array(repeating: 0, count: handles.count), 0))
+        inHand = Locked((Array(repeating: 0, count: handles.count), 0))
     }
 
     /// The first handle's access groups (every handle has the same).

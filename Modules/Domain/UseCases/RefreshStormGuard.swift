@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// Counts the refreshes presented to servers by every ``RefreshSession`` that shares it, per account and
 /// in all, and refuses one more once either count reaches its limit within the policy's window: a bug
@@ -30,7 +29,20 @@ public final class RefreshStormGuard: Sendable {
         var seconds: Double
     }
 
-    private let state = Mutex(State())
+    /// Guards `state`: a pthread mutex (`NSLock`), whose hand-offs ThreadSanitizer sees (it does not see
+    /// Synchronization's `Mutex`'s on Linux, and reported every shared guard as a race).
+    private let lock = NSLock()
+    // Safety: read and written only in ``withState(_:)``, while `lock` is held.
+    private nonisolated(unsafe) var state = State()
+
+    /// Runs `body` with the counts, no other thread holding them meanwhile.
+    private func withState<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
 
     /// A guard with no refreshes counted yet.
     public init() {}
@@ -41,7 +53,7 @@ public final class RefreshStormGuard: Sendable {
     ///   ``AuthenticationPolicy/maxRefreshesPerWindowAllAccounts``, within
     ///   ``AuthenticationPolicy/refreshWindow`` seconds before `instant`.
     public func admit(account: String, at instant: Date, policy: AuthenticationPolicy) throws(AuthenticationError) {
-        let refused: Int? = state.withLock { state in
+        let refused: Int? = withState { state in
             let window = policy.refreshWindow
             var mine = state.perAccount[account, default: []]
             mine.removeAll { instant.timeIntervalSince($0) > window }
@@ -69,7 +81,7 @@ public final class RefreshStormGuard: Sendable {
     /// before claiming the refresh, so that a refusal leaves every claim as it was.
     /// - Throws: ``AuthenticationError/temporarilyUnavailable(_:)``, saying when the next try may be.
     public func checkPause(account: String, at instant: Date) throws(AuthenticationError) {
-        let left = state.withLock { state -> Double? in
+        let left = withState { state -> Double? in
             guard let pause = state.paused[account], instant < pause.until else { return nil }
             let left = pause.until.timeIntervalSince(instant)
             // More left than the pause is long: the clock stepped back. The pause is over, not hours long.
@@ -91,7 +103,7 @@ public final class RefreshStormGuard: Sendable {
     /// ``AuthenticationPolicy/unansweredRefreshPauseLimit``; a silence more than that limit after the last
     /// pause ended starts again from the first.
     public func unanswered(account: String, at instant: Date, policy: AuthenticationPolicy) {
-        state.withLock { state in
+        withState { state in
             if let admitted = state.perAccount[account]?.popLast(), let index = state.all.lastIndex(of: admitted) {
                 state.all.remove(at: index)
             }
@@ -111,6 +123,6 @@ public final class RefreshStormGuard: Sendable {
 
     /// Records that the server answered a refresh of `account`: its pause, if any, is over.
     public func answered(account: String) {
-        state.withLock { _ = $0.paused.removeValue(forKey: account) }
+        withState { _ = $0.paused.removeValue(forKey: account) }
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// It names the option, never the password, and is printed once per process.
 enum InlinePasswordWarning {
     /// Whether the warning was printed.
-    private static let printed = Mutex(false)
+    private static let printed = Atomic(false)
 
     /// The warning for a password in `option`'s URI.
     static func text(option: String) -> String {
@@ -19,10 +19,6 @@ enum InlinePasswordWarning {
     /// PostgreSQL URI with a password, unless it was printed already.
     static func check(_ location: String, option: String) {
         guard StoreConfiguration.holdsPassword(location) else { return }
-        let first = printed.withLock { printed in
-            defer { printed = true }
-            return !printed
-        }
-        if first { Console.error(text(option: option)) }
+        if !printed.exchange(true, ordering: .acquiringAndReleasing) { Console.error(text(option: option)) }
     }
 }
