@@ -42,8 +42,8 @@ import Testing
         #expect(mapping.header.split(separator: " ")[1] == "rw-p")
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(__RLIMIT_MEMLOCK.rawValue), &limit)
-        // AddressSanitizer makes mlock do nothing (it cannot lock its shadow memory): no `lo` under it.
-        let sanitized = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
+        // The sanitizers make mlock do nothing (they cannot lock their shadow memory): no `lo` under them.
+        let sanitized = [String](["__asan_init", "__tsan_init"]).contains { dlsym(dlopen(nil, RTLD_NOW), $0) != nil }
         if !sanitized && (geteuid() == 0 || limit.rlim_cur >= 16 << 20) {
             #expect(mapping.flags.contains("lo"), "\(mapping.header)")
         }
