@@ -11,6 +11,8 @@ final class CurlTransfer: Sendable {
     private let timeoutMilliseconds: Int
     private let limit: Int
     private let cancelled = Atomic(false)
+    /// The schemes a transfer may use, as curl reads them (`CURLOPT_PROTOCOLS_STR`).
+    private static let protocols: StaticString = "http,https"
 
     /// A transfer of `request` to `url`, accepting at most `limit` body bytes.
     init(url: String, request: HTTPRequest, timeoutMilliseconds: Int, limit: Int) {
@@ -96,7 +98,8 @@ final class CurlTransfer: Sendable {
         context: UnsafeMutableRawPointer
     ) {
         _ = hardtack_curl_set_pointer(handle, CURLOPT_URL, url)
-        _ = hardtack_curl_set_pointer(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        // A static string: the bytes in the binary, not a short string copied to the heap for each call.
+        _ = hardtack_curl_set_pointer(handle, CURLOPT_PROTOCOLS_STR, UnsafeRawPointer(Self.protocols.utf8Start))
         _ = hardtack_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         // Signals would interrupt other threads' work; with threads curl must not use them for timeouts.
         _ = hardtack_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)

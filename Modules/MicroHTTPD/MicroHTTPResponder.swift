@@ -32,7 +32,11 @@ enum MicroHTTPResponder {
             {
                 continue
             }
-            _ = MHD_add_response_header(made, field.name, field.value)
+            // Through `withCString`, which puts a short name or value on the stack: passed as an argument, a
+            // short string is copied to the heap first (two allocations a field, for names like `Date`).
+            _ = field.name.withCString { name in
+                field.value.withCString { value in MHD_add_response_header(made, name, value) }
+            }
         }
     }
 
