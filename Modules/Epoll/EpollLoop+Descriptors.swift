@@ -31,7 +31,9 @@ extension EpollLoop {
 
     /// Calls `handler` on the loop's thread whenever `descriptor` is ready for any of `events` (level-
     /// triggered: again at each pass while it stays ready), or closed. `false` when the kernel refused it
-    /// (the descriptor is not one epoll watches, or is watched already). Loop's thread only.
+    /// (the descriptor is not one epoll watches, or is watched already). A watched descriptor does not keep
+    /// the thread past its linger (an idle kept connection must not): ``hold()`` the loop while its
+    /// readiness must be heard at once. Loop's thread only.
     package func watch(_ descriptor: Int32, for events: Events, _ handler: @escaping (Events) -> Void) -> Bool {
         precondition(isCurrent, "EpollLoop.watch is for the loop's thread")
         guard descriptor >= 0, hardtack_epoll_add(epoll, descriptor, events.rawValue) == 0 else { return false }
