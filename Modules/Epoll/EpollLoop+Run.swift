@@ -26,37 +26,39 @@ extension EpollLoop {
         if started == 0 {
             pthread_detach(thread)
         } else {
+            // No thread to be had: the loop runs whole on one of Dispatch's, its descriptors and timers
+            // included (work alone would leave a watch made meanwhile unheard).
             Unmanaged<EpollLoop>.fromOpaque(context).release()
-            DispatchQueue.global().async { [self] in fallback() }
+            DispatchQueue.global().async { [self] in run(naming: false) }
         }
     }
 
-    /// Runs what was handed over, without a loop (no descriptors, or no thread to be had).
+    /// Runs what was handed over, without a loop (the system gave it no descriptors), and what that work
+    /// queues in turn.
     func fallback() {
         pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
         defer { pthread_setspecific(Self.currentKey, nil) }
         while true {
+            takeInbound()
+            runLocal(rounds: .max)
+            runPassEnd()
+            if !local.isEmpty { continue }
             lock.lock()
             if inbound.isEmpty {
                 threadRuns = false
                 lock.unlock()
                 return
             }
-            swap(&inbound, &spareInbound)
             lock.unlock()
-            local.append(contentsOf: spareInbound)
-            spareInbound.removeAll(keepingCapacity: true)
-            runLocal(rounds: .max)
-            runPassEnd()
         }
     }
 
     /// The thread's life: run the work handed over, the timers due and the handlers of ready descriptors,
     /// then wait for more; end once idle for the linger.
-    func run() {
+    func run(naming: Bool = true) {
         pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
         defer { pthread_setspecific(Self.currentKey, nil) }
-        hardtack_name_thread(name)
+        if naming { hardtack_name_thread(name) }
         var readyDescriptors = [Int32](repeating: -1, count: 128)
         var readyEvents = [UInt32](repeating: 0, count: 128)
         var idleSince = Self.now()

@@ -15,7 +15,7 @@ import Testing
     let sandbox = CLISandbox()
 
     /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
-    func serve(_ extra: [String] = []) throws -> (RunningProcess, String) {
+    func serve(_ extra: [String] = []) async throws -> (RunningProcess, String) {
         let executable = try #require(HardtackExecutable.path)
         let server = try sandbox.launch(executable, ["serve", "--port", "0"] + extra)
         for _ in 0..<200 {
@@ -23,7 +23,7 @@ import Testing
             if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
                 return (server, String(line.dropFirst("listening on ".count)))
             }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         server.process.terminate()
         Issue.record("hardtack serve did not start: \(String(decoding: FileBytes.read(server.errPath), as: UTF8.self))")
@@ -59,14 +59,14 @@ import Testing
     }
 
     @Test func processesSharingAStoreRefreshExactlyOnceAfterExpiry() async throws {
-        let (server, url) = try serve(["--access-token-lifetime", "2"])
+        let (server, url) = try await serve(["--access-token-lifetime", "2"])
         defer { _ = stop(server) }
         let signIn = try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland\n")
         #expect(signIn.status == 0, "\(signIn.stderr)")
         #expect(signIn.stdout.contains("signed in as Alice Liddell"))
         #expect(try await sandbox.run(["status", "--store", sandbox.store]).status == 0)
 
-        usleep(2_000_000)  // The token (2 s, so 0.2 s of skew allowance, a tenth) is now known to be expired.
+        try await Task.sleep(for: .seconds(2))  // The token (2 s, so 0.2 s of skew allowance, a tenth) is now known to be expired.
         let status = try await sandbox.run(["status", "--store", sandbox.store])
         #expect(status.status == 0)
         #expect(status.stdout.contains("refresh before the first call"))
@@ -101,7 +101,7 @@ import Testing
         #expect(none.status == 0)
         #expect(none.stdout == "{\n  \"accounts\": []\n}\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store), "listing creates no store")
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { _ = stop(server) }
         let signIn = try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland\n")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func accountsKeepTheirOwnSessionsAndSignOutAllSignsOutEvery() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { _ = stop(server) }
         for account in ["work", "personal"] {
             let signIn = try await app(
@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func theHeaderContractWorksFromTheCommandLine() async throws {
-        let (server, url) = try serve(["--refresh-token-in-body", "--bare-authorization"])
+        let (server, url) = try await serve(["--refresh-token-in-body", "--bare-authorization"])
         defer { _ = stop(server) }
         let signIn = try await app("signin", url, ["--style", "header", "--username", "alice", "--password-stdin"], input: "wonderland")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -172,7 +172,7 @@ import Testing
     }
 
     @Test func failuresHaveTheirOwnExitCodes() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         let wrong = try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "not-it")
         #expect(wrong.status == 4)
         #expect(wrong.stderr.hasPrefix("hardtack: "))
@@ -221,7 +221,7 @@ import Testing
         for _ in 0..<12 {
             try FileBytes.write(Array(contents.utf8), to: legacy)
             let victim = try sandbox.launch(executable, ["migrate-legacy", legacy, "--store", sandbox.store])
-            usleep(UInt32.random(in: 0...40_000, using: &generator))
+            try await Task.sleep(for: .microseconds(UInt32.random(in: 0...40_000, using: &generator)))
             kill(victim.process.processIdentifier, SIGKILL)
             _ = await victim.wait()
             let rerun = try await sandbox.run(["migrate-legacy", legacy, "--store", sandbox.store])
@@ -240,7 +240,7 @@ import Testing
     @Test func headerStyleTokensExpireOnTheServedServerAndA401Refreshes() async throws {
         // Three seconds: JWT times are whole seconds, so a shorter token may have well under its
         // nominal life left, and the refreshed one must outlive the retry on a loaded machine.
-        let (server, url) = try serve(["--access-token-lifetime", "3"])
+        let (server, url) = try await serve(["--access-token-lifetime", "3"])
         defer { _ = stop(server) }
         let header = ["--style", "header"]
         #expect(try await app("signin", url, header + ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
@@ -287,7 +287,7 @@ import Testing
     }
 
     @Test func theDemoRefusesAStoreThatHoldsASession() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { _ = stop(server) }
         #expect(try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
         let demo = try await sandbox.run(["demo", "--store", sandbox.store])

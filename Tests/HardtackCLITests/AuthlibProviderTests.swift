@@ -115,7 +115,7 @@ import Testing
             if let range = err.range(of: "enter the code ") {
                 userCode = String(err[range.upperBound...].prefix { !$0.isWhitespace })
             } else {
-                usleep(20_000)
+                try await Task.sleep(for: .milliseconds(20))
             }
         }
         let code = try #require(userCode)

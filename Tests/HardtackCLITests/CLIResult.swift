@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one run of the `hardtack` executable did.
 struct CLIResult: Sendable {
     /// The exit status.
@@ -6,4 +8,7 @@ struct CLIResult: Sendable {
     let stdout: String
     /// Everything written to standard error.
     let stderr: String
+    /// Seconds from its start to its end, as the thread that waited for it saw them (not counting the wait
+    /// of a busy test process's task to hear of the end); `nil` where not measured.
+    var elapsed: TimeInterval? = nil
 }

@@ -8,7 +8,7 @@ import Testing
 /// `hardtack serve` for the suites that need a live server.
 extension CLISandbox {
     /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
-    func startServer(_ extra: [String] = []) throws -> (RunningProcess, String) {
+    func startServer(_ extra: [String] = []) async throws -> (RunningProcess, String) {
         let executable = try #require(HardtackExecutable.path)
         let server = try launch(executable, ["serve", "--port", "0"] + extra)
         for _ in 0..<200 {
@@ -16,7 +16,7 @@ extension CLISandbox {
             if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
                 return (server, String(line.dropFirst("listening on ".count)))
             }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         server.process.terminate()
         Issue.record("hardtack serve did not start: \(String(decoding: FileBytes.read(server.errPath), as: UTF8.self))")

@@ -58,7 +58,7 @@ struct CLISandbox {
             process.standardInput = FileHandle.nullDevice
         }
         try process.run()
-        return RunningProcess(process: process, outPath: outPath, errPath: errPath)
+        return RunningProcess(process: process, outPath: outPath, errPath: errPath, started: Date())
     }
 
     /// What every run's environment starts from: a `PATH`, the sandbox's home, the C locale.

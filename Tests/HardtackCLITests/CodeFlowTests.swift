@@ -16,7 +16,7 @@ import Testing
     init(sandbox: CLISandbox) { self.sandbox = sandbox }
 
     /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
-    func serve(_ extra: [String] = []) throws -> (RunningProcess, String) {
+    func serve(_ extra: [String] = []) async throws -> (RunningProcess, String) {
         let executable = try #require(HardtackExecutable.path)
         let server = try sandbox.launch(executable, ["serve", "--port", "0"] + extra)
         for _ in 0..<500 {
@@ -24,7 +24,7 @@ import Testing
             if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
                 return (server, String(line.dropFirst("listening on ".count)))
             }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         server.process.terminate()
         Issue.record("hardtack serve did not start")
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aBrowserSignInStoresASessionThatWorks() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { stop(server) }
         let (result, page) = try await signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func laterCommandsGoToTheIssuerKeptWithTheSession() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { stop(server) }
         let (result, _) = try await signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func aDenialIsARefusalAndStoresNothing() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { stop(server) }
         let (result, page) = try await signIn(url, mode: "deny")
         #expect(result.status == 4, "\(result.stderr)")
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aForgedStateIsRefusedAndStoresNothing() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { stop(server) }
         let (result, _) = try await signIn(url, mode: "tamper-state")
         #expect(result.status == 76, "\(result.stderr)")
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func theWaitForTheBrowserIsBounded() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { stop(server) }
         let result = try await sandbox.run(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store, "--timeout", "1"],
@@ -117,7 +117,7 @@ import Testing
     /// The browser started for the sign-in gets no variable that holds the store's key: not the one
     /// `--key-env` names (any name, not only `HARDTACK_*`), nor the passphrase.
     @Test func theBrowserGetsNoKeyVariable() async throws {
-        let (server, url) = try serve()
+        let (server, url) = try await serve()
         defer { stop(server) }
         let dump = sandbox.directory.file("browser-environment")
         let browser = sandbox.directory.file("env-browser")

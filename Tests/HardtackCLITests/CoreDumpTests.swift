@@ -101,7 +101,7 @@ import Testing
         let blocked = BlockedReader(process: reader, pipe: pipe)
         var waiting: Int32 = 0
         for _ in 0..<500 where waiting < 65536 {
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
             _ = ioctl(pipe.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &waiting)
         }
         guard waiting >= 65536 && reader.isRunning else {

@@ -11,13 +11,13 @@ extension CrossProcessRefreshTests {
     /// unreachable with the session kept, exit 75), every account then answers a call, and the auth
     /// server saw no refresh token presented twice.
     @Test func theServerRestartedDuringRefreshesLosesNothingAndHangsNothing() async throws {
-        let database = try OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
+        let database = try await OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
         defer { database.stop() }
         let store = (
             arguments: ["--store", database.uri, "--key-env", "PG_KEY"],
             environment: ["PG_KEY": String(repeating: "6b", count: 32)]
         )
-        let (server, url) = try sandbox.startServer(["--access-token-lifetime", "2"])
+        let (server, url) = try await sandbox.startServer(["--access-token-lifetime", "2"])
         defer { server.process.terminate() }
         let accounts = ["north", "east", "south", "west"]
         try await signIn(accounts, url: url, store: store)
@@ -31,17 +31,17 @@ extension CrossProcessRefreshTests {
         }
         // The crash lands in the middle of the refreshes: once the auth server has rotated one token.
         let waitForFirst = Date() + 20
-        while Date() < waitForFirst, try sandbox.serverStats(url)["refreshes"] ?? 0 < 1 { usleep(2_000) }
-        let crashed = try database.crash()
+        while Date() < waitForFirst, try sandbox.serverStats(url)["refreshes"] ?? 0 < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        let crashed = try await database.crash()
         try #require(crashed.status == 0, "pg_ctl stop: \(crashed.stderr)")
-        usleep(300_000)
-        let restarted = try database.restart()
+        try await Task.sleep(for: .milliseconds(300))
+        let restarted = try await database.restart()
         try #require(restarted.status == 0, "pg_ctl start: \(restarted.stderr)")
 
         // Nothing hangs: every process returns within the bound (the 45 s lease and more).
         let deadline = Date() + 90
         for caller in callers {
-            while caller.process.isRunning, Date() < deadline { usleep(10_000) }
+            while caller.process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(!caller.process.isRunning, "a process still runs 90 s after the restart")
             if caller.process.isRunning { kill(caller.process.processIdentifier, SIGKILL) }
         }

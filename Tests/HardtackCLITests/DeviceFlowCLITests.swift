@@ -32,7 +32,7 @@ import Testing
             if let range = err.range(of: "enter the code ") {
                 userCode = String(err[range.upperBound...].prefix(9))
             } else {
-                usleep(20_000)
+                try await Task.sleep(for: .milliseconds(20))
             }
         }
         let code = try #require(userCode)
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func anApprovedDeviceSignInStoresASession() async throws {
-        let (server, url) = try flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.serve(["--device-interval", "1"])
         defer { flows.stop(server) }
         let result = try await signIn(url, decision: "approve")
         #expect(result.status == 0, "\(result.stderr)")
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func aRefusedDeviceSignInIsExit4AndStoresNothing() async throws {
-        let (server, url) = try flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.serve(["--device-interval", "1"])
         defer { flows.stop(server) }
         let result = try await signIn(url, decision: "deny")
         #expect(result.status == 4, "\(result.stderr)")

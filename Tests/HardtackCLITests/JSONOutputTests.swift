@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func meSpeaksJSON() async throws {
-        let (server, url) = try sandbox.startServer()
+        let (server, url) = try await sandbox.startServer()
         defer { server.process.terminate() }
         let signIn = try await sandbox.run(
             ["signin", "--server", url, "--store", sandbox.store, "--username", "alice", "--password-stdin"],

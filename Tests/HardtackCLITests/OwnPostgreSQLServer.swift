@@ -24,12 +24,15 @@ struct OwnPostgreSQLServer {
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tools/postgres").path
 
-    /// Starts a server in a directory the `postgres` user can reach (as root it runs as that user).
-    static func start(scratch: String) throws -> OwnPostgreSQLServer {
+    /// Starts a server in a directory the `postgres` user can reach (as root it runs as that user). The
+    /// programs run and are waited for on a thread of their own, never one of Swift's few shared ones.
+    static func start(scratch: String) async throws -> OwnPostgreSQLServer {
         let parent = "/tmp/hardtack-cli-pg." + UUID().uuidString
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         chmod(parent, 0o755)
-        let started = try run(script, ["start"], environment: ["TMPDIR": parent], scratch: scratch)
+        let started = try await DedicatedThread.run {
+            try run(script, ["start"], environment: ["TMPDIR": parent], scratch: scratch)
+        }
         let uri = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let directory = started.stderr.split(separator: "\n").compactMap { line -> String? in
             guard let range = line.range(of: "server in ") else { return nil }
@@ -46,23 +49,26 @@ struct OwnPostgreSQLServer {
     var port: Int { URLComponents(string: uri)?.port ?? 0 }
 
     /// Runs `pg_ctl` as the owner of the data directory.
-    private func pgCtl(_ arguments: [String]) throws -> CLIResult {
+    private func pgCtl(_ arguments: [String]) async throws -> CLIResult {
         let versions = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").compactMap { Int($0) }
         let pgCtl = "/usr/lib/postgresql/\(versions.max() ?? 0)/bin/pg_ctl"
+        let scratch = scratch
         if getuid() == 0 {
-            return try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments, scratch: scratch)
+            return try await DedicatedThread.run {
+                try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments, scratch: scratch)
+            }
         }
-        return try Self.run(pgCtl, arguments, scratch: scratch)
+        return try await DedicatedThread.run { try Self.run(pgCtl, arguments, scratch: scratch) }
     }
 
     /// Stops the server with `pg_ctl stop -m immediate`: every backend killed, no checkpoint.
-    func crash() throws -> CLIResult {
-        try pgCtl(["-D", directory + "/data", "-m", "immediate", "-w", "-t", "30", "stop"])
+    func crash() async throws -> CLIResult {
+        try await pgCtl(["-D", directory + "/data", "-m", "immediate", "-w", "-t", "30", "stop"])
     }
 
     /// Starts the stopped server again on the same data directory and port (crash recovery first).
-    func restart() throws -> CLIResult {
-        try pgCtl(["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o", "-p \(port)", "start"])
+    func restart() async throws -> CLIResult {
+        try await pgCtl(["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o", "-p \(port)", "start"])
     }
 
     /// Stops the server and deletes its directories.

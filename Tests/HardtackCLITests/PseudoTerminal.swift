@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs `hardtack` with a pseudo-terminal as its standard input, output and error, like a person at a
@@ -41,11 +42,16 @@ final class PseudoTerminal {
         close(master)
     }
 
-    /// Waits (at most 10 s) until the terminal has shown `text`.
-    func waitFor(_ text: String) -> Bool {
+    /// Waits (at most 10 s) until the terminal has shown `text`. Between looks it sleeps as a task, not
+    /// holding one of Swift's few shared threads in `poll`.
+    func waitFor(_ text: String) async -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while !transcript.contains(text) {
-            guard Date() < deadline, readSome(timeoutMilliseconds: 100) || process.isRunning else { return false }
+            guard Date() < deadline else { return false }
+            if readSome() { continue }
+            // The program's last output is in the terminal before it ends: nothing more is coming.
+            guard process.isRunning else { return readSome() && transcript.contains(text) }
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return true
     }
@@ -74,19 +80,22 @@ final class PseudoTerminal {
     }
 
     /// Waits for the program to end, reads what it still showed, and returns its exit status.
-    func finish() -> Int32 {
+    func finish() async -> Int32 {
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { _ = readSome(timeoutMilliseconds: 50) }
-        while readSome(timeoutMilliseconds: 50) {}
+        while process.isRunning && Date() < deadline {
+            if !readSome() { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        while readSome() {}
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        let process = process
+        await DedicatedThread.run { process.waitUntilExit() }
         return process.terminationStatus
     }
 
-    /// Reads what is there within the timeout; `false` when nothing came (or the terminal closed).
-    private func readSome(timeoutMilliseconds: Int32) -> Bool {
+    /// Reads what is there now; `false` when nothing was (or the terminal closed).
+    private func readSome() -> Bool {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return false }
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
         guard count > 0 else { return false }

@@ -92,7 +92,7 @@ import Testing
         try process.run()
         // It cannot commit without writing that line: once blocked (as /proc shows it), or after a wait
         // where /proc does not show it, it is inside its transaction.
-        let blocked = waitUntilBlockedOnPipe(process.processIdentifier, seconds: 5)
+        let blocked = await waitUntilBlockedOnPipe(process.processIdentifier, seconds: 5)
         #expect(process.isRunning, "the rotation ended on its own")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -118,7 +118,7 @@ import Testing
 
     /// Whether a thread of process `pid` comes to wait in `write(2, …)` within `seconds`. (hardtack is
     /// not dumpable: only root reads its threads' system calls.)
-    private func waitUntilBlockedOnPipe(_ pid: Int32, seconds: Double) -> Bool {
+    private func waitUntilBlockedOnPipe(_ pid: Int32, seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
@@ -126,7 +126,7 @@ import Testing
                 let call = String(decoding: FileBytes.read("/proc/\(pid)/task/\(task)/syscall"), as: UTF8.self)
                 if call.hasPrefix("1 0x2 ") { return true }
             }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }

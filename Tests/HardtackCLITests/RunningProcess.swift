@@ -9,13 +9,20 @@ struct RunningProcess {
     let outPath: String
     /// Where its standard error goes.
     let errPath: String
+    /// When it was started.
+    let started: Date
 
     /// Waits for it to exit and returns what it did, on a thread of its own: a test blocked for a whole run
     /// of `hardtack` on one of Swift's few shared threads starved every other test's tasks (on two cores,
     /// two such tests left none), and their servers' and clients' timeouts struck.
     func wait() async -> CLIResult {
         let process = process
-        await DedicatedThread.run { process.waitUntilExit() }
+        let ended = await DedicatedThread.run {
+            process.waitUntilExit()
+            return Date()
+        }
+        var result = result
+        result.elapsed = ended.timeIntervalSince(started)
         return result
     }
 

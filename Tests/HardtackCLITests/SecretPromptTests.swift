@@ -10,11 +10,11 @@ import Testing
     func aSecretTypedAtATerminalIsPromptedForAndNeverEchoed(_ secretOption: [String]) async throws {
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a"] + secretOption)
-        #expect(terminal.waitFor("Secret for the new generic password: "))
+        #expect(await terminal.waitFor("Secret for the new generic password: "))
         terminal.type("typed-secret-1")
-        #expect(terminal.waitFor("Type it again: "))
+        #expect(await terminal.waitFor("Type it again: "))
         terminal.type("typed-secret-1")
-        #expect(terminal.finish() == 0, "\(terminal.transcript)")
+        #expect(await terminal.finish() == 0, "\(terminal.transcript)")
         #expect(!terminal.transcript.contains("typed-secret"))
         let find = try await sandbox.keychain(["find-generic-password", "-s", "svc", "-w"])
         #expect(find.stdout == "typed-secret-1\n")
@@ -24,11 +24,11 @@ import Testing
         try await sandbox.addGeneric(service: "other", account: "a", secret: "s")
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
-        #expect(terminal.waitFor("Secret for the new generic password: "))
+        #expect(await terminal.waitFor("Secret for the new generic password: "))
         terminal.type("first-entry")
-        #expect(terminal.waitFor("Type it again: "))
+        #expect(await terminal.waitFor("Type it again: "))
         terminal.type("second-entry")
-        #expect(terminal.finish() == 1)
+        #expect(await terminal.finish() == 1)
         #expect(terminal.transcript.contains("differ"))
         #expect(!terminal.transcript.contains("-entry"))
         #expect(try await sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
@@ -53,10 +53,10 @@ import Testing
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
         #expect(terminal.echoes)
-        #expect(terminal.waitFor("Secret for the new generic password: "))
+        #expect(await terminal.waitFor("Secret for the new generic password: "))
         #expect(!terminal.echoes)
         terminal.send(signal)
-        _ = terminal.finish()
+        _ = await terminal.finish()
         #expect(terminal.endedBySignal == signal, "\(terminal.transcript)")
         #expect(terminal.echoes, "the terminal was left with echo off")
         #expect(try await sandbox.keychain(["find-generic-password", "-s", "svc"]).status == 44)
@@ -70,18 +70,18 @@ import Testing
             service: "svc", account: "a", secret: "kept-secret", environment: CLISandbox.passphrase(passphrase))
         let arguments = ["keychain", "--store", sandbox.store, "find-generic-password", "-s", "svc", "-w"]
         let terminal = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
-        #expect(terminal.waitFor("Passphrase for \(sandbox.store): "))
+        #expect(await terminal.waitFor("Passphrase for \(sandbox.store): "))
         #expect(!terminal.echoes)
         terminal.type(passphrase)
-        #expect(terminal.finish() == 0, "\(terminal.transcript)")
+        #expect(await terminal.finish() == 0, "\(terminal.transcript)")
         #expect(terminal.transcript.contains("kept-secret"))
         #expect(!terminal.transcript.contains(passphrase))
         #expect(terminal.echoes)
 
         let wrong = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
-        #expect(wrong.waitFor("Passphrase for \(sandbox.store): "))
+        #expect(await wrong.waitFor("Passphrase for \(sandbox.store): "))
         wrong.type("not-the-passphrase")
-        #expect(wrong.finish() == 77, "\(wrong.transcript)")
+        #expect(await wrong.finish() == 77, "\(wrong.transcript)")
         #expect(!wrong.transcript.contains("kept-secret") && !wrong.transcript.contains("not-the-passphrase"))
     }
 
@@ -92,11 +92,11 @@ import Testing
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
             environment: ["HARDTACK_ARGON2_COST": "interactive"])
-        #expect(terminal.waitFor("New passphrase: "))
+        #expect(await terminal.waitFor("New passphrase: "))
         terminal.type("a-new-passphrase")
-        #expect(terminal.waitFor("Type it again: "))
+        #expect(await terminal.waitFor("Type it again: "))
         terminal.type("a-new-passphrase")
-        #expect(terminal.finish() == 0, "\(terminal.transcript)")
+        #expect(await terminal.finish() == 0, "\(terminal.transcript)")
         #expect(terminal.transcript.contains("The store is now protected by a passphrase"))
         #expect(terminal.transcript.contains("warning: HARDTACK_ARGON2_COST=interactive"))
         #expect(!terminal.transcript.contains("a-new-passphrase"))
@@ -106,11 +106,11 @@ import Testing
 
         let differ = try PseudoTerminal(sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
             environment: CLISandbox.passphrase("a-new-passphrase"))
-        #expect(differ.waitFor("New passphrase: "))
+        #expect(await differ.waitFor("New passphrase: "))
         differ.type("first")
-        #expect(differ.waitFor("Type it again: "))
+        #expect(await differ.waitFor("Type it again: "))
         differ.type("second")
-        #expect(differ.finish() == 1)
+        #expect(await differ.finish() == 1)
         #expect(differ.transcript.contains("differ; nothing changed"))
     }
 

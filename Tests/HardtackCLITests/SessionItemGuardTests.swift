@@ -7,7 +7,7 @@ import Testing
     let sandbox = CLISandbox()
 
     @Test func addAndDeleteRefuseASessionsItemsAndPointAtSignout() async throws {
-        let (server, url) = try sandbox.startServer()
+        let (server, url) = try await sandbox.startServer()
         defer {
             server.process.terminate()
             _ = server.waitAfterStop()

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func aHeaderSessionIsRefreshedTheHeaderWayWithoutBeingTold() async throws {
-        let (server, url) = try sandbox.startServer(["--refresh-token-in-body"])
+        let (server, url) = try await sandbox.startServer(["--refresh-token-in-body"])
         defer { server.process.terminate() }
         let signIn = try await run(
             "signin", ["--server", url, "--style", "header", "--username", "alice", "--password-stdin"],
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func anOAuthSessionRefreshedWithHeaderStyleIsRefusedNotDegraded() async throws {
-        let (server, url) = try sandbox.startServer()
+        let (server, url) = try await sandbox.startServer()
         defer { server.process.terminate() }
         #expect(try await run("signin", ["--server", url, "--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
         #expect(try await run("refresh", ["--style", "header"]).status == 2)
@@ -64,7 +64,7 @@ import Testing
     let sandbox = CLISandbox()
 
     @Test func signingInAgainRevokesTheReplacedRefreshToken() async throws {
-        let (server, url) = try sandbox.startServer()
+        let (server, url) = try await sandbox.startServer()
         defer { server.process.terminate() }
         let arguments = ["signin", "--store", sandbox.store, "--server", url, "--username", "alice", "--password-stdin"]
         #expect(try await sandbox.run(arguments, input: "wonderland").status == 0)

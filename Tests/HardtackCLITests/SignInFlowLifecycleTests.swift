@@ -20,7 +20,7 @@ import Testing
         let running = try sandbox.launch(executable, arguments, environment: environment)
         for _ in 0..<1_000 {
             if String(decoding: FileBytes.read(running.errPath), as: UTF8.self).contains(marker) { return running }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         running.process.terminate()
         Issue.record("the sign-in never said \(marker): \(await running.wait().stderr)")
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func aDeviceSignInGoesUnderTheAccountGiven() async throws {
-        let (server, url) = try flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.serve(["--device-interval", "1"])
         defer { flows.stop(server) }
         let result = try await DeviceFlowCLITests(sandbox: sandbox).signIn(
             url, decision: "approve", extra: ["--account", "work"])
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aCodeSignInUnderAnAccountRevokesOnlyThatAccountsReplacedToken() async throws {
-        let (server, url) = try flows.serve()
+        let (server, url) = try await flows.serve()
         defer { flows.stop(server) }
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
         func signIn(_ account: String) async throws -> CLIResult {
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func ctrlCDuringTheDeviceWaitStoresNothingAndKeepsTheEarlierSession() async throws {
-        let (server, url) = try flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.serve(["--device-interval", "1"])
         defer { flows.stop(server) }
         // Nothing stored: no store is made.
         let first = try await launchWaiting(
@@ -86,13 +86,13 @@ import Testing
     }
 
     @Test func ctrlCDuringTheBrowserWaitStoresNothing() async throws {
-        let (server, url) = try flows.serve()
+        let (server, url) = try await flows.serve()
         defer { flows.stop(server) }
         // A "browser" that opens nothing: the user never comes back, and presses Ctrl-C instead.
         let running = try await launchWaiting(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store], until: "Open this URL",
             environment: ["BROWSER": "/bin/true"])
-        usleep(200_000)
+        try await Task.sleep(for: .milliseconds(200))
         running.process.interrupt()
         let result = await running.wait()
         #expect(result.status == 130, "\(result.stderr)")

@@ -31,23 +31,46 @@ import Testing
     }
 
     @Test func waitingForAnotherProcessesLockIsSaidOnceAndThenTheWriteGoesThrough() async throws {
+        let executable = try #require(HardtackExecutable.path)
         try await sandbox.addGeneric(service: "s", account: "first", secret: "x")
-        // Another process takes the store's write lock for 3 s: Python's sqlite3 module (Python ships
-        // on every machine the project runs its tests on), as any SQLite client could.
+        // Another process takes the store's write lock until the test lets it go (a file appears):
+        // Python's sqlite3 module (Python ships on every machine the project runs its tests on), as any
+        // SQLite client could. Held until told, not for a fixed time, so that a busy machine slow to start
+        // the add cannot find the lock already free.
+        let release = sandbox.directory.file("release-the-lock")
         let holder = try sandbox.launch(
             "/usr/bin/env",
             [
                 "python3", "-c",
-                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
-                    + "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(3); c.execute('COMMIT')",
-                sandbox.store,
+                """
+                import os, sqlite3, sys, time
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute('BEGIN IMMEDIATE')
+                print('held', flush=True)
+                deadline = time.time() + 60
+                while not os.path.exists(sys.argv[2]) and time.time() < deadline:
+                    time.sleep(0.02)
+                c.execute('COMMIT')
+                """,
+                sandbox.store, release,
             ])
-        for _ in 0..<100 where !String(decoding: FileBytes.read(holder.outPath), as: UTF8.self).contains("held") {
-            usleep(50_000)
+        defer { if holder.process.isRunning { holder.process.terminate() } }
+        func said(_ running: RunningProcess, _ text: String, path: KeyPath<RunningProcess, String>) -> Bool {
+            String(decoding: FileBytes.read(running[keyPath: path]), as: UTF8.self).contains(text)
         }
-        let started = Date()
-        let add = try await sandbox.keychain(["add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
-        let waited = Date().timeIntervalSince(started)
+        for _ in 0..<200 where !said(holder, "held", path: \.outPath) { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(said(holder, "held", path: \.outPath), "the holder never took the lock")
+        let adding = try sandbox.launch(
+            executable, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
+        for _ in 0..<200 where !said(adding, "waiting for another process", path: \.errPath) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // Two more seconds under the lock, then it goes: the add can only end after that if it waited.
+        try await Task.sleep(for: .seconds(2))
+        #expect(FileManager.default.createFile(atPath: release, contents: nil))
+        let add = await adding.wait()
+        // Timed by the thread that waited for it: a task's own clock could count its wait to be resumed.
+        let waited = try #require(add.elapsed)
         _ = await holder.wait()
         #expect(add.status == 0, "\(add.stderr)")
         #expect(waited > 1.5, "the add did not wait for the lock (\(waited) s)")
@@ -57,7 +80,7 @@ import Testing
 
     @Test func waitingForAnotherProcessesRefreshIsSaidAndItsTokensAreTaken() async throws {
         let executable = try #require(HardtackExecutable.path)
-        let (server, url) = try sandbox.startServer()
+        let (server, url) = try await sandbox.startServer()
         defer {
             kill(server.process.processIdentifier, SIGCONT)
             server.process.terminate()
@@ -74,10 +97,10 @@ import Testing
         func said(_ running: RunningProcess, _ text: String) -> Bool {
             String(decoding: FileBytes.read(running.errPath), as: UTF8.self).contains(text)
         }
-        for _ in 0..<200 where !said(first, "waiting for the server") { usleep(20_000) }
+        for _ in 0..<200 where !said(first, "waiting for the server") { try await Task.sleep(for: .milliseconds(20)) }
         #expect(said(first, "waiting for the server"))
         let second = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
-        for _ in 0..<200 where !said(second, "waiting for another hardtack process") { usleep(20_000) }
+        for _ in 0..<200 where !said(second, "waiting for another hardtack process") { try await Task.sleep(for: .milliseconds(20)) }
         kill(server.process.processIdentifier, SIGCONT)
         let (one, two) = (await first.wait(), await second.wait())
         #expect(one.status == 0, "\(one.stderr)")

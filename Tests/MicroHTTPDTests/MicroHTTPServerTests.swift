@@ -112,7 +112,7 @@ import Testing
         }
         // A client that waits longer than a busy test process may take to reach the stop: only the stop's
         // 503 can answer it first.
-        let client = CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeout: 120)
+        let client = CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeout: 60)
         let inFlight = Task { try await client.send(HTTPRequest(method: "GET", path: "/forever")) }
         while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
         await server.stop(grace: .milliseconds(200))

@@ -27,7 +27,7 @@ extension CLISandbox {
     func startGateway(
         issuer: String, routes: [String], store: String? = nil, port fixed: UInt16? = nil, extra: [String] = [],
         environment: [String: String] = [:]
-    ) throws -> (RunningProcess, String) {
+    ) async throws -> (RunningProcess, String) {
         let executable = try #require(HardtackExecutable.path)
         let secret = directory.file("client-secret")
         if !FileManager.default.fileExists(atPath: secret) {
@@ -48,7 +48,7 @@ extension CLISandbox {
                 let out = String(decoding: FileBytes.read(gateway.outPath), as: UTF8.self)
                 if out.contains("listening on ") { return (gateway, origin) }
                 if !gateway.process.isRunning { break }
-                usleep(20_000)
+                try await Task.sleep(for: .milliseconds(20))
             }
             gateway.process.terminate()
             let errors = String(decoding: FileBytes.read(gateway.errPath), as: UTF8.self)
@@ -62,8 +62,16 @@ extension CLISandbox {
         throw CancellationError()
     }
 
-    /// Ends the gateway with SIGTERM and returns how it ended.
-    func stopGateway(_ gateway: RunningProcess) -> CLIResult {
+    /// Ends the gateway with SIGTERM and returns how it ended, waiting on a thread of its own (a gateway
+    /// finishing what is in flight may take its whole grace).
+    func stopGateway(_ gateway: RunningProcess) async -> CLIResult {
+        kill(gateway.process.processIdentifier, SIGTERM)
+        return await gateway.wait()
+    }
+
+    /// Ends the gateway with SIGTERM and waits for it on this thread, for a `defer` (nothing is in flight
+    /// there but what the test left).
+    func stopGatewayNow(_ gateway: RunningProcess) -> CLIResult {
         kill(gateway.process.processIdentifier, SIGTERM)
         return gateway.waitAfterStop()
     }

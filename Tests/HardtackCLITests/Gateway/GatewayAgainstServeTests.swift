@@ -21,12 +21,12 @@ import Testing
 
     @Test func aGatewaySignsAliceInAtServeAndForwardsToItsAPI() async throws {
         let secret = secretFile("serve-client-secret", CLISandbox.gatewayClient.secret)
-        let (server, issuer) = try sandbox.startServer([
+        let (server, issuer) = try await sandbox.startServer([
             "--confidential-client", "\(CLISandbox.gatewayClient.id)=\(secret)", "--access-token-lifetime", "3600",
         ])
         defer { server.process.terminate(); _ = server.waitAfterStop() }
-        let (gateway, origin) = try sandbox.startGateway(issuer: issuer, routes: ["/api/=\(issuer)/api/"])
-        defer { _ = sandbox.stopGateway(gateway) }
+        let (gateway, origin) = try await sandbox.startGateway(issuer: issuer, routes: ["/api/=\(issuer)/api/"])
+        defer { _ = sandbox.stopGatewayNow(gateway) }
         let browser = TestBrowser()
         let back = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland", returnUrl: "/")
         #expect(back.status == 302 && back.headers["Location"] == "/")

@@ -18,7 +18,7 @@ import Testing
         // The address comes first, the advice on the next line: both are waited for.
         var out = ""
         for _ in 0..<500 where !out.contains("alice / wonderland") {
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
             out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
         }
         let origin = out.split(separator: "\n").first { $0.hasPrefix("listening on ") }.map {
@@ -44,7 +44,7 @@ import Testing
         let claims = try JSONSerialization.jsonObject(with: me.body) as? [String: String]
         #expect(claims?["sub"] == "alice")
 
-        let ended = sandbox.stopGateway(demo)
+        let ended = await sandbox.stopGateway(demo)
         #expect(ended.status == 0, "\(ended.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "the temporary store is deleted")
         #expect(!ended.stderr.contains(browser.cookies(for: address)["__Host-hardtack"] ?? "no cookie"))

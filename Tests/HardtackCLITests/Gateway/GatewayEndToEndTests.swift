@@ -14,14 +14,14 @@ extension GatewayScenarios {
         func provider() throws -> TestProvider { try TestProvider() }
 
         /// A gateway whose route `/api/` goes to the provider's test API.
-        func gateway(_ provider: TestProvider, extra: [String] = []) throws -> (RunningProcess, String) {
-            try sandbox.startGateway(issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
+        func gateway(_ provider: TestProvider, extra: [String] = []) async throws -> (RunningProcess, String) {
+            try await sandbox.startGateway(issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
         }
 
         @Test func signingInSetsAnOpaqueHostCookieAndTheUserIsKnown() async throws {
             let provider = try provider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let back = try await browser.signIn(
                 gateway: origin, user: "alice", password: "wonderland", returnUrl: "/after?x=1")
             #expect(back.status == 302 && back.headers["Location"] == "/after?x=1")
@@ -48,8 +48,8 @@ extension GatewayScenarios {
 
         @Test func aCallThroughARouteCarriesTheTokenNeverTheCookie() async throws {
             let provider = try provider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             let answer = try await browser.send(
                 "POST", origin + "/api/echo/items?q=a%20b",
@@ -84,8 +84,8 @@ extension GatewayScenarios {
             let provider = try provider()
             try await provider.control(
                 "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "2")])
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             let refreshesBefore = try await provider.refreshes(CLISandbox.gatewayClient.id)
             let reuseBefore = try await provider.count("reuse_detections")
@@ -110,8 +110,8 @@ extension GatewayScenarios {
 
         @Test func logoutNeedsTheRightSidThenRevokesAndGoesToTheIssuer() async throws {
             let provider = try provider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
             let sid = try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])
@@ -150,8 +150,8 @@ extension GatewayScenarios {
         /// gone from the store), so none is left behind that the browser will never present again.
         @Test func aSecondSignInEndsTheSessionItReplaces() async throws {
             let provider = try provider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             let first = try #require(browser.cookies(for: origin)["__Host-hardtack"])
             let revocationsBefore = try await provider.count("revocations")
@@ -172,7 +172,7 @@ extension GatewayScenarios {
             let provider = try provider()
             try await provider.control(
                 "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "1")])
-            var (gateway, origin) = try gateway(provider)
+            var (gateway, origin) = try await gateway(provider)
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             let reuseBefore = try await provider.count("reuse_detections")
             let refreshesBefore = try await provider.refreshes(CLISandbox.gatewayClient.id)
@@ -181,7 +181,7 @@ extension GatewayScenarios {
             let (browser, url) = (browser, origin + "/api/echo")
             let call = Task { try await browser.get(url, headers: [("X-CSRF", "1")]).status }
             try await Task.sleep(for: .milliseconds(700))
-            let stopped = sandbox.stopGateway(gateway)
+            let stopped = await sandbox.stopGateway(gateway)
             #expect(stopped.status == 0, "\(stopped.stderr.suffix(300))")
             #expect(try await call.value == 503)
             #expect(try await provider.refreshes(CLISandbox.gatewayClient.id) == refreshesBefore + 1)
@@ -190,9 +190,9 @@ extension GatewayScenarios {
                 "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "3600")])
 
             let port = try #require(URL(string: origin)?.port)
-            (gateway, origin) = try sandbox.startGateway(
+            (gateway, origin) = try await sandbox.startGateway(
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], port: UInt16(port))
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             try await Task.sleep(for: .seconds(1))
             #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
             #expect(try await provider.count("reuse_detections") == reuseBefore)
@@ -200,10 +200,10 @@ extension GatewayScenarios {
 
         @Test func aRestartKeepsTheSessionAndACopyOfTheStoreHoldsNoToken() async throws {
             let provider = try provider()
-            var (gateway, origin) = try gateway(provider)
+            var (gateway, origin) = try await gateway(provider)
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
-            let stopped = sandbox.stopGateway(gateway)
+            let stopped = await sandbox.stopGateway(gateway)
             #expect(stopped.status == 0, "SIGTERM ends it cleanly: \(stopped.stderr.suffix(300))")
             // Every request was logged as one JSON object, without a cookie value or a code.
             let cookie = try #require(browser.cookies(for: origin)["__Host-hardtack"])
@@ -215,9 +215,9 @@ extension GatewayScenarios {
 
             // The same store, another process, the same port: the browser's session goes on.
             let port = try #require(URL(string: origin)?.port)
-            (gateway, origin) = try sandbox.startGateway(
+            (gateway, origin) = try await sandbox.startGateway(
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], port: UInt16(port))
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
             #expect(user.status == 200)
             let sid = try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])

@@ -12,8 +12,8 @@ extension GatewayScenarios {
 
         func gateway(
             _ provider: TestProvider, routes: [String]? = nil, extra: [String] = []
-        ) throws -> (RunningProcess, String) {
-            try sandbox.startGateway(
+        ) async throws -> (RunningProcess, String) {
+            try await sandbox.startGateway(
                 issuer: provider.issuer, routes: routes ?? ["/api/=\(provider.issuer)/api/"], extra: extra)
         }
 
@@ -25,24 +25,24 @@ extension GatewayScenarios {
         /// session kept, the cookie too), and once the server is back every session answers again.
         @Test func aStoreThatStopsAnsweringIs503AndNoSessionIsLost() async throws {
             let provider = try TestProvider()
-            let database = try OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
+            let database = try await OwnPostgreSQLServer.start(scratch: sandbox.directory.path)
             defer { database.stop() }
-            let (gateway, origin) = try sandbox.startGateway(
+            let (gateway, origin) = try await sandbox.startGateway(
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], store: database.uri,
                 extra: ["--key-env", "PG_KEY"], environment: ["PG_KEY": String(repeating: "6b", count: 32)])
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             #expect(try await browser.get(origin + "/healthz").status == 200)
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
 
-            #expect(try database.crash().status == 0)
+            #expect(try await database.crash().status == 0)
             let health = try await browser.get(origin + "/healthz")
             #expect(health.status == 503 && errorCode(health) == "store_unavailable")
             let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
             #expect(user.status == 503, "\(String(decoding: user.body, as: UTF8.self))")
             #expect(user.headers["Set-Cookie"] == nil, "the cookie is kept")
 
-            #expect(try database.restart().status == 0)
+            #expect(try await database.restart().status == 0)
             var back = 0
             for _ in 0..<100 where back != 200 {
                 back = try await browser.get(origin + "/healthz").status
@@ -55,8 +55,8 @@ extension GatewayScenarios {
 
         @Test func badInputGetsAClearStatusAndNeverA500() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             for bad in ["https://evil.example/", "//evil.example", "/%5Cevil.example", "/a%0d%0aSet-Cookie:%20x=1"] {
                 let response = try await browser.get(origin + "/bff/login?returnUrl=" + bad)
                 #expect(response.status == 400 && errorCode(response) == "invalid_return_url", "\(bad)")
@@ -100,13 +100,13 @@ extension GatewayScenarios {
             let (silent, silentPort) = RawSocket.silentListener()
             defer { close(silent) }
             let closedPort = CLISandbox.freePort()
-            let (gateway, origin) = try gateway(
+            let (gateway, origin) = try await gateway(
                 provider,
                 routes: [
                     "/api/=\(provider.issuer)/api/", "/down/=http://127.0.0.1:\(closedPort)/",
                     "/silent/=http://127.0.0.1:\(silentPort)/",
                 ], extra: ["--upstream-timeout", "1"])
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             let down = try await browser.get(origin + "/down/x", headers: [("X-CSRF", "1")])
             #expect(down.status == 502 && errorCode(down) == "upstream_unreachable")
@@ -120,8 +120,8 @@ extension GatewayScenarios {
             let provider = try TestProvider()
             try await provider.control(
                 "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "1")])
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             try await provider.control(
                 "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "default")])
@@ -150,8 +150,8 @@ extension GatewayScenarios {
 
         @Test func backChannelLogoutEndsTheNamedSessionsOnceAndRefusesForgeries() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let bob = TestBrowser()
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
@@ -201,7 +201,7 @@ extension GatewayScenarios {
         /// token is not touched, and the log says what was revoked, never a token.
         @Test func withCopiesKeptABackChannelLogoutRevokesTheEndedSessionsToken() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try gateway(provider, extra: ["--revoke-ended-sessions"])
+            let (gateway, origin) = try await gateway(provider, extra: ["--revoke-ended-sessions"])
             let bob = TestBrowser()
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
@@ -228,7 +228,7 @@ extension GatewayScenarios {
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
             #expect(try await bob.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200, "bob goes on")
             let alicesTokens = try await provider.issuedTokens(client)
-            let result = sandbox.stopGateway(gateway)
+            let result = await sandbox.stopGateway(gateway)
             #expect(result.stderr.contains(#""event":"revocation","revoked":1,"#), "\(result.stderr.suffix(600))")
             for token in alicesTokens { #expect(!result.stderr.contains(token), "no token in the log") }
         }
@@ -237,8 +237,8 @@ extension GatewayScenarios {
         /// `--revoke-ended-sessions` then revokes its refresh token at its next sweep (here every second).
         @Test func anOperatorsRevokeIsRevokedAtTheIssuerByTheNextSweep() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try gateway(provider, extra: ["--revoke-ended-sessions", "--sweep-interval", "1"])
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider, extra: ["--revoke-ended-sessions", "--sweep-interval", "1"])
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             func activeRefreshTokens() async throws -> Int {
                 (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
@@ -257,8 +257,8 @@ extension GatewayScenarios {
 
         @Test func aSessionUnusedPastTheIdleTimeoutEnds() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try gateway(provider, extra: ["--idle-timeout", "2"])
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider, extra: ["--idle-timeout", "2"])
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             for _ in 0..<3 {
                 try await Task.sleep(for: .seconds(1))
@@ -272,8 +272,8 @@ extension GatewayScenarios {
 
         @Test func healthAndMetricsAnswer() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try gateway(provider)
-            defer { _ = sandbox.stopGateway(gateway) }
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             #expect(try await browser.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200)
             #expect(try await browser.get(origin + "/healthz").status == 200)

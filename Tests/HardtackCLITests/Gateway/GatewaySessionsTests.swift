@@ -19,9 +19,9 @@ extension GatewayScenarios {
 
         @Test func operatorsListAndEndSessionsThatTheRunningGatewayThenRefuses() async throws {
             let provider = try TestProvider()
-            let (gateway, origin) = try sandbox.startGateway(
+            let (gateway, origin) = try await sandbox.startGateway(
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"])
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let alice = TestBrowser()
             let bob = TestBrowser()
             _ = try await alice.signIn(gateway: origin, user: "alice", password: "wonderland")

@@ -94,7 +94,7 @@ import Testing
         var up = false
         for _ in 0..<100 where !up {
             up = (try? Data(contentsOf: URL(string: issuer + "/.well-known/openid-configuration")!)) != nil
-            if !up { usleep(50_000) }
+            if !up { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(up, "python3 -m http.server did not start")
         let result = try await sandbox.run(arguments(issuer: issuer) + ["--revoke-ended-sessions"])

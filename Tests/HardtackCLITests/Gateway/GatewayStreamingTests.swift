@@ -20,7 +20,7 @@ extension GatewayScenarios {
         /// A signed-in gateway in front of the provider's API.
         func signedIn(extra: [String] = []) async throws -> (TestProvider, RunningProcess, String) {
             let provider = try TestProvider()
-            let (gateway, origin) = try sandbox.startGateway(
+            let (gateway, origin) = try await sandbox.startGateway(
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             return (provider, gateway, origin)
@@ -42,7 +42,7 @@ extension GatewayScenarios {
 
         @Test func aLargeAnswerStreamsThroughWithoutTheGatewaysMemoryGrowingWithIt() async throws {
             let (_, gateway, origin) = try await signedIn()
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             // One small stream first, so that what every stream needs once is in place before measuring.
             _ = try await browser.stream(origin + "/api/stream?bytes=1048576", headers: csrf).body.collect(upTo: .max)
             let before = try peakResidentKiB(gateway)
@@ -58,7 +58,7 @@ extension GatewayScenarios {
 
         @Test func anUpstreamThatStopsMidBodyCutsTheAnswerShortAndIsLogged() async throws {
             let (_, gateway, origin) = try await signedIn()
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let response = try await browser.stream(
                 origin + "/api/stream?bytes=4194304&cut_after=1048576", headers: csrf)
             let read = await StreamedBody.drain(response.body)
@@ -72,7 +72,7 @@ extension GatewayScenarios {
 
         @Test func aBrowserThatGoesAwayStopsTheUpstreamTransfer() async throws {
             let (provider, gateway, origin) = try await signedIn()
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let dropped = try await provider.count("streams_dropped")
             let response = try await browser.stream(origin + "/api/stream?bytes=\(1 << 30)", headers: csrf)
             var read = 0
@@ -86,7 +86,7 @@ extension GatewayScenarios {
 
         @Test func anUpstreamSilentMidBodyIsCutAfterTheUpstreamTimeout() async throws {
             let (_, gateway, origin) = try await signedIn(extra: ["--upstream-timeout", "1"])
-            defer { _ = sandbox.stopGateway(gateway) }
+            defer { _ = sandbox.stopGatewayNow(gateway) }
             let response = try await browser.stream(
                 origin + "/api/stream?bytes=1048576&chunk=65536&delay_ms=4000", headers: csrf)
             #expect(response.status == 200)
