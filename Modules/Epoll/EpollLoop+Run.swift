@@ -42,15 +42,19 @@ extension EpollLoop {
             takeInbound()
             runLocal(rounds: .max)
             runPassEnd()
-            if !local.isEmpty { continue }
-            lock.lock()
-            if inbound.isEmpty {
-                threadRuns = false
-                lock.unlock()
-                return
-            }
-            lock.unlock()
+            if local.isEmpty, endIfNothingHandedOver() { return }
         }
+    }
+
+    /// Ends this turn of the loop (its thread, or a fallback's run) when nothing waits to be taken in:
+    /// `true` then, and the next work starts another. Under `lock`, so that work handed over meanwhile
+    /// either is seen here or starts that next turn.
+    private func endIfNothingHandedOver() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard inbound.isEmpty else { return false }
+        threadRuns = false
+        return true
     }
 
     /// The thread's life: run the work handed over, the timers due and the handlers of ready descriptors,
@@ -78,13 +82,7 @@ extension EpollLoop {
             if holds == 0, timeout != 0 {
                 let idle = now &- idleSince
                 if idle >= lingerNanoseconds {
-                    lock.lock()
-                    if inbound.isEmpty {
-                        threadRuns = false
-                        lock.unlock()
-                        return
-                    }
-                    lock.unlock()
+                    if endIfNothingHandedOver() { return }
                     continue
                 }
                 let left = Self.milliseconds(from: now, to: idleSince &+ lingerNanoseconds)

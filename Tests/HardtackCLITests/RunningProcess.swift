@@ -26,12 +26,15 @@ struct RunningProcess {
         return result
     }
 
+    /// What it wrote to standard output so far.
+    var outputSoFar: String { String(decoding: FileBytes.read(outPath), as: UTF8.self) }
+
+    /// What it wrote to standard error so far.
+    var errorsSoFar: String { String(decoding: FileBytes.read(errPath), as: UTF8.self) }
+
     /// What it did, once it has exited.
     private var result: CLIResult {
-        CLIResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: FileBytes.read(outPath), as: UTF8.self),
-            stderr: String(decoding: FileBytes.read(errPath), as: UTF8.self))
+        CLIResult(status: process.terminationStatus, stdout: outputSoFar, stderr: errorsSoFar)
     }
 
     /// Waits for a process just told to stop (`terminate`, SIGTERM) on this thread, for a `defer`, where

@@ -55,14 +55,11 @@ import Testing
                 sandbox.store, release,
             ])
         defer { if holder.process.isRunning { holder.process.terminate() } }
-        func said(_ running: RunningProcess, _ text: String, path: KeyPath<RunningProcess, String>) -> Bool {
-            String(decoding: FileBytes.read(running[keyPath: path]), as: UTF8.self).contains(text)
-        }
-        for _ in 0..<200 where !said(holder, "held", path: \.outPath) { try await Task.sleep(for: .milliseconds(50)) }
-        try #require(said(holder, "held", path: \.outPath), "the holder never took the lock")
+        for _ in 0..<200 where !holder.outputSoFar.contains("held") { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(holder.outputSoFar.contains("held"), "the holder never took the lock")
         let adding = try sandbox.launch(
             executable, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
-        for _ in 0..<200 where !said(adding, "waiting for another process", path: \.errPath) {
+        for _ in 0..<200 where !adding.errorsSoFar.contains("waiting for another process") {
             try await Task.sleep(for: .milliseconds(50))
         }
         // Two more seconds under the lock, then it goes: the add can only end after that if it waited.
@@ -94,13 +91,14 @@ import Testing
         // waits for the answer; the second finds the claim of a live process and waits for its result.
         kill(server.process.processIdentifier, SIGSTOP)
         let first = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
-        func said(_ running: RunningProcess, _ text: String) -> Bool {
-            String(decoding: FileBytes.read(running.errPath), as: UTF8.self).contains(text)
+        for _ in 0..<200 where !first.errorsSoFar.contains("waiting for the server") {
+            try await Task.sleep(for: .milliseconds(20))
         }
-        for _ in 0..<200 where !said(first, "waiting for the server") { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(said(first, "waiting for the server"))
+        #expect(first.errorsSoFar.contains("waiting for the server"))
         let second = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
-        for _ in 0..<200 where !said(second, "waiting for another hardtack process") { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<200 where !second.errorsSoFar.contains("waiting for another hardtack process") {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         kill(server.process.processIdentifier, SIGCONT)
         let (one, two) = (await first.wait(), await second.wait())
         #expect(one.status == 0, "\(one.stderr)")
