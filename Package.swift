@@ -78,7 +78,7 @@ let package = Package(
         // One thread's event loop over epoll, shared by libmicrohttpd and libcurl: a request's handler, its
         // upstream call and its answer run on the thread that read the request.
         .target(name: "CEpoll", path: "Modules/CEpoll"),
-        .target(name: "Epoll", dependencies: ["CEpoll"], path: "Modules/Epoll", swiftSettings: swiftSettings),
+        .target(name: "Epoll", dependencies: ["CEpoll", "Locking"], path: "Modules/Epoll", swiftSettings: swiftSettings),
         .target(
             name: "URLSessionHTTP", dependencies: ["Data", "Locking"], path: "Modules/URLSessionHTTP",
             swiftSettings: swiftSettings),
@@ -192,6 +192,7 @@ let package = Package(
             name: "GatewayTests", dependencies: ["Gateway", "SQLiteStore", "Data", "Domain", "TestSupport"],
             path: "Tests/GatewayTests", swiftSettings: swiftSettings),
         .testTarget(name: "EpollTests", dependencies: ["Epoll"], path: "Tests/EpollTests", swiftSettings: swiftSettings),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"], path: "Tests/LockingTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "MicroHTTPDTests", dependencies: ["MicroHTTPD", "CurlHTTP", "Data", "TestSupport"],
             path: "Tests/MicroHTTPDTests", swiftSettings: swiftSettings),

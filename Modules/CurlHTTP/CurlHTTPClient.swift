@@ -31,6 +31,9 @@ public final class CurlHTTPClient: HTTPClient {
     let loop: EpollLoop
     /// The client's curl multi on each loop it ran on, with the connections its transfers keep open there.
     private let multis = Locked<[ObjectIdentifier: CurlMulti]>([:])
+    /// The multi each thread last used, found again without `multis`' lock (a server's loops make a call at
+    /// every request, and would otherwise wait for one another's lock).
+    private let lastMulti = PerThread<CurlMulti?> { nil }
     /// The base URL as text without its trailing `/`, which every request's path follows.
     private let base: String
 
@@ -68,6 +71,7 @@ public final class CurlHTTPClient: HTTPClient {
     /// The multi for a call made now: the one on the calling thread's loop, or on the client's own.
     func multi() -> CurlMulti {
         let loop = EpollLoop.current ?? self.loop
+        if let last = lastMulti.withLock({ $0 }), last.loop === loop { return last }
         let key = ObjectIdentifier(loop)
         let (multi, retired) = multis.withLock { multis -> (CurlMulti, [CurlMulti]) in
             if let multi = multis[key] { return (multi, []) }
@@ -79,6 +83,7 @@ public final class CurlHTTPClient: HTTPClient {
             return (multi, Array(retired.values))
         }
         for old in retired { old.close() }
+        lastMulti.withLock { $0 = multi }
         return multi
     }
 

@@ -2,9 +2,11 @@ import CCurl
 import Locking
 
 /// The idle curl easy handles of one ``CurlHTTPClient``, so that a request does not set up a handle of
-/// its own (the connections they used stay in the client's ``CurlEventLoop``, which reuses them). A
-/// handle serves one transfer at a time; at most ``capacity`` wait here, more are cleaned up; a pool of
-/// capacity 0 is a client that keeps no connections.
+/// its own (the connections they used stay in the ``CurlMulti`` they ran on, which reuses them). A
+/// handle serves one transfer at a time. Each thread keeps the handles it was given back apart (a
+/// server's loops take and give one at every call, and would otherwise wait for one another's lock): at
+/// most ``capacity`` wait per thread, more are cleaned up; a pool of capacity 0 is a client that keeps no
+/// connections.
 final class CurlHandlePool: Sendable {
     /// An easy handle, owned by the pool while idle and by one transfer while in use.
     struct Handle: Equatable, @unchecked Sendable {
@@ -12,20 +14,23 @@ final class CurlHandlePool: Sendable {
         let raw: UnsafeMutableRawPointer
     }
 
-    /// The most idle handles kept.
+    /// The most idle handles kept by each thread.
     let capacity: Int
-    private let idle = Locked<[Handle]>([])
+    private let idle = PerThread<[Handle]> { [] }
 
     /// libcurl's global state, set up once before the first handle (its own setup is not thread-safe).
     static let globalSetup: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
-    /// A pool that keeps at most `capacity` idle handles.
+    /// A pool that keeps at most `capacity` idle handles per thread.
     init(capacity: Int) {
         self.capacity = capacity
     }
 
     deinit {
-        for handle in idle.withLock({ $0 }) { curl_easy_cleanup(handle.raw) }
+        idle.forEach { handles in
+            for handle in handles { curl_easy_cleanup(handle.raw) }
+            handles = []
+        }
     }
 
     /// An idle handle, or a new one; `nil` when curl cannot start.

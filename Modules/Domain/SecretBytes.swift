@@ -107,6 +107,16 @@ public final class SecretBytes: Sendable {
         return difference == 0
     }
 
+    /// Compares the secret with `bytes` in time that depends only on their lengths.
+    public func constantTimeEquals(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard byteCount == bytes.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<byteCount {
+            difference |= storage[index] ^ bytes[index]
+        }
+        return difference == 0
+    }
+
     /// Overwrites `buffer` with zeros in a way the optimizer may not remove.
     public static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }

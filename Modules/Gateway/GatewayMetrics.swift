@@ -1,7 +1,6 @@
 import Data
 import Foundation
 import Locking
-import Synchronization
 
 /// The gateway's counters, in Prometheus's text format at `/metrics`: requests by route and status,
 /// refreshes and the waits behind them, sessions created and ended, the upstreams' latency (to their
@@ -22,25 +21,49 @@ final class GatewayMetrics: Sendable {
         var upstreamBuckets = [Int](repeating: 0, count: GatewayMetrics.bounds.count)
         var streamsCut = 0
         var tokensRevoked = 0
+        var sessionReadsFromMemory = 0
+        var sessionReadsFromStore = 0
+
+        /// This tally and `other` together.
+        mutating func add(_ other: State) {
+            requests.merge(other.requests, uniquingKeysWith: +)
+            sessionsCreated += other.sessionsCreated
+            sessionsEnded += other.sessionsEnded
+            upstreamCalls += other.upstreamCalls
+            upstreamSeconds += other.upstreamSeconds
+            for index in upstreamBuckets.indices { upstreamBuckets[index] += other.upstreamBuckets[index] }
+            streamsCut += other.streamsCut
+            tokensRevoked += other.tokensRevoked
+            sessionReadsFromMemory += other.sessionReadsFromMemory
+            sessionReadsFromStore += other.sessionReadsFromStore
+        }
     }
 
     /// The upstream latency histogram's bucket bounds, in seconds.
     static let bounds: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]
-    private let state = Locked(State())
+    /// Counted by each thread apart (a server's loops count every request, and would otherwise wait for
+    /// one another's lock), and added up for the exposition.
+    private let state = PerThread { State() }
     /// Refreshes this instance presented to the issuer, and calls that waited on one.
     let refreshes = Locked(0)
     let refreshWaits = Locked(0)
-    /// Sessions read for a call: from memory (nothing committed since they were read), from the store.
-    let sessionReadsFromMemory = Atomic(0)
-    let sessionReadsFromStore = Atomic(0)
 
-    /// Counts a session read for a call, from memory or from the store.
+    /// Counts a session read for a call: from memory (nothing committed since it was read), or from the store.
     func sessionRead(fromMemory: Bool) {
-        if fromMemory {
-            sessionReadsFromMemory.add(1, ordering: .relaxed)
-        } else {
-            sessionReadsFromStore.add(1, ordering: .relaxed)
+        state.withLock { state in
+            if fromMemory {
+                state.sessionReadsFromMemory += 1
+            } else {
+                state.sessionReadsFromStore += 1
+            }
         }
+    }
+
+    /// Every thread's counts added up.
+    private func snapshot() -> State {
+        var total = State()
+        state.forEach { total.add($0) }
+        return total
     }
 
     /// Counts a request.
@@ -69,10 +92,8 @@ final class GatewayMetrics: Sendable {
 
     /// The exposition: `text/plain; version=0.0.4`.
     func exposition() -> HTTPResponse {
-        let snapshot = state.withLock { $0 }
-        let reads = (
-            memory: sessionReadsFromMemory.load(ordering: .relaxed), store: sessionReadsFromStore.load(ordering: .relaxed)
-        )
+        let snapshot = snapshot()
+        let reads = (memory: snapshot.sessionReadsFromMemory, store: snapshot.sessionReadsFromStore)
         var lines = [
             "# HELP hardtack_gateway_requests_total Requests answered, by route and status.",
             "# TYPE hardtack_gateway_requests_total counter",

@@ -8,7 +8,7 @@ import Testing
 @testable import Gateway
 
 /// The idle timeout's record of use in a real store: written at most once per interval, and read only
-/// when this process's own record does not already show the session in use.
+/// when what this process wrote or read of it does not already show the session in use.
 @Suite struct SessionActivityTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
@@ -21,6 +21,15 @@ import Testing
         .genericPassword(
             service: SecureStoreSessionRepository.service(for: cookie.account), account: "last-used",
             accessGroup: store.accessGroups.first)
+    }
+
+    /// Whether the store holds a record of use of `cookie`'s session.
+    func hasRecord(_ cookie: SessionCookie, _ store: SQLiteSecureItemStore) async throws -> Bool {
+        do throws(SecureStoreError) {
+            return try await !store.find(recordItem(cookie, store), limit: .one, returning: .data).isEmpty
+        } catch .itemNotFound {
+            return false
+        }
     }
 
     @Test func aUseRecordedHereSparesTheReadUntilItIsAsOldAsTheTimeout() async throws {
@@ -73,5 +82,31 @@ import Testing
         await activity.record(cookie, after: await activity.lastUse(cookie, timeout: 600))
         let rewritten = try #require(try await store.find(recordItem(cookie, store), limit: .one, returning: .data).first?.data)
         #expect(rewritten.revealedString() != firstWrite.revealedString(), "61 s later: written again")
+    }
+
+    @Test func aRecordAnotherProcessWroteIsReadOnceNotAtEveryCall() async throws {
+        let store = try store()
+        let there = SessionActivity(store: store, now: clock.now, interval: 60)
+        let cookie = SessionCookie.fresh()
+        await there.record(cookie, after: await there.lastUse(cookie, timeout: 600))
+        let recorded = try #require(await there.lastUse(cookie, timeout: 600).at)
+
+        // A process that wrote nothing (restarted, or another instance) reads the store once...
+        let here = SessionActivity(store: store, now: clock.now, interval: 60)
+        clock.advance(by: 10)
+        let use = await here.lastUse(cookie, timeout: 600)
+        #expect(use.at == recorded)
+        // ...and not again while that record shows the session in use: the record going behind its back
+        // changes nothing for it, and it does not write within the interval either.
+        try await store.delete(recordItem(cookie, store))
+        clock.advance(by: 30)
+        let later = await here.lastUse(cookie, timeout: 600)
+        #expect(later.at == recorded)
+        await here.record(cookie, after: later)
+        #expect(try await !hasRecord(cookie, store), "not written")
+        // Past the interval it writes its own.
+        clock.advance(by: 25)
+        await here.record(cookie, after: await here.lastUse(cookie, timeout: 600))
+        #expect(try await hasRecord(cookie, store))
     }
 }

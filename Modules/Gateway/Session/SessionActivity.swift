@@ -62,13 +62,16 @@ struct SessionActivity {
         return byService
     }
 
-    /// The session's last recorded use (`at` is `nil` when none is recorded, or it cannot be read): this
-    /// process's own record when that is less than `timeout` old (the session is not idle then, whatever
-    /// the store holds), else the store's.
+    /// The session's last recorded use (`at` is `nil` when none is recorded, or it cannot be read): the
+    /// latest this process knows of when that is less than `timeout` old (the session is not idle then,
+    /// whatever the store holds), else the store's, which this process then knows of too. (Without that, a
+    /// process that had not written the record itself, restarted or one of many instances, read the store
+    /// at every call until its own next write, up to ``interval`` later.)
     func lastUse(_ cookie: SessionCookie, timeout: TimeInterval) async -> Use {
         let known = recent.recordedUse(of: cookie.sessionID)
         if let known, now().timeIntervalSince(known) <= timeout { return Use(at: known) }
         guard let stored = await Self.storedUse(cookie.account, in: store) else { return Use(at: known) }
+        if known.map({ stored > $0 }) ?? true { recent.noteRecorded(cookie.sessionID, at: stored) }
         return Use(at: known.map { max($0, stored) } ?? stored)
     }
 

@@ -7,7 +7,9 @@ import Locking
 /// only when the whole cookie, id, secret and tag, is byte for byte the one verified, compared in constant
 /// time. A cookie that differs in any byte is verified as if first seen. Whether a cookie is well made does
 /// not depend on its session (ended or not), so keeping it changes no answer. The cookies' bytes are kept in
-/// memory that is wiped when let go of. Bounded: past `capacity` cookies the entries start over.
+/// memory that is wiped when let go of. Kept by each thread apart (a server's loops each verify a cookie
+/// once), so that the loops never wait for one another here. Bounded: past `capacity` cookies a thread's
+/// entries start over.
 final class SessionCookieCache: Sendable {
     /// A session id's 16 bytes, as a dictionary key.
     private struct ID: Hashable {
@@ -25,7 +27,7 @@ final class SessionCookieCache: Sendable {
     }
 
     private let capacity: Int
-    private let entries = Locked<[ID: Entry]>([:])
+    private let entries = PerThread<[ID: Entry]> { [:] }
 
     /// A cache of at most `capacity` cookies.
     init(capacity: Int) {
@@ -38,9 +40,11 @@ final class SessionCookieCache: Sendable {
         guard var bytes = SessionCookie.bytes(headers, name: name) else { return nil }
         defer { SessionCookie.wipe(&bytes) }
         let id = bytes.withUnsafeBytes { ID(UnsafeRawBufferPointer(rebasing: $0[0..<16])) }
-        let value = SecretBytes(bytes)
-        if let entry = entries.withLock({ $0[id] }), entry.bytes.constantTimeEquals(value) { return entry.cookie }
+        if let entry = entries.withLock({ $0[id] }), bytes.withUnsafeBytes({ entry.bytes.constantTimeEquals($0) }) {
+            return entry.cookie
+        }
         guard let cookie = SessionCookie(verifying: bytes, tagKey: tagKey) else { return nil }
+        let value = SecretBytes(bytes)
         entries.withLock { entries in
             if entries[id] == nil, entries.count >= capacity { entries.removeAll() }
             entries[id] = Entry(bytes: value, cookie: cookie)

@@ -11,22 +11,43 @@ import Synchronization
 /// whichever connections read them, since the connection that reads after it either sees the commit
 /// itself, or last read after it, when it raised the generation.
 ///
+/// Once a connection has read the store, it reads SQLite's WAL-index header from the shared-memory file
+/// instead (``SQLiteWALIndexHeader``), which every commit changes: a mark then costs no lock and no system
+/// call, and the generation rises when the header differs from the one that connection saw last. It asks
+/// `data_version` again only while a writer is between the header's two copies, or when the header cannot
+/// be mapped. (`data_version` takes SQLite's file locks, two to four `fcntl` calls, and a mutex this
+/// process's connections share: two loops reading marks at once waited for each other there, and each
+/// read cost more while the log held frames not yet copied back.)
+///
 /// A caller takes the first connection no other thread is using (a server's loops rarely meet); only
 /// when all are in use does it fail (unless `waiting`, when it waits for the first). A connection is
-/// opened at its first use, so a store asked by one thread at a time has one. A read costs about 2 µs
-/// (SQLite's two file locks for the read, taken and let go).
+/// opened at its first use, so a store asked by one thread at a time has one.
 ///
-/// Safety (`@unchecked Sendable`): each reader's connection and last version are used under its lock
-/// only; `generation` is atomic; the rest is immutable.
+/// Safety (`@unchecked Sendable`): each reader's connection, header and last versions are used under its
+/// lock only; `generation` is atomic; the rest is immutable.
 final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
-    /// One connection of the marks, and the `data_version` it last read.
+    /// One connection of the marks, the `data_version` it last read, and the WAL-index header it reads
+    /// instead once it has read the store, and last saw.
     private final class Reader {
         let lock = NSLock()
         var connection: SQLiteConnection?
         var lastVersion: Int64?
+        var header: SQLiteWALIndexHeader?
+        var lastHeader: SQLiteWALIndexHeader.Snapshot?
+        /// Whether mapping the header failed: `data_version` is read instead from then on.
+        var headerUnavailable = false
         /// When opening its connection last failed: tried again a second later.
         var failedAt: ContinuousClock.Instant?
+
+        deinit {
+            // Unmapped while the connection still holds the shared-memory file open (see SQLiteWALIndexHeader).
+            header = nil
+            connection = nil
+        }
     }
+
+    /// How many times a header a writer is between the copies of is read again before `data_version` is.
+    private static let headerTries = 8
 
     private let path: String
     private let readers: [Reader]
@@ -36,6 +57,16 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
     init(path: String, connections: Int = 4) {
         self.path = path
         readers = (0..<max(1, connections)).map { _ in Reader() }
+    }
+
+    /// Whether a connection of the marks reads the WAL-index header (for tests: the marks' fast way is
+    /// taken).
+    var readsHeader: Bool {
+        readers.contains { reader in
+            reader.lock.lock()
+            defer { reader.lock.unlock() }
+            return reader.lastHeader != nil
+        }
     }
 
     /// See ``ChangeMarkSource/mark(waiting:)``.
@@ -50,9 +81,36 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
         return read(reader, waiting: true)
     }
 
-    /// The generation after `reader` read `data_version` (raised when it moved); `nil` when it could not
-    /// be read. Under `reader`'s lock.
+    /// The generation after `reader` read the header, or `data_version` (raised when either moved); `nil`
+    /// when it could not be read. Under `reader`'s lock.
     private func read(_ reader: Reader, waiting: Bool) -> UInt64? {
+        if let header = reader.header, let snapshot = Self.consistentSnapshot(of: header) {
+            guard let last = reader.lastHeader else {
+                // The first: `data_version`, read after it, tells whether anything was committed since the
+                // last read; the next marks compare headers with this one (a commit after it changes the header).
+                return readVersion(reader, waiting: waiting, header: snapshot)
+            }
+            if last != snapshot {
+                reader.lastHeader = snapshot
+                generation.add(1, ordering: .acquiringAndReleasing)
+            }
+            return generation.load(ordering: .acquiring)
+        }
+        return readVersion(reader, waiting: waiting, header: nil)
+    }
+
+    /// The header, read again while a writer is between its two copies (a few times: it takes a writer
+    /// nanoseconds), or `nil`.
+    private static func consistentSnapshot(of header: SQLiteWALIndexHeader) -> SQLiteWALIndexHeader.Snapshot? {
+        for _ in 0..<headerTries {
+            if let snapshot = header.snapshot() { return snapshot }
+        }
+        return nil
+    }
+
+    /// The generation after `reader` read `data_version`; `header`, read just before, becomes the header
+    /// the next marks compare with once the read succeeds. Under `reader`'s lock.
+    private func readVersion(_ reader: Reader, waiting: Bool, header: SQLiteWALIndexHeader.Snapshot?) -> UInt64? {
         if let failedAt = reader.failedAt, ContinuousClock.now - failedAt < .seconds(1) { return nil }
         do throws(SecureStoreError) {
             let connection: SQLiteConnection
@@ -75,6 +133,13 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
             if reader.lastVersion != version {
                 reader.lastVersion = version
                 generation.add(1, ordering: .acquiringAndReleasing)
+            }
+            if let header { reader.lastHeader = header }
+            // The connection has read the store, so its shared memory is open and the header written: read
+            // from the next mark on.
+            if reader.header == nil, !reader.headerUnavailable {
+                reader.header = SQLiteWALIndexHeader(databasePath: path)
+                reader.headerUnavailable = reader.header == nil
             }
             return generation.load(ordering: .acquiring)
         } catch {
