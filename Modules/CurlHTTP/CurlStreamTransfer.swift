@@ -11,6 +11,9 @@ final class CurlStreamTransfer: Sendable {
     private let transfer: CurlTransfer
     private let request: HTTPRequest
     private let timeout: Duration
+    /// How often the multi checks the transfer: four times within the timeout (worked out once: a
+    /// `Duration` division is 128-bit arithmetic).
+    private let checkEvery: Duration
     private let limit: Int
     private let cancelled = Atomic(false)
 
@@ -20,6 +23,7 @@ final class CurlStreamTransfer: Sendable {
         transfer = CurlTransfer(url: url, request: request, timeoutMilliseconds: timeoutMilliseconds, limit: limit)
         self.request = request
         timeout = .milliseconds(timeoutMilliseconds)
+        checkEvery = .milliseconds(max(1, timeoutMilliseconds / 4))
         self.limit = limit
     }
 
@@ -55,7 +59,7 @@ final class CurlStreamTransfer: Sendable {
         let id = multi.transferID(for: configured.pooled)
         sink.resumeTransfer = { multi.resume(id) }
         // The waits are timed at the multi's checks: four of them within the timeout.
-        let started = multi.start(configured.pooled, as: id, checkEvery: timeout / 4, stopIf: { sink.shouldStop() }) {
+        let started = multi.start(configured.pooled, as: id, checkEvery: checkEvery, stopIf: { sink.shouldStop() }) {
             [transfer] code in
             let reusable = code == CURLE_OK && (sink.delivered || sink.heldWhole) && !sink.timedOut
             transfer.release(configured, to: pool, reusable: reusable)

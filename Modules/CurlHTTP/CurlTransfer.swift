@@ -74,8 +74,8 @@ final class CurlTransfer: Sendable {
         guard let pooled = pool.take() else { return nil }
         var headers: UnsafeMutablePointer<curl_slist>?
         for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
-        // No `Expect: 100-continue` round trip before a body.
-        headers = curl_slist_append(headers, "Expect:")
+        // No `Expect: 100-continue` round trip before a body (curl asks for one only with a body).
+        if !request.body.isEmpty { headers = curl_slist_append(headers, "Expect:") }
         request.body.withUnsafeBytes { body in configure(pooled.raw, headers: headers, body: body, context: context) }
         _ = hardtack_curl_set_close_socket(pooled.raw, CurlMulti.closeSocket, closing)
         // A client keeping no connections closes each one after its transfer.

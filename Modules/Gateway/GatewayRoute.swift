@@ -53,7 +53,7 @@ public struct GatewayRoute: Sendable, Equatable {
     public func upstreamTarget(for target: String) -> String? {
         guard target.hasPrefix(prefix) else { return nil }
         let rest = target.dropFirst(prefix.count)
-        let path = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let path = rest[..<(rest.utf8.firstIndex(of: UInt8(ascii: "?")) ?? rest.endIndex)]
         // Most paths are ASCII without an escape or a dot: nothing to decode then. (Non-ASCII text goes the
         // long way, whose segments are split as characters: a `/` joined to a combining mark is no separator.)
         let plain = !path.utf8.contains { byte in
