@@ -71,7 +71,8 @@ public final class CurlHTTPClient: HTTPClient {
     /// The multi for a call made now: the one on the calling thread's loop, or on the client's own.
     func multi() -> CurlMulti {
         let loop = EpollLoop.current ?? self.loop
-        if let last = lastMulti.withLock({ $0 }), last.loop === loop { return last }
+        // Not a retired loop's (a stopped server's): its multi is closed once another loop's first call sees it.
+        if let last = lastMulti.withLock({ $0 }), last.loop === loop, !loop.isRetired { return last }
         let key = ObjectIdentifier(loop)
         let (multi, retired) = multis.withLock { multis -> (CurlMulti, [CurlMulti]) in
             if let multi = multis[key] { return (multi, []) }
@@ -83,6 +84,12 @@ public final class CurlHTTPClient: HTTPClient {
             return (multi, Array(retired.values))
         }
         for old in retired { old.close() }
+        if !retired.isEmpty {
+            // Not kept alive, loop and all, by a thread that last called on it.
+            lastMulti.forEach { last in
+                if let kept = last, retired.contains(where: { $0 === kept }) { last = nil }
+            }
+        }
         lastMulti.withLock { $0 = multi }
         return multi
     }

@@ -16,7 +16,9 @@ struct RequestLogLine {
     /// call logs one: `JSONSerialization` cost the gateway an eighth of its time per call). The path shows
     /// its first 256 characters (Unicode scalars), a control character in it as `?`.
     var json: String {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        // Never negative (a clock's differences are not): shown as 0 if it ever were.
+        let microseconds = max(
+            0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
         var line: [UInt8] = []
         line.reserveCapacity(128 + min(request.path.utf8.count, 1024))
         line.append(UInt8(ascii: "{"))

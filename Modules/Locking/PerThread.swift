@@ -10,7 +10,9 @@
 /// ``ThreadNumber``), so that threads that all change it at every request, a server's event loops, never
 /// wait for one another, nor pass a cache line back and forth. Each copy sits behind a pthread mutex of
 /// its own, which another thread takes only to go through every copy (``forEach(_:)``: a total, a
-/// removal), or when more threads use it than there are copies and two share one.
+/// removal), to come back to a copy it used elsewhere (``withLock(copy:_:)``), or when more threads use it
+/// than there are copies and two share one (thread numbers are the lowest free, so a server's long-lived
+/// loops, started early, share one only when more than `copies` threads asked before them).
 ///
 /// The copies and their mutexes lie in one allocation, each on cache lines of its own.
 ///
@@ -34,13 +36,15 @@ package final class PerThread<Value: Sendable>: @unchecked Sendable {
     /// `copies` copies, each made by `initial` (at least one copy; 16 serve a server's loops and the few
     /// other threads that count).
     package init(copies: Int = 16, _ initial: () -> Value) {
+        precondition(MemoryLayout<Value>.alignment <= Self.slotAlignment, "a value aligned past a slot's alignment")
         self.copies = max(1, copies)
         let bytes = Self.valueOffset + MemoryLayout<Value>.size
         stride = max(1, (bytes + Self.slotAlignment - 1) / Self.slotAlignment) * Self.slotAlignment
         storage = UnsafeMutableRawPointer.allocate(byteCount: self.copies * stride, alignment: Self.slotAlignment)
         for index in 0..<self.copies {
             let slot = storage + index * stride
-            pthread_mutex_init(slot.assumingMemoryBound(to: pthread_mutex_t.self), nil)
+            let mutex = slot.initializeMemory(as: pthread_mutex_t.self, repeating: pthread_mutex_t(), count: 1)
+            pthread_mutex_init(mutex, nil)
             (slot + Self.valueOffset).initializeMemory(as: Value.self, to: initial())
         }
     }
@@ -59,7 +63,20 @@ package final class PerThread<Value: Sendable>: @unchecked Sendable {
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
         -> Result
     {
-        try withCopy(ThreadNumber.current % copies, body)
+        try withCopy(currentCopy, body)
+    }
+
+    /// Which copy the calling thread uses: to come back to it from another thread (``withLock(copy:_:)``).
+    @inlinable
+    package var currentCopy: Int { ThreadNumber.current % copies }
+
+    /// Runs `body` with copy `copy` (one ``currentCopy`` gave, on this thread or another), held meanwhile.
+    @inlinable
+    package func withLock<Result, Failure: Error>(copy: Int, _ body: (inout Value) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        precondition((0..<copies).contains(copy), "no such copy")
+        return try withCopy(copy, body)
     }
 
     /// Runs `body` with each copy in turn, each held while `body` has it.

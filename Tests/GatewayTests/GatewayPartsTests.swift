@@ -1,6 +1,7 @@
 import Data
 import Domain
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Gateway
@@ -154,5 +155,46 @@ import Testing
         let slow = RequestLogLine(request: request, route: "none", status: 504, duration: .seconds(30) + .microseconds(7))
         #expect(slow.json.contains(#""ms":30000.007,"#))
         #expect(RequestLogLine.quoted("a\u{7F}b\tc") == #""a\u007fb\u0009c""#)
+    }
+
+    @Test func metricsCountedOnManyThreadsAddUp() async {
+        let metrics = GatewayMetrics()
+        // Each thread counts in its own copy: the exposition adds them all up.
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    await DedicatedThread.run {
+                        for _ in 0..<250 {
+                            metrics.record(route: "/api/", status: 200, duration: .milliseconds(1))
+                            metrics.sessionRead(fromMemory: true)
+                            metrics.upstream(seconds: 0.002)
+                        }
+                    }
+                }
+            }
+        }
+        let text = String(decoding: metrics.exposition().body, as: UTF8.self)
+        #expect(text.contains(#"hardtack_gateway_requests_total{route="/api/",status="200"} 1000"#))
+        #expect(text.contains(#"hardtack_gateway_session_reads_total{source="memory"} 1000"#))
+        #expect(text.contains("hardtack_gateway_upstream_seconds_count 1000"))
+        #expect(text.contains(#"hardtack_gateway_upstream_seconds_bucket{le="0.005"} 1000"#))
+    }
+
+    @Test func aLogLinesPathIsCutAtTwoHundredFiftySixScalarsAndAtItsFirstQueryByte() throws {
+        // 300 two-byte scalars: the line keeps 256 of them, whole, and stays one JSON object.
+        let long = "/api/" + String(repeating: "é", count: 300)
+        let line = RequestLogLine(request: HTTPRequest(method: "GET", path: long, headers: HTTPHeaders()), route: "/api/",
+            status: 200, duration: .microseconds(5)).json
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let path = try #require(fields["path"] as? String)
+        #expect(path.unicodeScalars.count == 256 && path.hasPrefix("/api/é") && path.hasSuffix("é"))
+        #expect(fields["ms"] as? Double == 0.005)
+        // A `?` that a combining mark follows still starts the query: nothing after it is logged.
+        let marked = HTTPRequest(method: "GET", path: "/api/p?\u{301}code=secret", headers: HTTPHeaders())
+        let cut = RequestLogLine(request: marked, route: "/api/", status: 200, duration: .zero).json
+        #expect(!cut.contains("secret") && cut.contains(#""path":"/api/p""#))
+        // A negative duration (no clock gives one) is shown as 0, not a crash.
+        let negative = RequestLogLine(request: marked, route: "/api/", status: 200, duration: .microseconds(-5)).json
+        #expect(negative.contains(#""ms":0.000,"#))
     }
 }

@@ -72,17 +72,39 @@ import Testing
 
     @Test func eachThreadChangesItsOwnCopyAndForEachReachesThemAll() {
         let counts = PerThread(copies: 16) { 0 }
+        let copiesUsed = Locked<Set<Int>>([])
+        // Four threads alive at once, each counting in the copy its number names.
+        let allCounting = DispatchGroup()
+        for _ in 0..<4 { allCounting.enter() }
         onThreads(4) { _ in
+            copiesUsed.withLock { _ = $0.insert(counts.currentCopy) }
             for _ in 0..<10_000 { counts.withLock { $0 += 1 } }
+            allCounting.leave()
+            allCounting.wait()
         }
         var total = 0
-        var changed = 0
+        var changed = Set<Int>()
+        var index = 0
         counts.forEach { count in
             total += count
-            if count > 0 { changed += 1 }
+            if count > 0 { changed.insert(index) }
+            index += 1
         }
         #expect(total == 40_000, "no count lost")
-        #expect(changed >= 1)
+        #expect(changed == copiesUsed.withLock { $0 }, "each thread counted in its own copy, and only there")
+        #expect(changed.count >= 2, "live threads do not all share one copy")
+    }
+
+    @Test func aCopyTakenOnOneThreadIsReachedFromAnother() {
+        let values = PerThread(copies: 16) { [Int]() }
+        let copy = Locked(-1)
+        onThreads(1) { _ in
+            values.withLock { $0.append(1) }
+            copy.withLock { $0 = values.currentCopy }
+        }
+        let home = copy.withLock { $0 }
+        values.withLock(copy: home) { $0.append(2) }
+        #expect(values.withLock(copy: home) { $0 } == [1, 2])
     }
 
     @Test func threadsSharingOneCopyLoseNothing() {

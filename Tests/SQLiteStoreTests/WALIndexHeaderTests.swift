@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Data
 import Domain
 import Foundation
@@ -17,7 +20,9 @@ import Testing
         let store = try fixture.open()
         let other = try fixture.open()
         try await store.add(Self.item, data: SecretBytes(utf8: "one"))
-        let header = try #require(SQLiteWALIndexHeader(databasePath: fixture.path))
+        let connection = try SQLiteConnection(path: fixture.path, access: .readOnly)
+        _ = try connection.scalarText("PRAGMA data_version")
+        let header = try #require(SQLiteWALIndexHeader(of: connection))
         let first = try #require(header.snapshot())
         _ = try await store.find(Self.item, limit: .one, returning: .data)
         _ = try await other.find(Self.item, limit: .one, returning: .data)
@@ -29,20 +34,42 @@ import Testing
         #expect(header.snapshot() != second, "this handle's commit")
     }
 
-    @Test func aStoreWithoutSharedMemoryOrWithAnUnknownOneHasNoHeader() throws {
-        // No `-shm` file at all.
-        #expect(SQLiteWALIndexHeader(databasePath: fixture.directory.file("none.db")) == nil)
-        // One too short to hold a header (SQLite truncates it to 3 bytes when it starts afresh).
-        let short = fixture.directory.file("short.db")
-        try Data([0, 0, 0]).write(to: URL(fileURLWithPath: short + "-shm"))
-        #expect(SQLiteWALIndexHeader(databasePath: short) == nil)
-        // One whose version is not SQLite's, and one SQLite has not initialised.
-        let unknown = fixture.directory.file("unknown.db")
-        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: unknown + "-shm"))
-        #expect(SQLiteWALIndexHeader(databasePath: unknown) == nil)
-        let blank = fixture.directory.file("blank.db")
-        try Data(count: 4096).write(to: URL(fileURLWithPath: blank + "-shm"))
-        #expect(SQLiteWALIndexHeader(databasePath: blank) == nil)
+    @Test func readingTheHeaderLeavesTheProcesssLocksOnTheSharedMemoryInPlace() async throws {
+        let store = try fixture.open()
+        try await store.add(Self.item, data: SecretBytes(utf8: "one"))
+        let marks = SQLiteChangeMarks(path: fixture.path, connections: 1)
+        _ = marks.mark(waiting: true)
+        _ = marks.mark(waiting: false)
+        #expect(marks.readsHeader)
+        // SQLite holds a shared lock on the shared memory's byte 128 while a connection of this process has it
+        // (its "dead man switch": another process finding it unlocked would truncate and rebuild the file). An
+        // open file description's lock conflicts with it, even in this process: asking for a write lock must
+        // find it held. (Closing any descriptor of the file would have let go of it.)
+        let probe = open(fixture.shmPath, O_RDWR | O_CLOEXEC)
+        try #require(probe >= 0)
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        let asked = fcntl(probe, Self.ofdGetLock, &lock)
+        #expect(asked == 0)
+        #expect(lock.l_type != Int16(F_UNLCK), "SQLite's lock on byte 128 is still held")
+        // Closing the probe lets go of the process's locks on the file, as closing any descriptor of it would:
+        // done last, with the test over.
+        withExtendedLifetime((store, marks)) { _ = close(probe) }
+    }
+
+    /// `F_OFD_GETLK` (Linux's open-file-description lock query).
+    private static let ofdGetLock: Int32 = 36
+
+    @Test func aConnectionWithoutWALHasNoHeader() throws {
+        let path = fixture.directory.file("plain.db")
+        let connection = try SQLiteConnection(path: path)
+        _ = try connection.scalarText("PRAGMA journal_mode = DELETE")
+        _ = try connection.scalarText("CREATE TABLE t (x)")
+        _ = try connection.scalarText("SELECT count(*) FROM t")
+        #expect(SQLiteWALIndexHeader(of: connection) == nil)
     }
 
     @Test func theMarksReadTheHeaderAfterTheirFirstReadAndStillMoveWithEveryCommit() async throws {

@@ -3,11 +3,10 @@ import Locking
 
 /// The latest record of each session's use in the store that this process wrote or read: a lower bound
 /// of its last use that needs no store read (a record written since, by any instance, can only be later). Bounded: past `capacity` sessions
-/// it forgets them all and learns again from the store. Each thread reads a copy of its own (every call
-/// asks), which every record and removal changes, so that a server's loops never wait for one another.
+/// it forgets them all and learns again from the store.
 final class RecentUses: Sendable {
     private let capacity: Int
-    private let recorded = PerThread<[String: Date]> { [:] }
+    private let recorded = Locked<[String: Date]>([:])
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -18,9 +17,19 @@ final class RecentUses: Sendable {
         recorded.withLock { $0[sessionID] }
     }
 
-    /// Notes that the store records a use of `sessionID` at `date` (this process wrote it, or read it).
+    /// Notes that this process wrote a use of `sessionID` at `date` to the store (what the store now holds).
     func noteRecorded(_ sessionID: String, at date: Date) {
-        recorded.forEach { uses in
+        recorded.withLock { uses in
+            if uses.count >= capacity, uses[sessionID] == nil { uses.removeAll(keepingCapacity: true) }
+            uses[sessionID] = date
+        }
+    }
+
+    /// Notes that the store held a use of `sessionID` at `date` when this process read it: kept unless a later
+    /// one is known already (a read that took a while must not replace a write noted meanwhile).
+    func noteRead(_ sessionID: String, at date: Date) {
+        recorded.withLock { uses in
+            if let known = uses[sessionID], known >= date { return }
             if uses.count >= capacity, uses[sessionID] == nil { uses.removeAll(keepingCapacity: true) }
             uses[sessionID] = date
         }
@@ -28,6 +37,6 @@ final class RecentUses: Sendable {
 
     /// Forgets `sessionID` (it ended).
     func forget(_ sessionID: String) {
-        recorded.forEach { $0[sessionID] = nil }
+        recorded.withLock { $0[sessionID] = nil }
     }
 }

@@ -71,7 +71,7 @@ struct SessionActivity {
         let known = recent.recordedUse(of: cookie.sessionID)
         if let known, now().timeIntervalSince(known) <= timeout { return Use(at: known) }
         guard let stored = await Self.storedUse(cookie.account, in: store) else { return Use(at: known) }
-        if known.map({ stored > $0 }) ?? true { recent.noteRecorded(cookie.sessionID, at: stored) }
+        recent.noteRead(cookie.sessionID, at: stored)
         return Use(at: known.map { max($0, stored) } ?? stored)
     }
 

@@ -7,9 +7,7 @@ import Locking
 /// only when the whole cookie, id, secret and tag, is byte for byte the one verified, compared in constant
 /// time. A cookie that differs in any byte is verified as if first seen. Whether a cookie is well made does
 /// not depend on its session (ended or not), so keeping it changes no answer. The cookies' bytes are kept in
-/// memory that is wiped when let go of. Kept by each thread apart (a server's loops each verify a cookie
-/// once), so that the loops never wait for one another here. Bounded: past `capacity` cookies a thread's
-/// entries start over.
+/// memory that is wiped when let go of. Bounded: past `capacity` cookies the entries start over.
 final class SessionCookieCache: Sendable {
     /// A session id's 16 bytes, as a dictionary key.
     private struct ID: Hashable {
@@ -27,7 +25,7 @@ final class SessionCookieCache: Sendable {
     }
 
     private let capacity: Int
-    private let entries = PerThread<[ID: Entry]> { [:] }
+    private let entries = Locked<[ID: Entry]>([:])
 
     /// A cache of at most `capacity` cookies.
     init(capacity: Int) {

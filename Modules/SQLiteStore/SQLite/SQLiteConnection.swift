@@ -57,6 +57,13 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// The start of the WAL-index (the `-shm` file's first region) as SQLite has mapped it for this
+    /// connection, or `nil` when it has none mapped (not in WAL mode, or nothing read yet). Valid while the
+    /// connection is open.
+    var walIndex: UnsafeRawPointer? {
+        hardtack_sqlite3_wal_index(handle)
+    }
+
     /// Sets how long a statement waits for another connection's lock before failing with busy.
     ///
     /// While it waits it tries again every millisecond or so, however long it has waited. SQLite's own

@@ -11,11 +11,11 @@ import Synchronization
 /// whichever connections read them, since the connection that reads after it either sees the commit
 /// itself, or last read after it, when it raised the generation.
 ///
-/// Once a connection has read the store, it reads SQLite's WAL-index header from the shared-memory file
-/// instead (``SQLiteWALIndexHeader``), which every commit changes: a mark then costs no lock and no system
-/// call, and the generation rises when the header differs from the one that connection saw last. It asks
-/// `data_version` again only while a writer is between the header's two copies, or when the header cannot
-/// be mapped. (`data_version` takes SQLite's file locks, two to four `fcntl` calls, and a mutex this
+/// Once a connection has read the store, it reads SQLite's WAL-index header from the shared memory SQLite
+/// mapped for it instead (``SQLiteWALIndexHeader``), which every commit changes: a mark then costs no lock
+/// and no system call, and the generation rises when the header differs from the one that connection saw
+/// last. It asks `data_version` again only while a writer is between the header's two copies, or when there
+/// is no header it can read. (`data_version` takes SQLite's file locks, two to four `fcntl` calls, and a mutex this
 /// process's connections share: two loops reading marks at once waited for each other there, and each
 /// read cost more while the log held frames not yet copied back.)
 ///
@@ -34,13 +34,13 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
         var lastVersion: Int64?
         var header: SQLiteWALIndexHeader?
         var lastHeader: SQLiteWALIndexHeader.Snapshot?
-        /// Whether mapping the header failed: `data_version` is read instead from then on.
+        /// Whether the connection had no header this can read: `data_version` is read instead from then on.
         var headerUnavailable = false
         /// When opening its connection last failed: tried again a second later.
         var failedAt: ContinuousClock.Instant?
 
         deinit {
-            // Unmapped while the connection still holds the shared-memory file open (see SQLiteWALIndexHeader).
+            // The header points into the connection's mapping: let go of first.
             header = nil
             connection = nil
         }
@@ -138,7 +138,7 @@ final class SQLiteChangeMarks: ChangeMarkSource, @unchecked Sendable {
             // The connection has read the store, so its shared memory is open and the header written: read
             // from the next mark on.
             if reader.header == nil, !reader.headerUnavailable {
-                reader.header = SQLiteWALIndexHeader(databasePath: path)
+                reader.header = SQLiteWALIndexHeader(of: connection)
                 reader.headerUnavailable = reader.header == nil
             }
             return generation.load(ordering: .acquiring)

@@ -5,15 +5,17 @@ import Foundation
     import Glibc
 #endif
 
-/// SQLite's WAL-index header, read straight from the store's shared-memory file (`-shm`), mapped read-only,
-/// as SQLite's own readers read it (the WAL-index format, sqlite.org/walformat.html): its 48 bytes change
-/// with every commit by any connection of any process (a change counter, the frame count, the last
-/// frame's checksum, the salts), so whether anything was committed since it was last read is known with
-/// no lock and no system call, where `PRAGMA data_version` takes SQLite's file locks (two to four `fcntl`
-/// calls, more while the log holds frames not yet copied back) and a mutex the process's connections share.
+/// SQLite's WAL-index header, read straight from the store's shared memory (the `-shm` file) as SQLite has
+/// mapped it for one connection, and as SQLite's own readers read it (the WAL-index format,
+/// sqlite.org/walformat.html): its 48 bytes change with every commit by any connection of any process (a
+/// change counter, the frame count, the last frame's checksum, the salts), so whether anything was committed
+/// since it was last read is known with no lock and no system call, where `PRAGMA data_version` takes
+/// SQLite's file locks (two to four `fcntl` calls, more while the log holds frames not yet copied back) and a
+/// mutex the process's connections share.
 ///
-/// Mapped only while a connection of this process has the file open (the caller's): SQLite shrinks the
-/// file only when no connection of any process has it, so the mapping never reaches past its end.
+/// The mapping is the connection's own (``SQLiteConnection/walIndex``): no descriptor of the file is opened
+/// here, since closing one would let go of every lock the process holds on the file, and it lasts while the
+/// connection is open, which the caller sees to.
 final class SQLiteWALIndexHeader {
     /// One read of the header: its six 64-bit words.
     struct Snapshot: Equatable {
@@ -27,36 +29,19 @@ final class SQLiteWALIndexHeader {
 
     /// The header's version field as SQLite writes it (`WALINDEX_MAX_VERSION`).
     static let version: UInt32 = 3_007_000
-    /// The two copies of the header and the checkpoint information after them.
-    private static let headerBytes = 136
 
-    private let mapping: UnsafeMutableRawPointer
-    private let length: Int
+    private let mapping: UnsafeRawPointer
 
-    /// The header of the store file at `databasePath` (its `-shm` beside it), or `nil` when that file
-    /// cannot be mapped or does not hold a WAL-index of the version this reads (then the caller asks SQLite).
-    init?(databasePath: String) {
-        let descriptor = open(databasePath + "-shm", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= Self.headerBytes else { return nil }
-        length = Self.headerBytes
-        guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), Int(bitPattern: mapped) != -1 else {
-            return nil
-        }
+    /// The header in `connection`'s mapping of the WAL-index, or `nil` when it has none mapped (it has
+    /// not read the store yet) or the header is not of the version this reads (then the caller asks SQLite).
+    /// `connection` must stay open while the header is read.
+    init?(of connection: SQLiteConnection) {
+        guard let mapped = connection.walIndex else { return nil }
         mapping = mapped
         // A version this code does not know, or a header SQLite has not written yet: not read here.
         guard let first = snapshot(), UInt32(truncatingIfNeeded: first.words.0) == Self.version,
             UInt8(truncatingIfNeeded: first.words.1 >> 32) == 1
-        else {
-            munmap(mapping, length)
-            return nil
-        }
-    }
-
-    deinit {
-        munmap(mapping, length)
+        else { return nil }
     }
 
     /// The header as a writer last left it, or `nil` when one was writing it at that moment (read again).
