@@ -59,9 +59,11 @@ final class SQLiteConnection {
 
     /// The start of the WAL-index (the `-shm` file's first region) as SQLite has mapped it for this
     /// connection, or `nil` when it has none mapped (not in WAL mode, or nothing read yet). Valid while the
-    /// connection is open.
+    /// connection is open. Asked only of a database in WAL mode: on another, asking would open shared memory
+    /// SQLite never closes.
     var walIndex: UnsafeRawPointer? {
-        hardtack_sqlite3_wal_index(handle)
+        guard (try? scalarText("PRAGMA journal_mode"))??.lowercased() == "wal" else { return nil }
+        return hardtack_sqlite3_wal_index(handle)
     }
 
     /// Sets how long a statement waits for another connection's lock before failing with busy.
