@@ -100,11 +100,7 @@ public final class SecretBytes: Sendable {
     /// Compares two secrets in time that depends only on their lengths.
     public func constantTimeEquals(_ other: SecretBytes) -> Bool {
         guard byteCount == other.byteCount else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<byteCount {
-            difference |= storage[index] ^ other.storage[index]
-        }
-        return difference == 0
+        return constantTimeEquals(UnsafeRawBufferPointer(rebasing: other.storage[0..<other.byteCount]))
     }
 
     /// Compares the secret with `bytes` in time that depends only on their lengths.

@@ -63,21 +63,9 @@ struct RequestLogLine {
         line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Appends `value`'s decimal digits, a `-` first when it is negative.
+    /// Appends `value`'s decimal digits, a `-` first when it is negative (a small string: no allocation).
     private static func appendDecimal(_ value: Int64, to line: inout [UInt8]) {
-        if value < 0 { line.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            line.append(contentsOf: buffer[(20 - count)...])
-        }
+        line.append(contentsOf: String(value).utf8)
     }
 
     /// Appends the UTF-8 text `bytes` as a JSON string: quotation mark and backslash escaped, a control
