@@ -8,6 +8,8 @@ public final class InMemorySessionRepository: SessionRepository {
         var session: Session?
         var lease: (owner: String, until: Date, sent: Bool)?
         var unavailable: String?
+        /// How many more calls fail before the store heals by itself; `nil` while it stays as set.
+        var unavailableCalls: Int?
         var unreadable: String?
         var writes = 0
         var beforeMark: (@Sendable () -> Void)?
@@ -28,7 +30,19 @@ public final class InMemorySessionRepository: SessionRepository {
 
     /// Makes every call fail with ``AuthenticationError/storeUnavailable(_:)``, or heals it with `nil`.
     public func setUnavailable(_ reason: String?) {
-        state.withLock { $0.unavailable = reason }
+        state.withLock {
+            $0.unavailable = reason
+            $0.unavailableCalls = nil
+        }
+    }
+
+    /// Makes the next `count` calls fail with ``AuthenticationError/storeUnavailable(_:)``, then heals by
+    /// itself: a restart that ends after so many attempts, with no timing involved.
+    public func setUnavailable(_ reason: String, forCalls count: Int) {
+        state.withLock {
+            $0.unavailable = count > 0 ? reason : nil
+            $0.unavailableCalls = count > 0 ? count : nil
+        }
     }
 
     /// Makes loads fail with ``AuthenticationError/storeUnavailable(_:)`` while writes still work, like
@@ -41,7 +55,13 @@ public final class InMemorySessionRepository: SessionRepository {
         -> Result
     {
         let outcome: Swift.Result<Result, AuthenticationError> = state.withLock { state in
-            if let reason = state.unavailable { return .failure(.storeUnavailable(reason)) }
+            if let reason = state.unavailable {
+                if let calls = state.unavailableCalls {
+                    state.unavailableCalls = calls > 1 ? calls - 1 : nil
+                    if calls <= 1 { state.unavailable = nil }
+                }
+                return .failure(.storeUnavailable(reason))
+            }
             do throws(AuthenticationError) { return .success(try body(&state)) } catch { return .failure(error) }
         }
         return try outcome.get()

@@ -90,7 +90,11 @@ import Testing
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer { server.terminate() }
+        // SIGKILL, not terminate(): the child inherits the test process's blocked SIGTERM and would live on.
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
         var up = false
         for _ in 0..<100 where !up {
             up = (try? Data(contentsOf: URL(string: issuer + "/.well-known/openid-configuration")!)) != nil
