@@ -2,31 +2,60 @@ import Data
 
 /// Reads cookies from a request's `Cookie` fields.
 enum CookieHeader {
+    /// The field that carries cookies.
+    private static let cookieField = HTTPFieldNameSet(["cookie"])
+
     /// The value of cookie `name`, when the request carries it exactly once. Two cookies of one name (one
     /// planted by a sibling domain, say) are ambiguous, and read as none.
     ///
-    /// Read as bytes: `;`, `=` and the spaces around them are ASCII, and every call through a route reads
-    /// the session cookie.
+    /// Read in the fields' own bytes: `;`, `=` and the spaces around them are ASCII, and every call
+    /// through a route reads the session cookie.
     static func value(_ name: String, in headers: HTTPHeaders) -> String? {
-        var found: Substring?
-        for field in headers where field.name.caseInsensitiveEquals("cookie") {
-            // Sliced as bytes, never as characters: a value's first or last byte may join the text beside it
-            // into one character, and the cookie boundaries are the bytes `;` and `=`.
-            let bytes = field.value.utf8
-            var pairStart = bytes.startIndex
-            while pairStart < bytes.endIndex {
-                let pairEnd = bytes[pairStart...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-                // A pair with nothing before or after its `=` is no cookie.
-                if let equals = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")), equals > pairStart,
-                    bytes.index(after: equals) < pairEnd,
-                    Substring(bytes[pairStart..<equals]).trimmingOptionalWhitespace().utf8.elementsEqual(name.utf8)
-                {
-                    if found != nil { return nil }
-                    found = Substring(bytes[bytes.index(after: equals)..<pairEnd]).trimmingOptionalWhitespace()
-                }
-                pairStart = pairEnd < bytes.endIndex ? bytes.index(after: pairEnd) : pairEnd
+        var found: String?
+        for field in headers where cookieField.contains(field.name) {
+            var value = field.value
+            var wanted = name
+            let ambiguous = value.withUTF8 { bytes in
+                wanted.withUTF8 { wanted in Self.scan(bytes, for: wanted, into: &found) }
             }
+            if ambiguous { return nil }
         }
-        return found.map(String.init)
+        return found
+    }
+
+    /// Looks through one field's pairs for `name`, sliced as bytes, never as characters: a value's first or
+    /// last byte may join the text beside it into one character, and the cookie boundaries are the bytes
+    /// `;` and `=`. A pair with nothing before or after its `=` is no cookie. Sets `found`; `true` when
+    /// the name is there a second time.
+    private static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, for name: UnsafeBufferPointer<UInt8>, into found: inout String?
+    ) -> Bool {
+        var pairStart = 0
+        while pairStart < bytes.count {
+            var pairEnd = pairStart
+            while pairEnd < bytes.count, bytes[pairEnd] != UInt8(ascii: ";") { pairEnd += 1 }
+            var equals = pairStart
+            while equals < pairEnd, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+            if equals > pairStart, equals + 1 < pairEnd {
+                let (nameStart, nameEnd) = trimmed(bytes, pairStart, equals)
+                if nameEnd - nameStart == name.count,
+                    UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]).elementsEqual(name)
+                {
+                    if found != nil { return true }
+                    let (valueStart, valueEnd) = trimmed(bytes, equals + 1, pairEnd)
+                    found = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+                }
+            }
+            pairStart = pairEnd + 1
+        }
+        return false
+    }
+
+    /// The range `start..<end` of `bytes` without the spaces and tabs (optional whitespace) at either end.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (Int, Int) {
+        var (start, end) = (start, end)
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return (start, end)
     }
 }

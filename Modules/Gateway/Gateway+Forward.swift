@@ -5,18 +5,19 @@ import Foundation
 /// The routes: a single-page app's API calls forwarded with the session's access token.
 extension Gateway {
     /// Fields never forwarded upstream: the browser's cookies and credentials, and the hop-by-hop fields
-    /// (RFC 9110 §7.6.1), which describe this connection only. Lowercase; a list, since a field's name is
-    /// compared without lowercasing it first.
-    private static let droppedRequestFields = [
+    /// (RFC 9110 §7.6.1), which describe this connection only.
+    private static let droppedRequestFields = HTTPFieldNameSet([
         "cookie", "authorization", "host", "content-length", "connection", "keep-alive", "proxy-authorization",
         "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "expect", "x-csrf",
-    ]
+    ])
     /// Fields never passed back to the browser: hop-by-hop ones, and cookies, which an upstream must not set
-    /// on the gateway's origin (they would sit beside, or shadow, the session cookie). Lowercase.
-    private static let droppedResponseFields = [
+    /// on the gateway's origin (they would sit beside, or shadow, the session cookie).
+    private static let droppedResponseFields = HTTPFieldNameSet([
         "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
         "upgrade", "set-cookie", "content-length",
-    ]
+    ])
+    /// The field that names a message's other hop-by-hop fields.
+    private static let connectionField = HTTPFieldNameSet(["connection"])
 
     /// What one upstream call gave: its head, with its body still arriving, or why there is none.
     enum UpstreamOutcome: Sendable {
@@ -121,7 +122,7 @@ extension Gateway {
     /// connection only, never passed on. As written; compared in any case.
     static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
         var names: [String] = []
-        for field in headers where field.name.caseInsensitiveEquals("connection") {
+        for field in headers where connectionField.contains(field.name) {
             for option in field.value.split(separator: ",") {
                 let name = String(option.trimmingOptionalWhitespace())
                 if !name.isEmpty { names.append(name) }
@@ -130,9 +131,9 @@ extension Gateway {
         return names
     }
 
-    /// Whether the field `name` is one of `dropped` (lowercase) or of `named`, in any case.
-    private static func isDropped(_ name: String, _ dropped: [String], or named: [String]) -> Bool {
-        dropped.contains { name.caseInsensitiveEquals($0) } || named.contains { name.caseInsensitiveEquals($0) }
+    /// Whether the field `name` is one of `dropped` or of `named`, in any case.
+    private static func isDropped(_ name: String, _ dropped: HTTPFieldNameSet, or named: [String]) -> Bool {
+        dropped.contains(name) || named.contains { name.caseInsensitiveEquals($0) }
     }
 
     /// Logs a line, and counts it, when `body` ends early: the upstream lost, late or over the limit, the

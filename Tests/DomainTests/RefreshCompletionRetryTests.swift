@@ -21,7 +21,12 @@ import Testing
         // a starved scheduler cannot make the store come back too late.
         fixture.gateway.setDuringRefresh { repository.setUnavailable("the database is restarting", forCalls: 2) }
         let stale = try #require(fixture.repository.stored)
-        let refreshed = try await fixture.refresher().refresh(replacing: stale)
+        // A retry window far longer than the two pauses (0.1 s and 0.2 s), so no slow machine can close it.
+        let refresher = RefreshSession(
+            gateway: fixture.gateway, repository: repository, policy: AuthenticationPolicy(completionRetrySeconds: 50),
+            ownerID: "process-1", now: fixture.clock.now)
+        let refreshed = try await refresher.refresh(replacing: stale)
+        #expect(repository.refusedCount == 2, "the store refused twice before it took the tokens")
         #expect(fixture.gateway.refreshCalls == 1)
         #expect(refreshed.refreshToken.value.revealedString() == "refresh-1")
         #expect(fixture.storedRefreshToken() == "refresh-1", "the rotated token was kept, not lost")

@@ -64,6 +64,9 @@ import Testing
         #expect(CookieHeader.value("e", in: headers) == nil)
         #expect(CookieHeader.value("A", in: headers) == nil)
         #expect(CookieHeader.value("a", in: HTTPHeaders([("Cookie", "a=1"), ("Cookie", "a=2")])) == nil)
+        #expect(CookieHeader.value("a", in: HTTPHeaders([("Cookie", "a=1; a=2")])) == nil, "twice in one field")
+        #expect(CookieHeader.value("a", in: HTTPHeaders([("Cookie", "a= \t")])) == "", "a value of blanks is empty")
+        #expect(CookieHeader.value("a", in: HTTPHeaders([("Cookie", " ;a=1;")])) == "1")
         #expect(CookieHeader.value("é", in: HTTPHeaders([("Cookie", "x=1; é=ü")])) == "ü")
         // A value ending in a character that joins what follows (U+0600) does not swallow the next cookie.
         #expect(CookieHeader.value("s", in: HTTPHeaders([("Cookie", "x=\u{600}; s=real")])) == "real")

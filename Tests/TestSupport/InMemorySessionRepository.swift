@@ -12,6 +12,7 @@ public final class InMemorySessionRepository: SessionRepository {
         var unavailableCalls: Int?
         var unreadable: String?
         var writes = 0
+        var refused = 0
         var beforeMark: (@Sendable () -> Void)?
     }
 
@@ -27,6 +28,9 @@ public final class InMemorySessionRepository: SessionRepository {
 
     /// How many writes succeeded.
     public var writeCount: Int { state.withLock { $0.writes } }
+
+    /// How many calls failed because the store was made unavailable.
+    public var refusedCount: Int { state.withLock { $0.refused } }
 
     /// Makes every call fail with ``AuthenticationError/storeUnavailable(_:)``, or heals it with `nil`.
     public func setUnavailable(_ reason: String?) {
@@ -56,6 +60,7 @@ public final class InMemorySessionRepository: SessionRepository {
     {
         let outcome: Swift.Result<Result, AuthenticationError> = state.withLock { state in
             if let reason = state.unavailable {
+                state.refused += 1
                 if let calls = state.unavailableCalls {
                     state.unavailableCalls = calls > 1 ? calls - 1 : nil
                     if calls <= 1 { state.unavailable = nil }

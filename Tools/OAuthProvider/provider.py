@@ -21,7 +21,8 @@ Endpoints: discovery (both well-known documents), /authorize (a sign-in and cons
 /device_authorization, /device (the verification page), /revoke (RFC 7009), /userinfo, /jwks,
 /logout (RP-Initiated Logout: id_token_hint, client_id, post_logout_redirect_uri, state; ends the
 hint's session and revokes its tokens), and a protected test API, for a valid bearer access token only:
-/api/echo[/...] (any method: what it received, as JSON), GET /api/slow?ms=N, and
+/api/echo[/...] (any method: what it received, as JSON; with ?answer_hop_by_hop=1 also fields a proxy
+must not pass back), GET /api/slow?ms=N, and
 GET /api/stream?bytes=N[&chunk=C][&delay_ms=D][&cut_after=M]: N bytes (byte i is i % 256) declared in
 Content-Length, sent in chunks of C (64 KiB by default) D ms apart; with cut_after, the connection closes
 after M bytes. /test/state counts streams_started, streams_finished (to their end, or to cut_after) and
@@ -314,7 +315,7 @@ def create_app(issuer, options):
             name = name.lower()
             value = "present" if name == "authorization" else value
             headers[name] = headers[name] + ", " + value if name in headers else value
-        return jsonify(
+        answer = jsonify(
             sub=live.user.sub,
             method=request.method,
             path=raw.split("?", 1)[0],
@@ -324,6 +325,15 @@ def create_app(issuer, options):
             token_client=live.client.get_client_id(),
             scope=live.scope,
         )
+        if request.args.get("answer_hop_by_hop") == "1":
+            # Fields a proxy must not pass back: a cookie for the proxy's origin, hop-by-hop ones, and one
+            # that a Connection field names; and one it must.
+            answer.headers["Set-Cookie"] = "upstream=1; Path=/"
+            answer.headers["Keep-Alive"] = "timeout=5"
+            answer.headers["Connection"] = "X-Upstream-Hop"
+            answer.headers["X-Upstream-Hop"] = "1"
+            answer.headers["X-Kept"] = "yes"
+        return answer
 
     def api_slow():
         try:

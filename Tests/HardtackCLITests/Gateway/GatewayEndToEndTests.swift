@@ -71,6 +71,14 @@ extension GatewayScenarios {
             for name in ["x-hop-one", "x-hop-two", "te", "proxy-authorization", "upgrade"] {
                 #expect(headers[name] == nil, "\(name) was forwarded")
             }
+            // The way back: the upstream's cookie, its hop-by-hop fields and the one its Connection names stay
+            // with the gateway; the rest reaches the browser.
+            let back = try await browser.get(origin + "/api/echo?answer_hop_by_hop=1", headers: [("X-CSRF", "1")])
+            #expect(back.status == 200 && back.headers["X-Kept"] == "yes", "\(back.headers)")
+            for name in ["Set-Cookie", "Keep-Alive", "X-Upstream-Hop"] {
+                #expect(back.headers[name] == nil, "\(name) was passed back")
+            }
+            #expect(back.headers["Connection"].map { !$0.localizedCaseInsensitiveContains("x-upstream-hop") } ?? true)
 
             let before = try await provider.count("api_calls")
             #expect(try await browser.get(origin + "/api/echo").status == 403, "no X-CSRF header")

@@ -92,8 +92,10 @@ import Testing
         try server.run()
         // SIGKILL, not terminate(): the child inherits the test process's blocked SIGTERM and would live on.
         defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+            if server.isRunning {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+            }
         }
         var up = false
         for _ in 0..<100 where !up {
