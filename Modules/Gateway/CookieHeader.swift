@@ -2,9 +2,6 @@ import Data
 
 /// Reads cookies from a request's `Cookie` fields.
 enum CookieHeader {
-    /// The field that carries cookies.
-    private static let cookieField = HTTPFieldNameSet(["cookie"])
-
     /// The value of cookie `name`, when the request carries it exactly once. Two cookies of one name (one
     /// planted by a sibling domain, say) are ambiguous, and read as none.
     ///
@@ -12,7 +9,7 @@ enum CookieHeader {
     /// through a route reads the session cookie.
     static func value(_ name: String, in headers: HTTPHeaders) -> String? {
         var found: String?
-        for field in headers where cookieField.contains(field.name) {
+        for field in headers where field.name.caseInsensitiveEquals("cookie") {
             var value = field.value
             var wanted = name
             let ambiguous = value.withUTF8 { bytes in
@@ -36,26 +33,14 @@ enum CookieHeader {
             while pairEnd < bytes.count, bytes[pairEnd] != UInt8(ascii: ";") { pairEnd += 1 }
             var equals = pairStart
             while equals < pairEnd, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-            if equals > pairStart, equals + 1 < pairEnd {
-                let (nameStart, nameEnd) = trimmed(bytes, pairStart, equals)
-                if nameEnd - nameStart == name.count,
-                    UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]).elementsEqual(name)
-                {
-                    if found != nil { return true }
-                    let (valueStart, valueEnd) = trimmed(bytes, equals + 1, pairEnd)
-                    found = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-                }
+            if equals > pairStart, equals + 1 < pairEnd,
+                bytes[pairStart..<equals].trimmingOptionalWhitespace().elementsEqual(name)
+            {
+                if found != nil { return true }
+                found = String(decoding: bytes[(equals + 1)..<pairEnd].trimmingOptionalWhitespace(), as: UTF8.self)
             }
             pairStart = pairEnd + 1
         }
         return false
-    }
-
-    /// The range `start..<end` of `bytes` without the spaces and tabs (optional whitespace) at either end.
-    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (Int, Int) {
-        var (start, end) = (start, end)
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return (start, end)
     }
 }

@@ -16,8 +16,6 @@ extension Gateway {
         "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
         "upgrade", "set-cookie", "content-length",
     ])
-    /// The field that names a message's other hop-by-hop fields.
-    private static let connectionField = HTTPFieldNameSet(["connection"])
 
     /// What one upstream call gave: its head, with its body still arriving, or why there is none.
     enum UpstreamOutcome: Sendable {
@@ -122,7 +120,7 @@ extension Gateway {
     /// connection only, never passed on. As written; compared in any case.
     static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
         var names: [String] = []
-        for field in headers where connectionField.contains(field.name) {
+        for field in headers where field.name.caseInsensitiveEquals("connection") {
             for option in field.value.split(separator: ",") {
                 let name = String(option.trimmingOptionalWhitespace())
                 if !name.isEmpty { names.append(name) }

@@ -62,8 +62,12 @@ public final class InMemorySessionRepository: SessionRepository {
             if let reason = state.unavailable {
                 state.refused += 1
                 if let calls = state.unavailableCalls {
-                    state.unavailableCalls = calls > 1 ? calls - 1 : nil
-                    if calls <= 1 { state.unavailable = nil }
+                    // The last refused call heals the store.
+                    if calls > 1 {
+                        state.unavailableCalls = calls - 1
+                    } else {
+                        (state.unavailable, state.unavailableCalls) = (nil, nil)
+                    }
                 }
                 return .failure(.storeUnavailable(reason))
             }

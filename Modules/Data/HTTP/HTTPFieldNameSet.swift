@@ -2,7 +2,7 @@
 /// length, so that a name is compared only with those of its own length (most fields a proxy passes on
 /// match none, and are turned away by their length alone).
 package struct HTTPFieldNameSet: Sendable {
-    /// The names of each length, lowercase ASCII bytes; index: the length.
+    /// The names of each length, as bytes; index: the length.
     private let byLength: [[[UInt8]]]
 
     /// A set of `names`, HTTP tokens (ASCII).
@@ -10,7 +10,7 @@ package struct HTTPFieldNameSet: Sendable {
         let longest = names.map(\.utf8.count).max() ?? 0
         var byLength = [[[UInt8]]](repeating: [], count: longest + 1)
         for name in names {
-            byLength[name.utf8.count].append(name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+            byLength[name.utf8.count].append(Array(name.utf8))
         }
         self.byLength = byLength
     }
@@ -21,18 +21,7 @@ package struct HTTPFieldNameSet: Sendable {
         var name = name
         return name.withUTF8 { bytes in
             guard bytes.count < byLength.count else { return false }
-            for candidate in byLength[bytes.count] where Self.equalsFolded(bytes, candidate) { return true }
-            return false
+            return byLength[bytes.count].contains { String.caseInsensitiveEquals(bytes, $0) }
         }
-    }
-
-    /// Whether `bytes` equals `lowercase` (the same length) but for the case of ASCII letters.
-    private static func equalsFolded(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: [UInt8]) -> Bool {
-        for index in 0..<bytes.count {
-            let (byte, wanted) = (bytes[index], lowercase[index])
-            if byte == wanted { continue }
-            guard byte | 0x20 == wanted, wanted >= 0x61, wanted <= 0x7A else { return false }
-        }
-        return true
     }
 }

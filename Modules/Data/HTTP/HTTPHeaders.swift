@@ -53,7 +53,7 @@ extension String {
     }
 
     /// ASCII case-insensitive equality of two byte strings of the same length.
-    private static func caseInsensitiveEquals(
+    static func caseInsensitiveEquals(
         _ mine: some RandomAccessCollection<UInt8>, _ theirs: some RandomAccessCollection<UInt8>
     ) -> Bool {
         for (a, b) in zip(mine, theirs) where a != b {
@@ -67,11 +67,19 @@ extension String {
 extension Substring {
     /// Without the spaces and tabs (HTTP's optional whitespace) at either end.
     package func trimmingOptionalWhitespace() -> Substring {
-        var bytes = utf8[...]
+        // Spaces and tabs are whole characters, so the bytes between them begin and end on characters.
+        Substring(utf8.trimmingOptionalWhitespace())
+    }
+}
+
+extension BidirectionalCollection<UInt8> {
+    /// The bytes without the spaces and tabs (HTTP's optional whitespace) at either end.
+    @inlinable
+    package func trimmingOptionalWhitespace() -> SubSequence {
+        var bytes = self[...]
         while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        // Spaces and tabs are whole characters, so the bytes between them begin and end on characters.
-        return Substring(bytes)
+        return bytes
     }
 }
 
