@@ -16,6 +16,7 @@ enum CurlHeaderLine {
     /// The line in `bytes` (`length` bytes, its CR LF included).
     init(_ bytes: UnsafeMutablePointer<CChar>, length: Int) {
         let line = UnsafeRawBufferPointer(start: bytes, count: length)
+        let content = Self.withoutLineEnd(line)
         if line.starts(with: "HTTP/".utf8) {
             var code = 0
             var digits = 0
@@ -27,11 +28,11 @@ enum CurlHeaderLine {
                 }
             }
             self = .status(digits == 3 ? code : 0)
-        } else if Self.trimmed(line[...]).isEmpty {
+        } else if content.trimmingOptionalWhitespace().isEmpty {
             self = .end
-        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            let name = Self.trimmed(line[..<colon])
-            let value = Self.trimmed(line[(colon + 1)...])
+        } else if let colon = content.firstIndex(of: UInt8(ascii: ":")) {
+            let name = content[..<colon].trimmingOptionalWhitespace()
+            let value = content[(colon + 1)...].trimmingOptionalWhitespace()
             self =
                 name.isEmpty
                 ? .other : .field(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
@@ -40,12 +41,12 @@ enum CurlHeaderLine {
         }
     }
 
-    /// `bytes` without the spaces, tabs and line ends around it.
-    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var slice = bytes
-        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
-        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
-        return slice
+    /// `line` without what ends it: the CR LF, and any spaces, tabs or line ends before them.
+    private static func withoutLineEnd(_ line: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer> {
+        var bytes = line[...]
+        while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D || last == 0x0A {
+            bytes = bytes.dropLast()
+        }
+        return bytes
     }
 }
