@@ -77,13 +77,15 @@ import Testing
 
     @Test func cancellingEndsTheWait() async throws {
         let listener = try LoopbackRedirectListener()
-        let task = Task { try await listener.receive(timeout: 60) { _ in "" } }
+        // A wait longer than a busy test process may take to resume this task after its sleep (see `get`): only
+        // the cancellation can end it first.
+        let task = Task { try await listener.receive(timeout: 600) { _ in "" } }
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         await #expect(throws: RedirectListenerError.cancelled) { try await task.value }
         let cancelledAtOnce = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await listener.receiveHeld(timeout: 60)
+            return try await listener.receiveHeld(timeout: 600)
         }
         await #expect(throws: RedirectListenerError.cancelled) { try await cancelledAtOnce.value }
         await listener.close()
@@ -92,11 +94,12 @@ import Testing
     @Test func closingEndsTheWaitAndFreesThePort() async throws {
         let listener = try LoopbackRedirectListener()
         let port = listener.port
-        let task = Task { try await listener.receiveHeld(timeout: 60) }
+        // As long a wait, for the same reason: only the closing can end it first.
+        let task = Task { try await listener.receiveHeld(timeout: 600) }
         try await Task.sleep(for: .milliseconds(100))
         await listener.close()
         await #expect(throws: RedirectListenerError.cancelled) { try await task.value }
-        await #expect(throws: RedirectListenerError.cancelled) { try await listener.receiveHeld(timeout: 60) }
+        await #expect(throws: RedirectListenerError.cancelled) { try await listener.receiveHeld(timeout: 600) }
         await #expect(throws: (any Error).self) { try await get("http://127.0.0.1:\(port)/callback") }
     }
 

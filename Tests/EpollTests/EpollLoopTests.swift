@@ -16,6 +16,14 @@ import Testing
         await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: body()) } }
     }
 
+    /// Looks every 5 ms until `done` holds, for at most 30 s (the test's own `#expect` then says whether it
+    /// did): a bound only against a hang, within the suite's minute, since under a sanitizer on a busy
+    /// machine the loop's thread may wait seconds for a core.
+    static func waitUntil(_ done: () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !done(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    }
+
     @Test func workHandedOverRunsOnTheLoopsThreadInOrder() async {
         let loop = EpollLoop(name: "test.order")
         let seen = Shared<[Int]>([])
@@ -99,7 +107,7 @@ import Testing
         #expect(watching)
         var bytes: [UInt8] = [1, 2, 3]
         #expect(write(writer, &bytes, 3) == 3)
-        for _ in 0..<200 where received.withLock({ $0.count }) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        try await Self.waitUntil { received.withLock { $0.count } >= 3 }
         #expect(received.withLock { $0 } == [1, 2, 3])
         await Self.onLoop(loop) { loop.unwatch(reader) }
         var more: UInt8 = 4
@@ -145,7 +153,7 @@ import Testing
         #expect(changed)
         var byte: UInt8 = 7
         #expect(write(second[1], &byte, 1) == 1)
-        for _ in 0..<200 where readyCount.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await Self.waitUntil { readyCount.withLock { $0 } != 0 }
         #expect(readyCount.withLock { $0 } == 1)
         await Self.onLoop(loop) { loop.release() }
     }
@@ -154,7 +162,7 @@ import Testing
         let loop = EpollLoop(name: "test.linger", linger: .milliseconds(50))
         let first = await Self.onLoop(loop) { loop.threadIsRunning }
         #expect(first)
-        for _ in 0..<400 where loop.threadIsRunning { try await Task.sleep(for: .milliseconds(5)) }
+        try await Self.waitUntil { !loop.threadIsRunning }
         #expect(!loop.threadIsRunning)
         let second = await Self.onLoop(loop) { loop.isCurrent && loop.threadIsRunning }
         #expect(second)
@@ -166,7 +174,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(150))
         #expect(loop.threadIsRunning)
         await Self.onLoop(loop) { loop.release() }
-        for _ in 0..<400 where loop.threadIsRunning { try await Task.sleep(for: .milliseconds(5)) }
+        try await Self.waitUntil { !loop.threadIsRunning }
         #expect(!loop.threadIsRunning)
     }
 

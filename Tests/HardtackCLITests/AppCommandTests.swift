@@ -16,18 +16,7 @@ import Testing
 
     /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
     func serve(_ extra: [String] = []) async throws -> (RunningProcess, String) {
-        let executable = try #require(HardtackExecutable.path)
-        let server = try sandbox.launch(executable, ["serve", "--port", "0"] + extra)
-        for _ in 0..<200 {
-            let out = String(decoding: FileBytes.read(server.outPath), as: UTF8.self)
-            if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                return (server, String(line.dropFirst("listening on ".count)))
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        server.process.terminate()
-        Issue.record("hardtack serve did not start: \(String(decoding: FileBytes.read(server.errPath), as: UTF8.self))")
-        throw CancellationError()
+        try await sandbox.startServer(extra)
     }
 
     func app(_ command: String, _ url: String, _ extra: [String] = [], input: String? = nil) async throws -> CLIResult {
@@ -72,20 +61,32 @@ import Testing
         #expect(status.stdout.contains("refresh before the first call"))
 
         let executable = try #require(HardtackExecutable.path)
+        let launched = Date()
         let callers = try (0..<4).map { _ in
             try sandbox.launch(
                 executable, ["me", "--server", url, "--store", sandbox.store, "--concurrent", "5"])
         }
         let results = await callers.waitAll()
         var refreshesByProcesses = 0
-        for result in results {
+        var lastEnd = launched
+        for (caller, result) in zip(callers, results) {
             #expect(result.status == 0, "\(result.stderr)")
             let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("refreshes by this process: ") }
             refreshesByProcesses += Int(line?.split(separator: " ").last ?? "") ?? 99
+            // Timed by the thread that waited for it, not by this task, which a busy test process resumes late.
+            lastEnd = max(lastEnd, caller.started + (result.elapsed ?? 0))
         }
         let counters = try stats(url)
-        #expect(counters["refreshes"] == 1)
-        #expect(refreshesByProcesses == 1)
+        // The refreshed token lives 2 s too, at least 1 s by the server's whole-second clock: each generation
+        // is refreshed once, and a new one can run out only a second or more after the last. So exactly one
+        // refresh when the callers were done within a second; on a machine slow enough (a sanitizer build,
+        // a busy CI) that they were not, one more for each whole second they took at most.
+        let span = lastEnd.timeIntervalSince(launched)
+        let refreshes = counters["refreshes"] ?? -1
+        #expect(
+            refreshes >= 1 && refreshes <= 1 + Int(span.rounded(.down)),
+            "\(refreshes) refreshes while the callers ran for \(span) s")
+        #expect(refreshesByProcesses == refreshes, "each refresh made by exactly one process")
         #expect(counters["reuseDetections"] == 0)
 
         let signOut = try await app("signout", url)

@@ -109,16 +109,12 @@ import Testing
         let executable = try #require(HardtackExecutable.path)
         let running = try sandbox.launch(
             executable, ["signin", "--flow", "device", "--issuer", issuer, "--store", sandbox.store] + extra)
-        var userCode: String?
-        for _ in 0..<500 where userCode == nil {
-            let err = String(decoding: FileBytes.read(running.errPath), as: UTF8.self)
-            if let range = err.range(of: "enter the code ") {
-                userCode = String(err[range.upperBound...].prefix { !$0.isWhitespace })
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+        // Bounded at 60 s only against a hang (see RunningProcess.awaitOutput).
+        let userCode = try await running.awaitOutput { running in
+            let err = running.errorsSoFar
+            return err.range(of: "enter the code ").map { String(err[$0.upperBound...].prefix { !$0.isWhitespace }) }
         }
-        let code = try #require(userCode)
+        let code = try #require(userCode, "no user code; stderr: \(running.errorsSoFar)")
         var request = URLRequest(url: try #require(URL(string: issuer + "/device")))
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")

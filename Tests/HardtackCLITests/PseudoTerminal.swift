@@ -42,10 +42,11 @@ final class PseudoTerminal {
         close(master)
     }
 
-    /// Waits (at most 10 s) until the terminal has shown `text`. Between looks it sleeps as a task, not
-    /// holding one of Swift's few shared threads in `poll`.
+    /// Waits until the terminal has shown `text`, at most 60 s: a bound only against a hang, since under a
+    /// sanitizer on a busy machine a prompt that comes in milliseconds can take seconds. Between looks it
+    /// sleeps as a task, not holding one of Swift's few shared threads in `poll`.
     func waitFor(_ text: String) async -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while !transcript.contains(text) {
             guard Date() < deadline else { return false }
             if readSome() { continue }
@@ -79,9 +80,10 @@ final class PseudoTerminal {
         process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
     }
 
-    /// Waits for the program to end, reads what it still showed, and returns its exit status.
+    /// Waits for the program to end (stopping it after 60 s, a bound only against a hang), reads what it still
+    /// showed, and returns its exit status.
     func finish() async -> Int32 {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while process.isRunning && Date() < deadline {
             if !readSome() { try? await Task.sleep(for: .milliseconds(10)) }
         }

@@ -32,6 +32,20 @@ struct RunningProcess {
     /// What it wrote to standard error so far.
     var errorsSoFar: String { String(decoding: FileBytes.read(errPath), as: UTF8.self) }
 
+    /// Looks at what it wrote every 20 ms until `found` finds what it waits for, and returns that; `nil`
+    /// when it ended without writing it, or after `bound` seconds. The bound is only against a hang: under a
+    /// sanitizer on a busy machine, a start that takes milliseconds can take seconds.
+    func awaitOutput<Found>(bound: TimeInterval = 60, _ found: (RunningProcess) -> Found?) async throws -> Found? {
+        let deadline = Date() + bound
+        while true {
+            // Read after the check for its end: what it wrote before it ended is still found.
+            let ended = !process.isRunning
+            if let value = found(self) { return value }
+            if ended || Date() >= deadline { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// What it did, once it has exited.
     private var result: CLIResult {
         CLIResult(status: process.terminationStatus, stdout: outputSoFar, stderr: errorsSoFar)

@@ -10,9 +10,9 @@ import Testing
     func aSecretTypedAtATerminalIsPromptedForAndNeverEchoed(_ secretOption: [String]) async throws {
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a"] + secretOption)
-        #expect(await terminal.waitFor("Secret for the new generic password: "))
+        #expect(await terminal.waitFor("Secret for the new generic password: "), "\(terminal.transcript)")
         terminal.type("typed-secret-1")
-        #expect(await terminal.waitFor("Type it again: "))
+        #expect(await terminal.waitFor("Type it again: "), "\(terminal.transcript)")
         terminal.type("typed-secret-1")
         #expect(await terminal.finish() == 0, "\(terminal.transcript)")
         #expect(!terminal.transcript.contains("typed-secret"))
@@ -24,9 +24,9 @@ import Testing
         try await sandbox.addGeneric(service: "other", account: "a", secret: "s")
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
-        #expect(await terminal.waitFor("Secret for the new generic password: "))
+        #expect(await terminal.waitFor("Secret for the new generic password: "), "\(terminal.transcript)")
         terminal.type("first-entry")
-        #expect(await terminal.waitFor("Type it again: "))
+        #expect(await terminal.waitFor("Type it again: "), "\(terminal.transcript)")
         terminal.type("second-entry")
         #expect(await terminal.finish() == 1)
         #expect(terminal.transcript.contains("differ"))
@@ -53,7 +53,7 @@ import Testing
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "svc", "-a", "a", "-w"])
         #expect(terminal.echoes)
-        #expect(await terminal.waitFor("Secret for the new generic password: "))
+        #expect(await terminal.waitFor("Secret for the new generic password: "), "\(terminal.transcript)")
         #expect(!terminal.echoes)
         terminal.send(signal)
         _ = await terminal.finish()
@@ -70,7 +70,7 @@ import Testing
             service: "svc", account: "a", secret: "kept-secret", environment: CLISandbox.passphrase(passphrase))
         let arguments = ["keychain", "--store", sandbox.store, "find-generic-password", "-s", "svc", "-w"]
         let terminal = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
-        #expect(await terminal.waitFor("Passphrase for \(sandbox.store): "))
+        #expect(await terminal.waitFor("Passphrase for \(sandbox.store): "), "\(terminal.transcript)")
         #expect(!terminal.echoes)
         terminal.type(passphrase)
         #expect(await terminal.finish() == 0, "\(terminal.transcript)")
@@ -79,7 +79,7 @@ import Testing
         #expect(terminal.echoes)
 
         let wrong = try PseudoTerminal(sandbox, arguments, environment: ["HARDTACK_ARGON2_COST": "interactive"])
-        #expect(await wrong.waitFor("Passphrase for \(sandbox.store): "))
+        #expect(await wrong.waitFor("Passphrase for \(sandbox.store): "), "\(wrong.transcript)")
         wrong.type("not-the-passphrase")
         #expect(await wrong.finish() == 77, "\(wrong.transcript)")
         #expect(!wrong.transcript.contains("kept-secret") && !wrong.transcript.contains("not-the-passphrase"))
@@ -92,9 +92,9 @@ import Testing
         let terminal = try PseudoTerminal(
             sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
             environment: ["HARDTACK_ARGON2_COST": "interactive"])
-        #expect(await terminal.waitFor("New passphrase: "))
+        #expect(await terminal.waitFor("New passphrase: "), "\(terminal.transcript)")
         terminal.type("a-new-passphrase")
-        #expect(await terminal.waitFor("Type it again: "))
+        #expect(await terminal.waitFor("Type it again: "), "\(terminal.transcript)")
         terminal.type("a-new-passphrase")
         #expect(await terminal.finish() == 0, "\(terminal.transcript)")
         #expect(terminal.transcript.contains("The store is now protected by a passphrase"))
@@ -106,9 +106,9 @@ import Testing
 
         let differ = try PseudoTerminal(sandbox, ["keychain", "--store", sandbox.store, "change-passphrase"],
             environment: CLISandbox.passphrase("a-new-passphrase"))
-        #expect(await differ.waitFor("New passphrase: "))
+        #expect(await differ.waitFor("New passphrase: "), "\(differ.transcript)")
         differ.type("first")
-        #expect(await differ.waitFor("Type it again: "))
+        #expect(await differ.waitFor("Type it again: "), "\(differ.transcript)")
         differ.type("second")
         #expect(await differ.finish() == 1)
         #expect(differ.transcript.contains("differ; nothing changed"))

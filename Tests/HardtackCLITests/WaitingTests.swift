@@ -97,15 +97,28 @@ import Testing
         // waits for the answer; the second finds the claim of a live process and waits for its result.
         kill(server.process.processIdentifier, SIGSTOP)
         let first = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
-        for _ in 0..<200 where !first.errorsSoFar.contains("waiting for the server") {
-            try await Task.sleep(for: .milliseconds(20))
+        // The first gives up on the server 15 s after its request, which it says it waits for a second into
+        // that: the second is started, says it waits, and the server goes on within the rest. Timed on a
+        // thread of its own, as the lock's release above: timed by tasks, the suite's busy shared threads could
+        // hold the looks and the SIGCONT past the first's bound.
+        let (sandbox, serverID) = (sandbox, server.process.processIdentifier)
+        let (firstWaited, second) = try await DedicatedThread.run { () throws -> (Bool, RunningProcess) in
+            // Bounded at 60 s only against a hang: the first says it waits before its own bound can end it.
+            let deadline = Date() + 60
+            while !first.errorsSoFar.contains("waiting for the server"), first.process.isRunning, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let firstWaited = first.errorsSoFar.contains("waiting for the server")
+            // Its 15 s end at most 14 s after it said so: 12 s for the second, and a margin for the answer.
+            let said = Date()
+            let second = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
+            while !second.errorsSoFar.contains("waiting for another hardtack process"), Date() < said + 12 {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            kill(serverID, SIGCONT)
+            return (firstWaited, second)
         }
-        #expect(first.errorsSoFar.contains("waiting for the server"))
-        let second = try sandbox.launch(executable, ["refresh", "--store", sandbox.store])
-        for _ in 0..<200 where !second.errorsSoFar.contains("waiting for another hardtack process") {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        kill(server.process.processIdentifier, SIGCONT)
+        #expect(firstWaited, "the first never said it waits for the server: \(first.errorsSoFar)")
         let (one, two) = (await first.wait(), await second.wait())
         #expect(one.status == 0, "\(one.stderr)")
         #expect(two.status == 0, "\(two.stderr)")

@@ -93,12 +93,14 @@ import Testing
         let (waiter, waited) = start { () throws(SecureStoreError) in
             try second.add(.genericPassword(service: "api", account: "two"), data: secret("2"))
         }
+        // Bounded at 60 s only against a hang: on a busy machine the writer may take seconds to reach its wait.
+        let deadline = Date() + 60
         var waiting = 0
-        for _ in 0..<500 where waiting == 0 {
+        while waiting == 0, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
             waiting = try lockWaiters(test)
         }
-        #expect(waiting == 1, "the second writer of the group waits for the first")
+        #expect(waiting == 1, "the second writer of the group waits for the first (\(waiting) sessions waited)")
         #expect(waited.result == nil)
         release.signal()
         while !holder.isFinished || !waiter.isFinished { Thread.sleep(forTimeInterval: 0.01) }

@@ -290,15 +290,17 @@ import Testing
         }
         writer.start()
         let watcher = try test.sql()
+        // Bounded at 60 s only against a hang: on a busy machine the writer may take seconds to reach its wait.
+        let deadline = Date() + 60
         var cancelled = 0
-        for _ in 0..<200 where cancelled == 0 {
+        while cancelled == 0, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
             cancelled = try watcher.query(
                 "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
                 [.text(test.applicationName)]
             ).rowCount
         }
-        #expect(cancelled == 1)
+        #expect(cancelled == 1, "\(cancelled) waits of the store's writer for the lock were cancelled")
         while writer.isExecuting || !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
         try blocker.execute("ROLLBACK")
         guard case .storage(let failure)? = outcome.withLock({ $0 }) else {
@@ -336,15 +338,17 @@ import Testing
         }
         writer.start()
         let watcher = try test.sql()
+        // Bounded at 60 s only against a hang: on a busy machine the writer may take seconds to reach its wait.
+        let deadline = Date() + 60
         var waiting = 0
-        for _ in 0..<500 where waiting == 0 {
+        while waiting == 0, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
             waiting = try watcher.query(
                 "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
                 [.text(test.applicationName)]
             ).rowCount
         }
-        #expect(waiting == 1)
+        #expect(waiting == 1, "\(waiting) sessions of the store waited for a lock")
         // Blocks until the server ends the store's transaction (after deadlock_timeout), then holds the lock.
         _ = try other.query("SELECT value FROM \(test.schema).group_digests FOR UPDATE")
         try other.execute("ROLLBACK")

@@ -44,17 +44,16 @@ extension CLISandbox {
             ]
             for route in routes { arguments += ["--route", route] }
             let gateway = try launch(executable, arguments + extra, environment: environment)
-            for _ in 0..<500 {
-                let out = String(decoding: FileBytes.read(gateway.outPath), as: UTF8.self)
-                if out.contains("listening on ") { return (gateway, origin) }
-                if !gateway.process.isRunning { break }
-                try await Task.sleep(for: .milliseconds(20))
+            // Bounded at 60 s only against a hang (see RunningProcess.awaitOutput).
+            if try await gateway.awaitOutput({ $0.outputSoFar.contains("listening on ") ? true : nil }) != nil {
+                return (gateway, origin)
             }
+            let state = gateway.process.isRunning ? "still starting after 60 s" : "it ended"
             gateway.process.terminate()
-            let errors = String(decoding: FileBytes.read(gateway.errPath), as: UTF8.self)
+            let errors = gateway.errorsSoFar
             // Another process took the port between the probe and the bind: try another.
             guard errors.contains("Choose another --listen") else {
-                Issue.record("hardtack gateway did not start: \(errors)")
+                Issue.record("hardtack gateway did not start (\(state)): \(errors)")
                 throw CancellationError()
             }
         }

@@ -15,16 +15,16 @@ import Testing
         let temporary = sandbox.directory.file("tmp")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
         let demo = try sandbox.launch(executable, ["gateway", "--demo"], environment: ["TMPDIR": temporary])
-        // The address comes first, the advice on the next line: both are waited for.
-        var out = ""
-        for _ in 0..<500 where !out.contains("alice / wonderland") {
-            try await Task.sleep(for: .milliseconds(20))
-            out = String(decoding: FileBytes.read(demo.outPath), as: UTF8.self)
-        }
+        // The address comes first, the advice on the next line: both are waited for (60 s at most, a bound
+        // only against a hang).
+        let out =
+            try await demo.awaitOutput { $0.outputSoFar.contains("alice / wonderland") ? $0.outputSoFar : nil }
+            ?? demo.outputSoFar
         let origin = out.split(separator: "\n").first { $0.hasPrefix("listening on ") }.map {
             String($0.dropFirst("listening on ".count))
         }
-        let address = try #require(origin, "the demo did not start: \(FileBytes.read(demo.errPath).count) bytes")
+        let address = try #require(
+            origin, "the demo did not start: stdout: \(out); stderr: \(FileBytes.read(demo.errPath).count) bytes")
         #expect(out.contains("sign in as alice / wonderland"), "\(out)")
 
         let made = try FileManager.default.contentsOfDirectory(atPath: temporary)

@@ -95,6 +95,10 @@ extension GatewayScenarios {
             let (gateway, origin) = try await gateway(provider)
             defer { _ = sandbox.stopGatewayNow(gateway) }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            // Only the signed-in token lives 2 s; the refreshed one the provider's hour, so that it cannot run out
+            // too before the last of the twenty calls, however slowly a busy machine makes them.
+            try await provider.control(
+                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "default")])
             let refreshesBefore = try await provider.refreshes(CLISandbox.gatewayClient.id)
             let reuseBefore = try await provider.count("reuse_detections")
             try await Task.sleep(for: .seconds(3))
@@ -112,8 +116,6 @@ extension GatewayScenarios {
             #expect(try await provider.count("reuse_detections") == reuseBefore)
             let metrics = String(decoding: try await browser.get(origin + "/metrics").body, as: UTF8.self)
             #expect(metrics.contains("hardtack_gateway_refreshes_total 1\n"), "\(metrics)")
-            try await provider.control(
-                "/test/access-token-lifetime", [("client_id", CLISandbox.gatewayClient.id), ("seconds", "3600")])
         }
 
         @Test func logoutNeedsTheRightSidThenRevokesAndGoesToTheIssuer() async throws {
@@ -188,7 +190,16 @@ extension GatewayScenarios {
             try await Task.sleep(for: .seconds(2))
             let (browser, url) = (browser, origin + "/api/echo")
             let call = Task { try await browser.get(url, headers: [("X-CSRF", "1")]).status }
-            try await Task.sleep(for: .milliseconds(700))
+            // Stopped once the call's refresh is on its way (the gateway counts a refresh as it presents it), so
+            // that the issuer's 12 s outlast the stop's 10 s grace; a fixed wait could stop it before the call
+            // came on a busy machine. Bounded at 60 s only against a hang.
+            let deadline = Date() + 60
+            var metrics = ""
+            while !metrics.contains("hardtack_gateway_refreshes_total 1\n"), Date() < deadline {
+                if !metrics.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                metrics = String(decoding: try await browser.get(origin + "/metrics").body, as: UTF8.self)
+            }
+            #expect(metrics.contains("hardtack_gateway_refreshes_total 1\n"), "no refresh began: \(metrics)")
             let stopped = await sandbox.stopGateway(gateway)
             #expect(stopped.status == 0, "\(stopped.stderr.suffix(300))")
             #expect(try await call.value == 503)
