@@ -27,18 +27,22 @@ public final class DevelopmentServer: Sendable {
     /// Starts serving on 127.0.0.1:`port` (0 for any free port).
     /// - Parameters:
     ///   - accessTokenLifetime: seconds an access token lives.
+    ///   - refreshedAccessTokenLifetime: seconds an access token issued by a refresh lives, when not
+    ///     `accessTokenLifetime`.
     ///   - refreshTokenInBody: header-style replies put the refresh token in the JSON body, not a header.
     ///   - bareAuthorization: header-style replies write the bare access token, without `Bearer `.
     ///   - confidentialClients: client ids and secrets of confidential clients (a gateway) it also knows.
     ///   - limits: the bounds every client is held to (tests narrow them).
     /// - Throws: a message saying why the port cannot be used.
     public init(
-        port: UInt16, accessTokenLifetime: TimeInterval, refreshTokenInBody: Bool, bareAuthorization: Bool,
-        confidentialClients: [String: String] = [:], limits: MicroHTTPServerLimits = DevelopmentServer.limits
+        port: UInt16, accessTokenLifetime: TimeInterval, refreshedAccessTokenLifetime: TimeInterval? = nil,
+        refreshTokenInBody: Bool, bareAuthorization: Bool, confidentialClients: [String: String] = [:],
+        limits: MicroHTTPServerLimits = DevelopmentServer.limits
     ) throws(DevelopmentServerError) {
         var options = AuthServerOptions(
             accessTokenLifetime: accessTokenLifetime, refreshTokenPlacement: refreshTokenInBody ? .body : .header,
             authorizationStyle: bareAuthorization ? .bare : .bearer)
+        options.refreshedAccessTokenLifetime = refreshedAccessTokenLifetime
         options.clientIDs.formUnion(confidentialClients.keys)
         options.clientSecrets = confidentialClients
         let auth = EmbeddedAuthServer(options: options, clock: .live())

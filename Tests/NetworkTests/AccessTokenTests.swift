@@ -67,6 +67,21 @@ import Testing
         #expect(await server.handle(Requests.me(reply.string("access_token") ?? "")).status == 401)
     }
 
+    @Test func refreshedTokensMayLiveLongerThanTheFirst() async {
+        var options = AuthServerOptions(accessTokenLifetime: 2)
+        options.refreshedAccessTokenLifetime = 3600
+        let server = EmbeddedAuthServer(options: options, clock: clock)
+        let first = await server.handle(Requests.passwordGrant())
+        #expect(first.object["expires_in"] as? Int == 2)
+        let refreshed = await server.handle(Requests.refreshGrant(first.string("refresh_token") ?? ""))
+        #expect(refreshed.object["expires_in"] as? Int == 3600)
+        let again = await server.handle(Requests.refreshGrant(refreshed.string("refresh_token") ?? ""))
+        #expect(again.object["expires_in"] as? Int == 3600, "every refreshed generation")
+        clock.advance(by: 3)
+        #expect(await server.handle(Requests.me(first.string("access_token") ?? "")).status == 401)
+        #expect(await server.handle(Requests.me(again.string("access_token") ?? "")).status == 200)
+    }
+
     @Test func missingOrMalformedAuthorizationGets401() async {
         let server = self.server
         let (access, _) = await signIn(server)

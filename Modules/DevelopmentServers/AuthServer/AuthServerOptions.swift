@@ -14,6 +14,9 @@ public struct AuthServerOptions: Sendable {
     public var identityProviders: Set<String>
     /// How long an access token is valid, in seconds.
     public var accessTokenLifetime: TimeInterval
+    /// How long an access token issued by a refresh is valid, in seconds, when not ``accessTokenLifetime``
+    /// (tests make only the first token short-lived, so that the refreshed one cannot run out under them).
+    public var refreshedAccessTokenLifetime: TimeInterval?
     /// How long a refresh token is valid, in seconds.
     public var refreshTokenLifetime: TimeInterval
     /// The `scope` granted by the OAuth token endpoint.

@@ -14,7 +14,8 @@ extension EmbeddedAuthServer {
     {
         let now = clock.now
         let issuedAt = Int(now.timeIntervalSince1970.rounded(.down))
-        let lifetime = Int(options.accessTokenLifetime.rounded(.down))
+        let seconds = generation > 0 ? options.refreshedAccessTokenLifetime : nil
+        let lifetime = Int((seconds ?? options.accessTokenLifetime).rounded(.down))
         let claims = AccessTokenClaims(
             sub: subject, name: name, iat: issuedAt, exp: issuedAt + lifetime,
             jti: AuthCrypto.randomToken(byteCount: 16),

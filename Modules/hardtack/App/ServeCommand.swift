@@ -36,6 +36,12 @@ struct ServeCommand: HardtackCommand {
         "--access-token-lifetime", value: "SECONDS", help: "How long access tokens live (default: 300).",
         range: 1...86_400, invalidValue: "--access-token-lifetime takes a whole number from 1 to 86400")
     var lifetime: Int?
+    /// `--refreshed-access-token-lifetime SECONDS`: how long access tokens issued by a refresh live, if given.
+    @Option(
+        "--refreshed-access-token-lifetime", value: "SECONDS",
+        help: "How long access tokens issued by a refresh live (default: as --access-token-lifetime).",
+        range: 1...86_400, invalidValue: "--refreshed-access-token-lifetime takes a whole number from 1 to 86400")
+    var refreshedLifetime: Int?
     /// `--device-interval SECONDS`: device flow, seconds between polls, if given.
     @Option(
         "--device-interval", value: "SECONDS",
@@ -61,6 +67,7 @@ struct ServeCommand: HardtackCommand {
         do throws(DevelopmentServerError) {
             server = try DevelopmentServer(
                 port: UInt16(port ?? 8080), accessTokenLifetime: TimeInterval(lifetime ?? 300),
+                refreshedAccessTokenLifetime: refreshedLifetime.map(TimeInterval.init),
                 refreshTokenInBody: refreshTokenInBody, bareAuthorization: bareAuthorization,
                 confidentialClients: clients)
         } catch {
