@@ -43,7 +43,7 @@ extension Gateway {
             // Copies may be kept by another instance (or an earlier run) even when this one keeps none.
             // After the answer: the issuer that sent the logout may wait for it before it answers anything
             // else. What fails there (the issuer unreachable, this process gone) is left to the next sweep.
-            if !ended.isEmpty { Task { _ = await revokeEnded(Set(ended)) } }
+            if !ended.isEmpty { Task { _ = await revokeEnded(Set(ended), after: .backChannelLogout) } }
         } catch {
             // Nothing is known to have ended: the issuer may send the token again.
             await seen.forget(logout)

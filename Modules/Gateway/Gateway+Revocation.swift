@@ -4,26 +4,37 @@ public import Domain
 /// Revoking, at the issuer, the sessions that ended without their cookie: one pass of
 /// ``RevokeEndedSessions``, counted in `/metrics` and logged, whether a back-channel logout or a sweep runs it.
 extension Gateway {
+    /// What a revocation pass follows, as its log line says (`"after"`).
+    enum RevocationCause: String {
+        /// A back-channel logout ended the sessions it revokes.
+        case backChannelLogout = "backchannel_logout"
+        /// A sweep looks for any copy whose session is gone.
+        case sweep
+    }
+
     /// Revokes the kept copies of sessions that are gone (only those of `sessionIDs` when given, at most
-    /// `limit`); logs one JSON line when it did something or failed (never a token). `nil` when the store
-    /// failed (the next sweep tries again).
-    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max) async -> RevokeEndedSessions.Outcome? {
+    /// `limit`); logs one JSON line when it did something or failed (never a token), saying what it
+    /// followed. `nil` when the store failed (the next sweep tries again).
+    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max, after cause: RevocationCause) async
+        -> RevokeEndedSessions.Outcome?
+    {
         do throws(AuthenticationError) {
             let outcome = try await sessions.revokeEnded(sessionIDs, now: dependencies.now(), limit: limit)
             metrics.tokensRevoked(outcome.revoked)
-            if outcome != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(outcome)) }
+            if outcome != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(outcome, after: cause)) }
             return outcome
         } catch {
             dependencies.log(
-                "{\"event\":\"revocation\",\"error\":\(RequestLogLine.quoted(error.description)),"
+                "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"error\":\(RequestLogLine.quoted(error.description)),"
                     + "\"next\":\"the next sweep tries again\"}")
             return nil
         }
     }
 
-    /// The log line of a revocation pass: its counts, and the last failure's reason (never a token).
-    private static func revocationLine(_ outcome: RevokeEndedSessions.Outcome) -> String {
-        var line = "{\"event\":\"revocation\",\"revoked\":\(outcome.revoked),\"expired\":\(outcome.expired),"
+    /// The log line of a revocation pass: what it followed, its counts, and the last failure's reason (never
+    /// a token).
+    private static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause) -> String {
+        var line = "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"revoked\":\(outcome.revoked),\"expired\":\(outcome.expired),"
             + "\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),\"deferred\":\(outcome.deferred)"
         if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
         return line + "}"

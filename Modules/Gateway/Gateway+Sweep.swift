@@ -38,7 +38,7 @@ extension Gateway {
             }
             // Copies whose sessions are gone (ended anywhere, by any path, or left by a revocation that did
             // not finish) are revoked here, at most a batch a pass, whatever the sweep above did.
-            if let revoked = await revokeEnded(limit: 500),
+            if let revoked = await revokeEnded(limit: 500, after: .sweep),
                 revoked.revoked + revoked.unsupported + revoked.refused >= 500
             {
                 pause = 0

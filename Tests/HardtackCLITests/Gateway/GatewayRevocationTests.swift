@@ -1,0 +1,92 @@
+import Data
+import Foundation
+import TestSupport
+import Testing
+
+/// `hardtack gateway --revoke-ended-sessions`: the refresh tokens of sessions that ended without their cookie
+/// (a back-channel logout, an operator's `gateway revoke`) revoked at the issuer.
+extension GatewayScenarios {
+    @Suite struct GatewayRevocationTests {
+        let sandbox = CLISandbox()
+        let browser = TestBrowser()
+
+        func gateway(_ provider: TestProvider, extra: [String]) async throws -> (RunningProcess, String) {
+            try await sandbox.startGateway(
+                issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
+        }
+
+        /// With `--revoke-ended-sessions`, a back-channel logout also revokes the ended session's refresh token
+        /// at the issuer (which, here, ended its own session without revoking anything); the other user's
+        /// token is not touched, and the log says what was revoked, never a token.
+        @Test func withCopiesKeptABackChannelLogoutRevokesTheEndedSessionsToken() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider, extra: ["--revoke-ended-sessions"])
+            let bob = TestBrowser()
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
+            let client = CLISandbox.gatewayClient.id
+            func revocations() async throws -> Int {
+                (try await provider.state()["revocations_by_client"] as? [String: Int])?[client] ?? 0
+            }
+            func activeRefreshTokens() async throws -> Int {
+                (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
+            }
+            let before = try await revocations()
+            let active = try await activeRefreshTokens()
+            try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
+            let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
+            try await provider.control("/test/backchannel-uri", [("uri", "")])
+            #expect(sent["status"] as? Int == 200, "\(sent)")
+            // The revocation follows the logout's answer; bounded at 60 s only against a hang.
+            let deadline = Date() + 60
+            var after = before
+            while after == before, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                after = try await revocations()
+            }
+            #expect(after == before + 1, "alice's refresh token revoked, once: \(after - before) revocations")
+            #expect(try await activeRefreshTokens() == active - 1, "her current token, not an older one")
+            #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+            #expect(try await bob.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200, "bob goes on")
+            let alicesTokens = try await provider.issuedTokens(client)
+            let result = await sandbox.stopGateway(gateway)
+            // Said to follow the back-channel logout: the first sweep, 5 to 30 s after the start, could revoke it
+            // too within the wait above, and says so.
+            #expect(
+                result.stderr.contains(#""event":"revocation","after":"backchannel_logout","revoked":1,"#),
+                "\(result.stderr.suffix(600))")
+            for token in alicesTokens { #expect(!result.stderr.contains(token), "no token in the log") }
+        }
+
+        /// An operator's `gateway revoke` ends the session on every instance at once; a running gateway with
+        /// `--revoke-ended-sessions` then revokes its refresh token at its next sweep (here every second): a
+        /// second user's too, revoked once the first's was, when the next sweep at the default interval would
+        /// be minutes away.
+        @Test func anOperatorsRevokeIsRevokedAtTheIssuerByTheNextSweep() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider, extra: ["--revoke-ended-sessions", "--sweep-interval", "1"])
+            defer { _ = sandbox.stopGatewayNow(gateway) }
+            let bob = TestBrowser()
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
+            func activeRefreshTokens() async throws -> Int {
+                (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
+            }
+            // Each bounded at 60 s only against a hang: the first sweep comes 5 to 30 s after the start whatever
+            // the interval, but the one after it, at the default interval, not for 270 s.
+            for (user, client) in [("alice", browser), ("bob", bob)] {
+                let active = try await activeRefreshTokens()
+                let revoke = try await sandbox.run(["gateway", "revoke", "--user", user, "--store", sandbox.store])
+                #expect(revoke.status == 0 && revoke.stdout == "ended 1 session\n", "\(revoke.stderr)")
+                let deadline = Date() + 60
+                var now = active
+                while now == active, Date() < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    now = try await activeRefreshTokens()
+                }
+                #expect(now == active - 1, "the sweep revoked \(user)'s refresh token: \(active) active before, \(now) after")
+                #expect(try await client.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
+            }
+        }
+    }
+}
