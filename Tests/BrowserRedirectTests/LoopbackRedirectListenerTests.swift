@@ -75,7 +75,8 @@ import Testing
         await listener.close()
     }
 
-    @Test func cancellingEndsTheWait() async throws {
+    /// Bounded at 5 minutes, short of the waits' own 600 s: a cancellation that does not end them fails.
+    @Test(.timeLimit(.minutes(5))) func cancellingEndsTheWait() async throws {
         let listener = try LoopbackRedirectListener()
         // A wait longer than a busy test process may take to resume this task after its sleep (see `get`): only
         // the cancellation can end it first.
@@ -91,7 +92,8 @@ import Testing
         await listener.close()
     }
 
-    @Test func closingEndsTheWaitAndFreesThePort() async throws {
+    /// Bounded as the one above.
+    @Test(.timeLimit(.minutes(5))) func closingEndsTheWaitAndFreesThePort() async throws {
         let listener = try LoopbackRedirectListener()
         let port = listener.port
         // As long a wait, for the same reason: only the closing can end it first.

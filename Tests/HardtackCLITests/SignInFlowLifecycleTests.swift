@@ -18,9 +18,9 @@ import Testing
     {
         let executable = try #require(HardtackExecutable.path)
         let running = try sandbox.launch(executable, arguments, environment: environment)
-        for _ in 0..<1_000 {
-            if String(decoding: FileBytes.read(running.errPath), as: UTF8.self).contains(marker) { return running }
-            try await Task.sleep(for: .milliseconds(20))
+        // Bounded at 60 s only against a hang: the sign-in itself waits 300 s for the user.
+        if try await running.awaitOutput(bound: 60, { $0.errorsSoFar.contains(marker) ? true : nil }) == true {
+            return running
         }
         running.process.terminate()
         Issue.record("the sign-in never said \(marker): \(await running.wait().stderr)")

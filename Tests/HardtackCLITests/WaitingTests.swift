@@ -55,8 +55,9 @@ import Testing
                 sandbox.store, release,
             ])
         defer { if holder.process.isRunning { holder.process.terminate() } }
-        for _ in 0..<200 where !holder.outputSoFar.contains("held") { try await Task.sleep(for: .milliseconds(50)) }
-        try #require(holder.outputSoFar.contains("held"), "the holder never took the lock")
+        // Bounded at 60 s only against a hang.
+        let held = try await holder.awaitOutput { $0.outputSoFar.contains("held") ? true : nil }
+        try #require(held == true, "the holder never took the lock: \(holder.errorsSoFar)")
         let adding = try sandbox.launch(
             executable, ["keychain", "--store", sandbox.store, "add-generic-password", "-s", "s", "-a", "second", "-w", "y"])
         // Once the add says it waits, two more seconds under the lock, then it goes: the add can only end

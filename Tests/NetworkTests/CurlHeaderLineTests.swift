@@ -33,6 +33,14 @@ import Testing
         #expect(read("X-Colons: a:b:c\r\n") == "field [X-Colons] [a:b:c]", "the first colon splits")
     }
 
+    /// A bare CR inside a line is not whitespace: it stays in the name or value, and libmicrohttpd's
+    /// responder then refuses that field rather than pass a line break on.
+    @Test func aBareCRInsideALineIsKept() {
+        #expect(read("X:\rv\r\n") == "field [X] [\rv]")
+        #expect(read("\rX: v\r\n") == "field [\rX] [v]")
+        #expect(read("Transfer-Encoding\r: chunked\r\n") == "field [Transfer-Encoding\r] [chunked]")
+    }
+
     @Test func blankLinesEndTheHeadAndOddLinesAreOther() {
         #expect(read("\r\n") == "end")
         #expect(read("\n") == "end")

@@ -93,10 +93,11 @@ import Testing
         let (waiter, waited) = start { () throws(SecureStoreError) in
             try second.add(.genericPassword(service: "api", account: "two"), data: secret("2"))
         }
-        // Bounded at 60 s only against a hang: on a busy machine the writer may take seconds to reach its wait.
+        // Bounded at 60 s only against a hang (and by the writer's end, its lock timeout): on a busy machine the
+        // writer may take seconds to reach its wait.
         let deadline = Date() + 60
         var waiting = 0
-        while waiting == 0, Date() < deadline {
+        while waiting == 0, !waiter.isFinished, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
             waiting = try lockWaiters(test)
         }

@@ -290,10 +290,11 @@ import Testing
         }
         writer.start()
         let watcher = try test.sql()
-        // Bounded at 60 s only against a hang: on a busy machine the writer may take seconds to reach its wait.
+        // Bounded at 60 s only against a hang (and by the writer's end, its lock timeout): on a busy machine the
+        // writer may take seconds to reach its wait.
         let deadline = Date() + 60
         var cancelled = 0
-        while cancelled == 0, Date() < deadline {
+        while cancelled == 0, !writer.isFinished, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
             cancelled = try watcher.query(
                 "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
@@ -338,10 +339,11 @@ import Testing
         }
         writer.start()
         let watcher = try test.sql()
-        // Bounded at 60 s only against a hang: on a busy machine the writer may take seconds to reach its wait.
+        // Bounded at 60 s only against a hang (and by the writer's end, its lock timeout): on a busy machine the
+        // writer may take seconds to reach its wait.
         let deadline = Date() + 60
         var waiting = 0
-        while waiting == 0, Date() < deadline {
+        while waiting == 0, !writer.isFinished, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
             waiting = try watcher.query(
                 "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",

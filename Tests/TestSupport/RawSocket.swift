@@ -14,12 +14,15 @@ public enum RawSocket {
     /// Connects to 127.0.0.1:`port`, sends `bytes`, and returns everything read until the server
     /// closes (or 5 seconds of silence).
     public static func exchange(port: UInt16, sending bytes: [UInt8]) async -> String {
-        await offThread {
-            let fd = connect(port: port)
-            defer { close(fd) }
-            send(fd, bytes)
-            return readAllBlocking(fd)
-        }
+        await offThread { exchangeBlocking(port: port, sending: bytes) }
+    }
+
+    /// The same, blocking the calling thread: for a test's own thread (``DedicatedThread``), never a task.
+    public static func exchangeBlocking(port: UInt16, sending bytes: [UInt8]) -> String {
+        let fd = connect(port: port)
+        defer { close(fd) }
+        send(fd, bytes)
+        return readAllBlocking(fd)
     }
 
     /// Reads `fd` until end of stream, error or timeout, on a thread of its own.
