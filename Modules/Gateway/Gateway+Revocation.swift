@@ -21,21 +21,26 @@ extension Gateway {
         do throws(AuthenticationError) {
             let outcome = try await sessions.revokeEnded(sessionIDs, now: dependencies.now(), limit: limit)
             metrics.tokensRevoked(outcome.revoked)
-            if outcome != RevokeEndedSessions.Outcome() { dependencies.log(Self.revocationLine(outcome, after: cause)) }
+            if outcome != RevokeEndedSessions.Outcome() {
+                dependencies.log(Self.revocationLine(outcome, after: cause))
+            }
             return outcome
         } catch {
             dependencies.log(
-                "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"error\":\(RequestLogLine.quoted(error.description)),"
-                    + "\"next\":\"the next sweep tries again\"}")
+                "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\","
+                    + "\"error\":\(RequestLogLine.quoted(error.description)),\"next\":\"the next sweep tries again\"}")
             return nil
         }
     }
 
     /// The log line of a revocation pass: what it followed, its counts, and the last failure's reason (never
     /// a token).
-    private static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause) -> String {
-        var line = "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"revoked\":\(outcome.revoked),\"expired\":\(outcome.expired),"
-            + "\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),\"deferred\":\(outcome.deferred)"
+    private static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause)
+        -> String
+    {
+        var line = "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"revoked\":\(outcome.revoked),"
+            + "\"expired\":\(outcome.expired),\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),"
+            + "\"deferred\":\(outcome.deferred)"
         if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
         return line + "}"
     }

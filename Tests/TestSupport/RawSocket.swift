@@ -14,12 +14,18 @@ public enum RawSocket {
     /// Connects to 127.0.0.1:`port`, sends `bytes`, and returns everything read until the server
     /// closes (or 5 seconds of silence).
     public static func exchange(port: UInt16, sending bytes: [UInt8]) async -> String {
-        await offThread { exchangeBlocking(port: port, sending: bytes) }
+        await offThread {
+            let fd = connect(port: port)
+            defer { close(fd) }
+            send(fd, bytes)
+            return readAllBlocking(fd)
+        }
     }
 
     /// The same, blocking the calling thread: for a test's own thread (``DedicatedThread``), never a task.
-    public static func exchangeBlocking(port: UInt16, sending bytes: [UInt8]) -> String {
-        let fd = connect(port: port)
+    /// `nil` when nothing listens there (the server ended): the test says so, rather than stop the process.
+    public static func exchangeBlocking(port: UInt16, sending bytes: [UInt8]) -> String? {
+        guard let fd = tryConnect(port: port) else { return nil }
         defer { close(fd) }
         send(fd, bytes)
         return readAllBlocking(fd)
@@ -39,6 +45,13 @@ public enum RawSocket {
 
     /// A connected socket to 127.0.0.1:`port`, with a 5-second receive timeout.
     public static func connect(port: UInt16) -> Int32 {
+        guard let fd = tryConnect(port: port) else { preconditionFailure("connect failed") }
+        return fd
+    }
+
+    /// A connected socket to 127.0.0.1:`port`, with a 5-second receive timeout; `nil` when the connection
+    /// is refused.
+    public static func tryConnect(port: UInt16) -> Int32? {
         #if canImport(Darwin)
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -57,7 +70,10 @@ public enum RawSocket {
                 #endif
             }
         }
-        precondition(result == 0, "connect failed")
+        guard result == 0 else {
+            close(fd)
+            return nil
+        }
         return fd
     }
 

@@ -199,15 +199,20 @@ extension GatewayScenarios {
                 let deadline = Date() + 60
                 var metrics = ""
                 while Date() < deadline {
-                    metrics = RawSocket.exchangeBlocking(
-                        port: UInt16(port),
-                        sending: Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
-                    if metrics.contains("hardtack_gateway_refreshes_total 1\n") {
-                        kill(gatewayID, SIGTERM)
+                    guard
+                        let answer = RawSocket.exchangeBlocking(
+                            port: UInt16(port),
+                            sending: Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+                    else {
+                        metrics = "(the gateway no longer listens)"
                         break
                     }
+                    metrics = answer
+                    if metrics.contains("hardtack_gateway_refreshes_total 1\n") { break }
                     Thread.sleep(forTimeInterval: 0.02)
                 }
+                // Stopped whatever was seen, so that the wait below always ends.
+                kill(gatewayID, SIGTERM)
                 return metrics
             }
             #expect(metrics.contains("hardtack_gateway_refreshes_total 1\n"), "no refresh began: \(metrics)")

@@ -10,6 +10,7 @@ extension GatewayScenarios {
         let sandbox = CLISandbox()
         let browser = TestBrowser()
 
+        /// A gateway of `provider`'s, routing `/api/` to its echo API, started with `extra`.
         func gateway(_ provider: TestProvider, extra: [String]) async throws -> (RunningProcess, String) {
             try await sandbox.startGateway(
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
@@ -72,8 +73,9 @@ extension GatewayScenarios {
             func activeRefreshTokens() async throws -> Int {
                 (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
             }
-            // Each bounded at 60 s only against a hang: the first sweep comes 5 to 30 s after the start whatever
-            // the interval, but the one after it, at the default interval, not for 270 s.
+            // Each bounded at 60 s only against a hang. At the default interval the first sweep comes 5 to 30 s
+            // after the start and the next not for 270 s, so only the second user's revocation tells the
+            // interval's effect.
             for (user, client) in [("alice", browser), ("bob", bob)] {
                 let active = try await activeRefreshTokens()
                 let revoke = try await sandbox.run(["gateway", "revoke", "--user", user, "--store", sandbox.store])
@@ -87,6 +89,15 @@ extension GatewayScenarios {
                 #expect(now == active - 1, "the sweep revoked \(user)'s refresh token: \(active) active before, \(now) after")
                 #expect(try await client.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
             }
+            // Each revocation is logged once the issuer has answered it, which may come after its count: waited
+            // for, bounded at 60 s only against a hang.
+            let logged = try await gateway.awaitOutput { gateway in
+                let lines = gateway.errorsSoFar.split(separator: "\n").filter {
+                    $0.hasPrefix(#"{"event":"revocation","after":"sweep","revoked":1,"#)
+                }
+                return lines.count >= 2 ? lines.count : nil
+            }
+            #expect(logged == 2, "each revocation said to follow a sweep: \(gateway.errorsSoFar.suffix(600))")
         }
     }
 }
