@@ -26,16 +26,14 @@ extension Gateway {
             }
             return outcome
         } catch {
-            dependencies.log(
-                "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\","
-                    + "\"error\":\(RequestLogLine.quoted(error.description)),\"next\":\"the next sweep tries again\"}")
+            dependencies.log(Self.revocationFailureLine(error.description, after: cause))
             return nil
         }
     }
 
     /// The log line of a revocation pass: what it followed, its counts, and the last failure's reason (never
     /// a token).
-    private static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause)
+    static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause)
         -> String
     {
         var line = "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"revoked\":\(outcome.revoked),"
@@ -43,6 +41,12 @@ extension Gateway {
             + "\"deferred\":\(outcome.deferred)"
         if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
         return line + "}"
+    }
+
+    /// The log line of a revocation pass the store failed: what it followed, and why (never a token).
+    static func revocationFailureLine(_ reason: String, after cause: RevocationCause) -> String {
+        "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"error\":\(RequestLogLine.quoted(reason)),"
+            + "\"next\":\"the next sweep tries again\"}"
     }
 
     /// Refuses a configuration that is to revoke sessions ended without their cookie when the issuer's

@@ -16,8 +16,8 @@ enum CommandLineFuzz {
         "--store", "--key-file", "--passphrase-file", "--key-env", "--key-credential", "--access-group", "-s", "-a",
         "-l", "-j", "-w", "-U", "-r", "-P", "-p", "-d", "-t", "--json", "--server", "--style", "--client-id",
         "--username", "--password-stdin", "--provider", "--identity-token-stdin", "--concurrent", "--port",
-        "--access-token-lifetime", "--refresh-token-in-body", "--bare-authorization", "--new-passphrase-file",
-        "--new-key-file", "--help", "-h", "--", "-", "-x", "--bogus", "-ww",
+        "--access-token-lifetime", "--refreshed-access-token-lifetime", "--refresh-token-in-body", "--bare-authorization",
+        "--new-passphrase-file", "--new-key-file", "--help", "-h", "--", "-", "-x", "--bogus", "-ww",
     ]
 
     /// Arguments (without the program name), standard input, and environment additions.
