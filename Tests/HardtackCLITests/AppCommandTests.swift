@@ -14,11 +14,6 @@ import Testing
 @Suite(.serialized) struct AppCommandTests {
     let sandbox = CLISandbox()
 
-    /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
-    func serve(_ extra: [String] = []) async throws -> (RunningProcess, String) {
-        try await sandbox.startServer(extra)
-    }
-
     func app(_ command: String, _ url: String, _ extra: [String] = [], input: String? = nil) async throws -> CLIResult {
         try await sandbox.run([command, "--server", url, "--store", sandbox.store] + extra, input: input)
     }
@@ -50,7 +45,7 @@ import Testing
     @Test func processesSharingAStoreRefreshExactlyOnceAfterExpiry() async throws {
         // Only the signed-in token lives 2 s: the refreshed one lives an hour, so that it cannot run out too
         // before the last caller comes, however slowly a busy machine starts them.
-        let (server, url) = try await serve(["--access-token-lifetime", "2", "--refreshed-access-token-lifetime", "3600"])
+        let (server, url) = try await sandbox.startServer(["--access-token-lifetime", "2", "--refreshed-access-token-lifetime", "3600"])
         defer { _ = stop(server) }
         let signIn = try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland\n")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -91,7 +86,7 @@ import Testing
         #expect(none.status == 0)
         #expect(none.stdout == "{\n  \"accounts\": []\n}\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.store), "listing creates no store")
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { _ = stop(server) }
         let signIn = try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland\n")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -109,7 +104,7 @@ import Testing
     }
 
     @Test func accountsKeepTheirOwnSessionsAndSignOutAllSignsOutEvery() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { _ = stop(server) }
         for account in ["work", "personal"] {
             let signIn = try await app(
@@ -150,7 +145,7 @@ import Testing
     }
 
     @Test func theHeaderContractWorksFromTheCommandLine() async throws {
-        let (server, url) = try await serve(["--refresh-token-in-body", "--bare-authorization"])
+        let (server, url) = try await sandbox.startServer(["--refresh-token-in-body", "--bare-authorization"])
         defer { _ = stop(server) }
         let signIn = try await app("signin", url, ["--style", "header", "--username", "alice", "--password-stdin"], input: "wonderland")
         #expect(signIn.status == 0, "\(signIn.stderr)")
@@ -162,7 +157,7 @@ import Testing
     }
 
     @Test func failuresHaveTheirOwnExitCodes() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         let wrong = try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "not-it")
         #expect(wrong.status == 4)
         #expect(wrong.stderr.hasPrefix("hardtack: "))
@@ -230,7 +225,7 @@ import Testing
     @Test func headerStyleTokensExpireOnTheServedServerAndA401Refreshes() async throws {
         // Three seconds: JWT times are whole seconds, so a shorter token may have well under its
         // nominal life left. The refreshed one lives an hour, so that it outlives the retry on a loaded machine.
-        let (server, url) = try await serve(["--access-token-lifetime", "3", "--refreshed-access-token-lifetime", "3600"])
+        let (server, url) = try await sandbox.startServer(["--access-token-lifetime", "3", "--refreshed-access-token-lifetime", "3600"])
         defer { _ = stop(server) }
         let header = ["--style", "header"]
         #expect(try await app("signin", url, header + ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
@@ -277,7 +272,7 @@ import Testing
     }
 
     @Test func theDemoRefusesAStoreThatHoldsASession() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { _ = stop(server) }
         #expect(try await app("signin", url, ["--username", "alice", "--password-stdin"], input: "wonderland").status == 0)
         let demo = try await sandbox.run(["demo", "--store", sandbox.store])

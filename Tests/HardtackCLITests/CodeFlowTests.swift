@@ -15,11 +15,6 @@ import Testing
     /// The flows over another test's sandbox.
     init(sandbox: CLISandbox) { self.sandbox = sandbox }
 
-    /// Starts `hardtack serve` on a free port and returns it with its URL once it listens.
-    func serve(_ extra: [String] = []) async throws -> (RunningProcess, String) {
-        try await sandbox.startServer(extra)
-    }
-
     func app(_ command: String, _ url: String) async throws -> CLIResult {
         try await sandbox.run([command, "--server", url, "--store", sandbox.store])
     }
@@ -40,7 +35,7 @@ import Testing
     }
 
     @Test func aBrowserSignInStoresASessionThatWorks() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { stop(server) }
         let (result, page) = try await signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
@@ -57,7 +52,7 @@ import Testing
     }
 
     @Test func laterCommandsGoToTheIssuerKeptWithTheSession() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { stop(server) }
         let (result, _) = try await signIn(url, mode: "approve")
         #expect(result.status == 0, "\(result.stderr)")
@@ -76,7 +71,7 @@ import Testing
     }
 
     @Test func aDenialIsARefusalAndStoresNothing() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { stop(server) }
         let (result, page) = try await signIn(url, mode: "deny")
         #expect(result.status == 4, "\(result.stderr)")
@@ -85,7 +80,7 @@ import Testing
     }
 
     @Test func aForgedStateIsRefusedAndStoresNothing() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { stop(server) }
         let (result, _) = try await signIn(url, mode: "tamper-state")
         #expect(result.status == 76, "\(result.stderr)")
@@ -94,7 +89,7 @@ import Testing
     }
 
     @Test func theWaitForTheBrowserIsBounded() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { stop(server) }
         let result = try await sandbox.run(
             ["signin", "--flow", "code", "--issuer", url, "--store", sandbox.store, "--timeout", "1"],
@@ -106,7 +101,7 @@ import Testing
     /// The browser started for the sign-in gets no variable that holds the store's key: not the one
     /// `--key-env` names (any name, not only `HARDTACK_*`), nor the passphrase.
     @Test func theBrowserGetsNoKeyVariable() async throws {
-        let (server, url) = try await serve()
+        let (server, url) = try await sandbox.startServer()
         defer { stop(server) }
         let dump = sandbox.directory.file("browser-environment")
         let browser = sandbox.directory.file("env-browser")
@@ -119,10 +114,7 @@ import Testing
         #expect(result.status != 0 && result.stderr.contains("within 2 s"), "\(result.stderr)")
         // The browser is started detached and not waited for: on a busy machine it may write its dump after
         // the sign-in's 2 s. Waited for up to 60 s, a bound only against a hang.
-        let deadline = Date() + 60
-        while !FileManager.default.fileExists(atPath: dump), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await Eventually.wait { FileManager.default.fileExists(atPath: dump) }
         let seen = String(decoding: FileBytes.read(dump), as: UTF8.self)
         #expect(seen.contains("MY_OTHER=kept"), "the browser was not started, or got no environment")
         #expect(!seen.contains(key) && !seen.contains("MY_STORE_KEY"))

@@ -31,9 +31,8 @@ extension CrossProcessRefreshTests {
         }
         // The crash lands in the middle of the refreshes: once the auth server has rotated one token.
         // Bounded at 60 s only against a hang.
-        let waitForFirst = Date() + 60
-        while Date() < waitForFirst, try sandbox.serverStats(url)["refreshes"] ?? 0 < 1 { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(try sandbox.serverStats(url)["refreshes"] ?? 0 >= 1, "no refresh began before the crash")
+        let refreshed = try await Eventually.wait(every: .milliseconds(2)) { try sandbox.serverStats(url)["refreshes"] ?? 0 >= 1 }
+        #expect(refreshed, "no refresh began before the crash")
         let crashed = try await database.crash()
         try #require(crashed.status == 0, "pg_ctl stop: \(crashed.stderr)")
         try await Task.sleep(for: .milliseconds(300))

@@ -49,17 +49,14 @@ import Testing
         // Tokens live 2 s, of which a tenth is kept in hand: wait until each account says it must refresh.
         // The 60 s only bounds a hang: each `status` is a process of its own, and under a sanitizer on a
         // busy machine a handful of them once took more than 10 s.
-        let deadline = Date() + 60
         for account in accounts {
             var last: CLIResult?
-            while !(last?.stdout.contains("refresh before the first call") ?? false), Date() < deadline {
-                if last != nil { try await Task.sleep(for: .milliseconds(100)) }
+            let expired = try await Eventually.wait(every: .milliseconds(100)) {
                 last = try await sandbox.run(
                     ["status", "--account", account] + store.arguments, environment: store.environment)
+                return last?.stdout.contains("refresh before the first call") ?? false
             }
-            try #require(
-                last?.stdout.contains("refresh before the first call") ?? false,
-                "the access token of \(account) expired; status said: \(String(describing: last))")
+            try #require(expired, "the access token of \(account) expired; status said: \(String(describing: last))")
         }
     }
 

@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func anApprovedDeviceSignInStoresASession() async throws {
-        let (server, url) = try await flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.sandbox.startServer(["--device-interval", "1"])
         defer { flows.stop(server) }
         let result = try await signIn(url, decision: "approve")
         #expect(result.status == 0, "\(result.stderr)")
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func aRefusedDeviceSignInIsExit4AndStoresNothing() async throws {
-        let (server, url) = try await flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.sandbox.startServer(["--device-interval", "1"])
         defer { flows.stop(server) }
         let result = try await signIn(url, decision: "deny")
         #expect(result.status == 4, "\(result.stderr)")

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func thePasswordGrantIsWarnedAboutUnderOAuthOnly() async throws {
-        let (server, url) = try await flows.serve()
+        let (server, url) = try await flows.sandbox.startServer()
         defer { flows.stop(server) }
         let oauth = try await passwordSignIn(url, [])
         #expect(oauth.status == 0, "\(oauth.stderr)")
@@ -28,7 +28,7 @@ import Testing
 
     /// Without `--flow` or a password, sign-in goes through the browser.
     @Test func theDefaultFlowIsTheBrowser() async throws {
-        let (server, url) = try await flows.serve()
+        let (server, url) = try await flows.sandbox.startServer()
         defer { flows.stop(server) }
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
         let result = try await sandbox.run(

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func aDeviceSignInGoesUnderTheAccountGiven() async throws {
-        let (server, url) = try await flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.sandbox.startServer(["--device-interval", "1"])
         defer { flows.stop(server) }
         let result = try await DeviceFlowCLITests(sandbox: sandbox).signIn(
             url, decision: "approve", extra: ["--account", "work"])
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aCodeSignInUnderAnAccountRevokesOnlyThatAccountsReplacedToken() async throws {
-        let (server, url) = try await flows.serve()
+        let (server, url) = try await flows.sandbox.startServer()
         defer { flows.stop(server) }
         let browser = try ScriptedBrowser.install(in: sandbox.directory.path)
         func signIn(_ account: String) async throws -> CLIResult {
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func ctrlCDuringTheDeviceWaitStoresNothingAndKeepsTheEarlierSession() async throws {
-        let (server, url) = try await flows.serve(["--device-interval", "1"])
+        let (server, url) = try await flows.sandbox.startServer(["--device-interval", "1"])
         defer { flows.stop(server) }
         // Nothing stored: no store is made.
         let first = try await launchWaiting(
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func ctrlCDuringTheBrowserWaitStoresNothing() async throws {
-        let (server, url) = try await flows.serve()
+        let (server, url) = try await flows.sandbox.startServer()
         defer { flows.stop(server) }
         // A "browser" that opens nothing: the user never comes back, and presses Ctrl-C instead.
         let running = try await launchWaiting(

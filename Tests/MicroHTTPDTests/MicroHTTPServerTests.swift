@@ -95,8 +95,7 @@ import Testing
         }
         let client = Self.client(server)
         let inFlight = Task { try await client.send(HTTPRequest(method: "GET", path: "/slow")) }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while !begun.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await Eventually.wait(every: .milliseconds(5)) { begun.withLock { $0 } }
         try #require(begun.withLock { $0 }, "the request never reached its handler")
         await server.stop(grace: .seconds(5))
         let answer = try await inFlight.value

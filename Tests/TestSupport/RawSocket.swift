@@ -15,10 +15,8 @@ public enum RawSocket {
     /// closes (or 5 seconds of silence).
     public static func exchange(port: UInt16, sending bytes: [UInt8]) async -> String {
         await offThread {
-            let fd = connect(port: port)
-            defer { close(fd) }
-            send(fd, bytes)
-            return readAllBlocking(fd)
+            guard let answer = exchangeBlocking(port: port, sending: bytes) else { preconditionFailure("connect failed") }
+            return answer
         }
     }
 

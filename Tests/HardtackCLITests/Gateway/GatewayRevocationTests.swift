@@ -39,11 +39,10 @@ extension GatewayScenarios {
             try await provider.control("/test/backchannel-uri", [("uri", "")])
             #expect(sent["status"] as? Int == 200, "\(sent)")
             // The revocation follows the logout's answer; bounded at 60 s only against a hang.
-            let deadline = Date() + 60
             var after = before
-            while after == before, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            _ = try await Eventually.wait(every: .milliseconds(100)) {
                 after = try await revocations()
+                return after != before
             }
             #expect(after == before + 1, "alice's refresh token revoked, once: \(after - before) revocations")
             #expect(try await activeRefreshTokens() == active - 1, "her current token, not an older one")
@@ -80,11 +79,10 @@ extension GatewayScenarios {
                 let active = try await activeRefreshTokens()
                 let revoke = try await sandbox.run(["gateway", "revoke", "--user", user, "--store", sandbox.store])
                 #expect(revoke.status == 0 && revoke.stdout == "ended 1 session\n", "\(revoke.stderr)")
-                let deadline = Date() + 60
                 var now = active
-                while now == active, Date() < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
+                _ = try await Eventually.wait(every: .milliseconds(100)) {
                     now = try await activeRefreshTokens()
+                    return now != active
                 }
                 #expect(now == active - 1, "the sweep revoked \(user)'s refresh token: \(active) active before, \(now) after")
                 #expect(try await client.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)

@@ -98,11 +98,10 @@ import Testing
             }
         }
         // Bounded at 60 s only against a hang: a busy machine can take seconds to start Python.
-        let deadline = Date() + 60
         var up = false
-        while !up, server.isRunning, Date() < deadline {
+        _ = try await Eventually.wait(every: .milliseconds(50)) {
             up = (try? Data(contentsOf: URL(string: issuer + "/.well-known/openid-configuration")!)) != nil
-            if !up { try await Task.sleep(for: .milliseconds(50)) }
+            return up || !server.isRunning
         }
         #expect(up, "python3 -m http.server did not start (\(server.isRunning ? "still running" : "it ended"))")
         let result = try await sandbox.run(arguments(issuer: issuer) + ["--revoke-ended-sessions"])
