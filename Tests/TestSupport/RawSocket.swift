@@ -15,7 +15,9 @@ public enum RawSocket {
     /// closes (or 5 seconds of silence).
     public static func exchange(port: UInt16, sending bytes: [UInt8]) async -> String {
         await offThread {
-            guard let answer = exchangeBlocking(port: port, sending: bytes) else { preconditionFailure("connect failed") }
+            guard let answer = exchangeBlocking(port: port, sending: bytes) else {
+                preconditionFailure("connect failed")
+            }
             return answer
         }
     }
