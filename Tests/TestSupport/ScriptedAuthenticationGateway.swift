@@ -33,13 +33,19 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     private let clock: TestClock
     private let accessLifetime: TimeInterval?
     private let refreshDelay: Duration
+    private let revokeDelay: Duration
 
     /// Creates a gateway issuing access tokens that live `accessLifetime` seconds (nil: unknown), and
-    /// taking `refreshDelay` to answer a refresh (so concurrent callers overlap).
-    public init(clock: TestClock, accessLifetime: TimeInterval? = 300, refreshDelay: Duration = .milliseconds(20)) {
+    /// taking `refreshDelay` to answer a refresh (so concurrent callers overlap) and `revokeDelay` to answer
+    /// a revocation.
+    public init(
+        clock: TestClock, accessLifetime: TimeInterval? = 300, refreshDelay: Duration = .milliseconds(20),
+        revokeDelay: Duration = .zero
+    ) {
         self.clock = clock
         self.accessLifetime = accessLifetime
         self.refreshDelay = refreshDelay
+        self.revokeDelay = revokeDelay
     }
 
     /// Sets what refreshes do from now on.
@@ -109,6 +115,7 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
             state.revokeCalls += 1
             return (state.revokeFails, state.revokeError)
         }
+        if revokeDelay > .zero { try? await Task.sleep(for: revokeDelay) }
         if let error { throw error }
         if fails { throw .temporarilyUnavailable("connection refused") }
         state.withLock { $0.revokedTokens.append(refreshToken.value.revealedString() ?? "") }

@@ -1,6 +1,7 @@
 import Data
 import Domain
 import Foundation
+import Locking
 
 /// The sessions of a gateway: each user's session is an account of the store (`gateway/<session id>`)
 /// whose tokens are sealed under its cookie's key, refreshed by a ``RefreshSession`` of its own, so that
@@ -17,6 +18,9 @@ final class GatewaySessions: Sendable {
     private let stormGuard = RefreshStormGuard()
     private let refreshers = RefresherCache(capacity: 10_000)
     private let reads: SessionReadCache
+    /// Revocation passes, one at a time: a back-channel logout's and a sweep's would otherwise both read a
+    /// copy before either removed it, and both send its token.
+    private let revocationPasses = OneAtATime()
     /// The sessions' revocation copies: written only when ``keepsCopies``, always revoked and removed once
     /// their sessions are gone (so that copies left by an earlier run with them on are not forgotten).
     let copies: StoreRevocationCopies
@@ -100,11 +104,16 @@ final class GatewaySessions: Sendable {
     }
 
     /// Revokes at the issuer, through ``RevokeEndedSessions``, the kept copies of sessions that are gone
-    /// (only those of `sessionIDs` when given).
+    /// (only those of `sessionIDs` when given). One pass at a time in this process: a pass waits for the one
+    /// before to end, and then no longer finds the copies it removed. (Across instances a token may still be
+    /// sent twice, which RFC 7009 answers the same way: a copy is removed only after its token was revoked,
+    /// so that none is dropped unrevoked.)
     func revokeEnded(_ sessionIDs: Set<String>? = nil, now: Date, limit: Int = .max) async throws(AuthenticationError)
         -> RevokeEndedSessions.Outcome
     {
-        try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(sessionIDs, now: now, limit: limit)
+        try await revocationPasses.run { () async throws(AuthenticationError) -> RevokeEndedSessions.Outcome in
+            try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(sessionIDs, now: now, limit: limit)
+        }
     }
 
     private var catalog: GatewaySessionCatalog {
