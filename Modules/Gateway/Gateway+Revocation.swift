@@ -19,7 +19,7 @@ extension Gateway {
         -> RevokeEndedSessions.Outcome?
     {
         do throws(AuthenticationError) {
-            let outcome = try await sessions.revokeEnded(sessionIDs, now: dependencies.now(), limit: limit)
+            let outcome = try await sessions.revokeEnded(sessionIDs, limit: limit)
             metrics.tokensRevoked(outcome.revoked)
             if outcome != RevokeEndedSessions.Outcome() {
                 dependencies.log(Self.revocationLine(outcome, after: cause))

@@ -3,7 +3,8 @@ import Testing
 
 /// One task at a time through the gate: bodies never overlap, every one runs, and a failing body lets the
 /// next one in.
-@Suite struct OneAtATimeTests {
+@Suite(.timeLimit(.minutes(1))) struct OneAtATimeTests {
+    /// A body's failure.
     private struct Refused: Error {}
 
     @Test func bodiesNeverOverlapAndEveryOneRuns() async {
@@ -34,21 +35,34 @@ import Testing
         #expect(answer == 42, "the gate was let go of after the failure")
     }
 
-    @Test func aCancelledWaiterStillRunsItsBodyWhichSeesTheCancellation() async {
+    @Test func aCancelledWaiterWaitsForItsTurnThenRunsItsBodyWhichSeesTheCancellation() async throws {
         let gate = OneAtATime()
         let holderIn = AsyncStream<Void>.makeStream()
         let release = AsyncStream<Void>.makeStream()
+        let holderDone = Locked(false)
         let holder = Task {
             await gate.run {
                 holderIn.continuation.yield()
                 for await _ in release.stream { break }
+                holderDone.withLock { $0 = true }
             }
         }
         for await _ in holderIn.stream { break }
-        let waiter = Task { await gate.run { Task.isCancelled } }
+        let waiter = Task { await gate.run { (holderDone.withLock { $0 }, Task.isCancelled) } }
+        // Bounded against a hang: the waiter queues within moments.
+        var polls = 0
+        while gate.waitingCount == 0, polls < 6_000 {
+            polls += 1
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(gate.waitingCount == 1, "the waiter queued behind the holder")
         waiter.cancel()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(gate.waitingCount == 1, "cancelled, it still waits for its turn")
         release.continuation.yield()
         await holder.value
-        #expect(await waiter.value, "the body ran in its turn and saw that its task was cancelled")
+        let (afterHolder, sawCancellation) = await waiter.value
+        #expect(afterHolder, "its body ran only once the holder's had ended")
+        #expect(sawCancellation, "and saw that its task was cancelled")
     }
 }

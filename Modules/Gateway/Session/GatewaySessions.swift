@@ -18,8 +18,7 @@ final class GatewaySessions: Sendable {
     private let stormGuard = RefreshStormGuard()
     private let refreshers = RefresherCache(capacity: 10_000)
     private let reads: SessionReadCache
-    /// Revocation passes, one at a time: a back-channel logout's and a sweep's would otherwise both read a
-    /// copy before either removed it, and both send its token.
+    /// Revocation passes, one at a time (see ``revokeEnded(_:limit:)``).
     private let revocationPasses = OneAtATime()
     /// The sessions' revocation copies: written only when ``keepsCopies``, always revoked and removed once
     /// their sessions are gone (so that copies left by an earlier run with them on are not forgotten).
@@ -93,7 +92,7 @@ final class GatewaySessions: Sendable {
     }
 
     /// Ends the sessions `logout` names through ``EndLoggedOutSessions``; the ids of those ended. Their
-    /// tokens are revoked by ``revokeEnded(_:now:limit:)`` when copies are kept.
+    /// tokens are revoked by ``revokeEnded(_:limit:)`` when copies are kept.
     func end(_ logout: IssuerLogout) async throws(AuthenticationError) -> [String] {
         let ended = try await EndLoggedOutSessions(catalog: catalog)(logout)
         for sessionID in ended {
@@ -104,15 +103,22 @@ final class GatewaySessions: Sendable {
     }
 
     /// Revokes at the issuer, through ``RevokeEndedSessions``, the kept copies of sessions that are gone
-    /// (only those of `sessionIDs` when given). One pass at a time in this process: a pass waits for the one
-    /// before to end, and then no longer finds the copies it removed. (Across instances a token may still be
-    /// sent twice, which RFC 7009 answers the same way: a copy is removed only after its token was revoked,
-    /// so that none is dropped unrevoked.)
-    func revokeEnded(_ sessionIDs: Set<String>? = nil, now: Date, limit: Int = .max) async throws(AuthenticationError)
+    /// (only those of `sessionIDs` when given), as of when the pass begins.
+    ///
+    /// One pass at a time in this process: a back-channel logout's pass and a sweep's would otherwise both
+    /// read a copy before either removed it, and both send its token. So a back-channel logout's pass may
+    /// wait for a sweep's to end: at most `limit` sends, each bounded by the HTTP client's timeout, and a
+    /// pass ends at the first the issuer does not answer. A token may still be sent twice (across
+    /// instances, or by a sweep between a sign-out's removal of its session and of its copy), which the
+    /// issuer answers as it did the first time (RFC 7009): a copy is removed only once the issuer answered
+    /// for its token or the token expired, so that none is dropped unrevoked.
+    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max) async throws(AuthenticationError)
         -> RevokeEndedSessions.Outcome
     {
         try await revocationPasses.run { () async throws(AuthenticationError) -> RevokeEndedSessions.Outcome in
-            try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(sessionIDs, now: now, limit: limit)
+            // The time once the pass may begin: a token that expired while it waited is removed unsent.
+            try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(
+                sessionIDs, now: now(), limit: limit)
         }
     }
 
