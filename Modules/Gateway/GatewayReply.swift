@@ -7,7 +7,7 @@ enum GatewayReply {
     /// A JSON error: `{"error": code, "message": message}`.
     static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
         let body: [String: String] = ["error": code, "message": message]
-        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return HTTPResponse(
             status: status,
             headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")] + headers), body: data)
@@ -15,7 +15,7 @@ enum GatewayReply {
 
     /// A JSON answer.
     static func json(_ object: [String: Any], headers: [(String, String)] = []) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return HTTPResponse(
             status: 200,
             headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")] + headers), body: data)

@@ -144,6 +144,13 @@ import Testing
         for secret in ["secret-code", "abc", "body-bytes"] { #expect(!line.json.contains(secret)) }
     }
 
+    @Test func anErrorsBodyIsJSONThatShowsPathsAsWritten() throws {
+        let reply = GatewayReply.error(401, "not_signed_in", "no session: sign in at /bff/login")
+        let text = String(decoding: reply.body, as: UTF8.self)
+        #expect(text == #"{"error":"not_signed_in","message":"no session: sign in at /bff/login"}"#, "no \\/ for a reader")
+        #expect(reply.headers["Content-Type"] == "application/json" && reply.headers["Cache-Control"] == "no-store")
+    }
+
     @Test func hexIsLowercaseTwoDigitsAByte() {
         #expect(Hex.lowercase([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
         #expect(Hex.lowercase([UInt8]()) == "")
