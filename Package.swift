@@ -145,11 +145,7 @@ let package = Package(
                 "CProcessHardening", "Epoll",
             ],
             path: "Modules/hardtack",
-            swiftSettings: swiftSettings,
-            // The release executable allocates with Debian's mimalloc in place of glibc's malloc (for every
-            // library in the process, libcurl and libmicrohttpd included): the gateway's calls cost 2–4 µs
-            // less (docs/performance.md). Debug builds, the test suite's and the sanitizers', keep glibc's.
-            linkerSettings: [.linkedLibrary("mimalloc", .when(configuration: .release))]),
+            swiftSettings: swiftSettings),
 
         // Tests: one target per module, fakes in a shared support target.
         .target(
