@@ -6,18 +6,14 @@ import Foundation
 enum GatewayReply {
     /// A JSON error: `{"error": code, "message": message}`.
     static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
-        let body: [String: String] = ["error": code, "message": message]
-        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return HTTPResponse(
-            status: status,
-            headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")] + headers), body: data)
+        json(["error": code, "message": message], status: status, headers: headers)
     }
 
-    /// A JSON answer.
-    static func json(_ object: [String: Any], headers: [(String, String)] = []) -> HTTPResponse {
+    /// A JSON answer (keys sorted, `/` written as it is), never stored by a cache.
+    static func json(_ object: [String: Any], status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return HTTPResponse(
-            status: 200,
+            status: status,
             headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")] + headers), body: data)
     }
 

@@ -29,6 +29,13 @@ import Testing
         SealedSessionRepository(SecureStoreSessionRepository(store: store, account: cookie.account), cookie: cookie, copies: copies)
     }
 
+    /// The gateway's sessions in `store`, signed in at `issuer`, keeping revocation copies when `keeping`.
+    func gatewaySessions(_ store: some SecureItemStore, _ issuer: ScriptedAuthenticationGateway, keeping: Bool) -> GatewaySessions {
+        GatewaySessions(
+            store: store, gateway: issuer, policy: AuthenticationPolicy(), ownerID: "me", issuer: "https://login.example",
+            clientID: "app", keepsCopies: keeping, claimantIsGone: { _ in false }, now: { clock.date }, onShared: {})
+    }
+
     func copied(_ copies: StoreRevocationCopies) async throws -> [String: String] {
         Dictionary(uniqueKeysWithValues: try await copies.copies().map { ($0.key, $0.token.value.revealedString() ?? "") })
     }
@@ -102,11 +109,7 @@ import Testing
     @Test func aSignOutRemovesTheCopyAndARefreshThatKeepsTheTokenLeavesIt() async throws {
         let store = try store()
         let issuer = ScriptedAuthenticationGateway(clock: clock)
-        func sessions(keeping: Bool) -> GatewaySessions {
-            GatewaySessions(
-                store: store, gateway: issuer, policy: AuthenticationPolicy(), ownerID: "me", issuer: "https://login.example",
-                clientID: "app", keepsCopies: keeping, claimantIsGone: { _ in false }, now: { clock.date }, onShared: {})
-        }
+        func sessions(keeping: Bool) -> GatewaySessions { gatewaySessions(store, issuer, keeping: keeping) }
         let copies = StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app")
         let keeping = sessions(keeping: true)
         let cookie = SessionCookie.fresh()
@@ -134,9 +137,7 @@ import Testing
     @Test func twoPassesAtOnceSendAnEndedSessionsTokenOnce() async throws {
         let store = try store()
         let issuer = ScriptedAuthenticationGateway(clock: clock, revokeDelay: .milliseconds(500))
-        let sessions = GatewaySessions(
-            store: store, gateway: issuer, policy: AuthenticationPolicy(), ownerID: "me", issuer: "https://login.example",
-            clientID: "app", keepsCopies: true, claimantIsGone: { _ in false }, now: { clock.date }, onShared: {})
+        let sessions = gatewaySessions(store, issuer, keeping: true)
         let cookie = SessionCookie.fresh()
         _ = try await sessions.signIn(issued: try session("1"), cookie: cookie)
         #expect(try await GatewaySessionAdmin(store: store).end(user: "alice") == [cookie.sessionID])

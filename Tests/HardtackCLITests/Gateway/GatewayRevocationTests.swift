@@ -16,6 +16,11 @@ extension GatewayScenarios {
                 issuer: provider.issuer, routes: ["/api/=\(provider.issuer)/api/"], extra: extra)
         }
 
+        /// How many refresh tokens `provider` holds active.
+        func activeRefreshTokens(_ provider: TestProvider) async throws -> Int {
+            (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
+        }
+
         /// With `--revoke-ended-sessions`, a back-channel logout also revokes the ended session's refresh token
         /// at the issuer (which, here, ended its own session without revoking anything); the other user's
         /// token is not touched, and the log says what was revoked, never a token.
@@ -29,11 +34,8 @@ extension GatewayScenarios {
             func revocations() async throws -> Int {
                 (try await provider.state()["revocations_by_client"] as? [String: Int])?[client] ?? 0
             }
-            func activeRefreshTokens() async throws -> Int {
-                (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
-            }
             let before = try await revocations()
-            let active = try await activeRefreshTokens()
+            let active = try await activeRefreshTokens(provider)
             try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
             let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
             try await provider.control("/test/backchannel-uri", [("uri", "")])
@@ -45,7 +47,7 @@ extension GatewayScenarios {
                 return after != before
             }
             #expect(after == before + 1, "alice's refresh token revoked, once: \(after - before) revocations")
-            #expect(try await activeRefreshTokens() == active - 1, "her current token, not an older one")
+            #expect(try await activeRefreshTokens(provider) == active - 1, "her current token, not an older one")
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 401)
             #expect(try await bob.get(origin + "/api/echo", headers: [("X-CSRF", "1")]).status == 200, "bob goes on")
             let alicesTokens = try await provider.issuedTokens(client)
@@ -69,19 +71,16 @@ extension GatewayScenarios {
             let bob = TestBrowser()
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
-            func activeRefreshTokens() async throws -> Int {
-                (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
-            }
             // Each bounded at 60 s only against a hang. At the default interval the first sweep comes 5 to 30 s
             // after the start and the next not for 270 s, so only the second user's revocation tells the
             // interval's effect.
             for (user, client) in [("alice", browser), ("bob", bob)] {
-                let active = try await activeRefreshTokens()
+                let active = try await activeRefreshTokens(provider)
                 let revoke = try await sandbox.run(["gateway", "revoke", "--user", user, "--store", sandbox.store])
                 #expect(revoke.status == 0 && revoke.stdout == "ended 1 session\n", "\(revoke.stderr)")
                 var now = active
                 _ = try await Eventually.wait(every: .milliseconds(100)) {
-                    now = try await activeRefreshTokens()
+                    now = try await activeRefreshTokens(provider)
                     return now != active
                 }
                 #expect(now == active - 1, "the sweep revoked \(user)'s refresh token: \(active) active before, \(now) after")
