@@ -73,7 +73,7 @@ final class CurlTransfer: Sendable {
     ) -> CurlConfiguredHandle? {
         guard let pooled = pool.take() else { return nil }
         var headers: UnsafeMutablePointer<curl_slist>?
-        for field in request.headers { headers = curl_slist_append(headers, "\(field.name): \(field.value)") }
+        for field in request.headers { headers = Self.append(field, to: headers) }
         // No `Expect: 100-continue` round trip before a body (curl asks for one only with a body).
         if !request.body.isEmpty { headers = curl_slist_append(headers, "Expect:") }
         request.body.withUnsafeBytes { body in configure(pooled.raw, headers: headers, body: body, context: context) }
@@ -81,6 +81,25 @@ final class CurlTransfer: Sendable {
         // A client keeping no connections closes each one after its transfer.
         if pool.capacity == 0 { _ = hardtack_curl_set_long(pooled.raw, CURLOPT_FORBID_REUSE, 1) }
         return CurlConfiguredHandle(pooled: pooled, headers: headers)
+    }
+
+    /// `list` with the line `Name: value` of `field` appended (curl copies it): written into scratch space
+    /// on the stack, not into a string made for it.
+    private static func append(
+        _ field: (name: String, value: String), to list: UnsafeMutablePointer<curl_slist>?
+    ) -> UnsafeMutablePointer<curl_slist>? {
+        var (name, value) = field
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + value.count + 3) { line in
+                    var end = line.initialize(fromContentsOf: name)
+                    end = line[end...].initialize(fromContentsOf: ": ".utf8)
+                    end = line[end...].initialize(fromContentsOf: value)
+                    line[end] = 0
+                    return line.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+                }
+            }
+        }
     }
 
     /// Gives a handle whose transfer is over back to `pool` (reset) when `reusable`, or cleans it up; then

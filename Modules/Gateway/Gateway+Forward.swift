@@ -43,7 +43,7 @@ extension Gateway {
         if let ended { return .complete(ended) }
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 1)
-        let connectionFields = Self.connectionOptions(request.headers)
+        let connectionFields = Self.connectionOptions(request.headers, besides: Self.droppedRequestFields)
         for field in request.headers {
             if Self.isDropped(field.name, Self.droppedRequestFields, or: connectionFields) { continue }
             headers.add(field.name, field.value)
@@ -96,7 +96,7 @@ extension Gateway {
         case .answered(let response):
             var passed = HTTPHeaders()
             passed.reserveCapacity(response.headers.count)
-            let hopByHop = Self.connectionOptions(response.headers)
+            let hopByHop = Self.connectionOptions(response.headers, besides: Self.droppedResponseFields)
             for field in response.headers {
                 if Self.isDropped(field.name, Self.droppedResponseFields, or: hopByHop) { continue }
                 passed.add(field.name, field.value)
@@ -117,13 +117,17 @@ extension Gateway {
     }
 
     /// The fields every `Connection` field of `headers` names (RFC 9110 §7.6.1): hop-by-hop, for this
-    /// connection only, never passed on. As written; compared in any case.
-    static func connectionOptions(_ headers: HTTPHeaders) -> [String] {
+    /// connection only, never passed on. As written; compared in any case. Those `dropped` holds already
+    /// are left out: the usual `keep-alive` or `close` then makes no list at all.
+    static func connectionOptions(_ headers: HTTPHeaders, besides dropped: HTTPFieldNameSet) -> [String] {
         var names: [String] = []
         for field in headers where field.name.caseInsensitiveEquals("connection") {
-            for option in field.value.split(separator: ",") {
-                let name = String(option.trimmingOptionalWhitespace())
-                if !name.isEmpty { names.append(name) }
+            var rest = Substring(field.value)
+            while !rest.isEmpty {
+                let comma = rest.firstIndex(of: ",") ?? rest.endIndex
+                let name = String(rest[..<comma].trimmingOptionalWhitespace())
+                if !name.isEmpty, !dropped.contains(name) { names.append(name) }
+                rest = comma == rest.endIndex ? "" : rest[rest.index(after: comma)...]
             }
         }
         return names

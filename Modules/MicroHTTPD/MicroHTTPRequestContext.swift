@@ -1,6 +1,7 @@
 internal import CMicroHTTPD
 import Data
 import Foundation
+import Locking
 
 /// One request on its way through the server: made when libmicrohttpd has read the request line (with
 /// the target as sent), filled with the body as it arrives, handed to the handler once complete while
@@ -16,7 +17,7 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     let target: String
     /// The daemon the request came to.
     let daemon: MicroHTTPDaemon
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var body = Data()
     private var received = 0
     private var rejected = false

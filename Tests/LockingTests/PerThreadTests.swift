@@ -8,19 +8,6 @@ import Testing
 /// Values kept once per thread: each thread has a number of its own while it lives (given back when it
 /// ends), a copy of its own, and every copy is reached for a total.
 @Suite struct PerThreadTests {
-    /// Runs `body` on `count` threads of their own at once, and waits for all of them.
-    private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let group = DispatchGroup()
-        for index in 0..<count {
-            group.enter()
-            Thread.detachNewThread {
-                body(index)
-                group.leave()
-            }
-        }
-        group.wait()
-    }
-
     @Test func liveThreadsHoldDistinctNumbersAndKeepThem() {
         let numbers = Locked<[Int: [Int]]>([:])
         let allStarted = DispatchGroup()

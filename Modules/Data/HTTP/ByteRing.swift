@@ -1,6 +1,7 @@
 /// A ring of bytes: appended at the back, taken from the front, its storage moved to a larger one on
-/// request. Not thread-safe: ``HTTPBodyBuffer`` uses it only with its lock held.
-final class ByteRing {
+/// request. Not thread-safe: ``HTTPBodyBuffer`` uses it only with its lock held. Noncopyable, and held inline
+/// by its buffer: its storage is its own, and a buffer made at every request allocates no object for it.
+struct ByteRing: ~Copyable {
     private var storage: UnsafeMutableRawBufferPointer
     /// Where the oldest byte held is.
     private var start = 0
@@ -20,7 +21,7 @@ final class ByteRing {
     var size: Int { storage.count }
 
     /// Copies as many of `bytes` as there is room for behind the bytes held; how many.
-    func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+    mutating func append(_ bytes: UnsafeRawBufferPointer) -> Int {
         let length = min(storage.count - count, bytes.count)
         guard length > 0 else { return 0 }
         let tail = (start + count) % storage.count
@@ -34,7 +35,7 @@ final class ByteRing {
     }
 
     /// Copies the `length` oldest bytes (at most ``count``) into `buffer` and lets go of them.
-    func take(_ length: Int, into buffer: UnsafeMutableRawBufferPointer) {
+    mutating func take(_ length: Int, into buffer: UnsafeMutableRawBufferPointer) {
         guard length > 0 else { return }
         let first = min(length, storage.count - start)
         buffer.baseAddress!.copyMemory(from: storage.baseAddress! + start, byteCount: first)
@@ -46,12 +47,12 @@ final class ByteRing {
     }
 
     /// Lets go of every byte held.
-    func removeAll() {
+    mutating func removeAll() {
         count = 0
     }
 
     /// Moves the bytes held, oldest first, into new storage of `size` bytes (at least ``count``).
-    func resize(to size: Int) {
+    mutating func resize(to size: Int) {
         let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, size, count), alignment: 1)
         let held = count
         take(held, into: larger)

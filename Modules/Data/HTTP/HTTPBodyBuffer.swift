@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// The bytes between an ``HTTPBodyWriter`` and its ``HTTPBodyStream``: a ring of up to `capacity` bytes,
 /// never more, that the writer fills (waiting while it is full) and the reader empties (told to wait while
@@ -23,8 +24,8 @@ final class HTTPBodyBuffer: @unchecked Sendable {
     let capacity: Int
     /// The most bytes written in all, if bounded.
     let limit: Int?
-    private let condition = NSCondition()
-    private let ring: ByteRing
+    private let condition = ConditionLock()
+    private var ring: ByteRing
     private var written = 0
     private var delivered = 0
     private var highWater = 0
