@@ -73,9 +73,12 @@ final class CurlTransfer: Sendable {
     ) -> CurlConfiguredHandle? {
         guard let pooled = pool.take() else { return nil }
         var headers: UnsafeMutablePointer<curl_slist>?
-        for field in request.headers { headers = Self.append(field, to: headers) }
-        // No `Expect: 100-continue` round trip before a body (curl asks for one only with a body).
-        if !request.body.isEmpty { headers = curl_slist_append(headers, "Expect:") }
+        // Out of memory: no request is sent with some of its fields (its bearer, say) missing.
+        guard Self.makeHeaderList(for: request, into: &headers) else {
+            curl_slist_free_all(headers)
+            pool.give(pooled, reusable: true)
+            return nil
+        }
         request.body.withUnsafeBytes { body in configure(pooled.raw, headers: headers, body: body, context: context) }
         _ = hardtack_curl_set_close_socket(pooled.raw, CurlMulti.closeSocket, closing)
         // A client keeping no connections closes each one after its transfer.
@@ -83,8 +86,27 @@ final class CurlTransfer: Sendable {
         return CurlConfiguredHandle(pooled: pooled, headers: headers)
     }
 
-    /// `list` with the line `Name: value` of `field` appended (curl copies it): written into scratch space
-    /// on the stack, not into a string made for it.
+    /// Appends to `list` a line for each of `request`'s fields, and an empty `Expect:` when it has a body (no
+    /// `100-continue` round trip before it: curl asks for one only with a body); `false` when curl could not
+    /// append one (out of memory), `list` then holding those appended so far, for the caller to free.
+    private static func makeHeaderList(
+        for request: HTTPRequest, into list: inout UnsafeMutablePointer<curl_slist>?
+    ) -> Bool {
+        for field in request.headers {
+            guard let longer = append(field, to: list) else { return false }
+            list = longer
+        }
+        if !request.body.isEmpty {
+            guard let longer = curl_slist_append(list, "Expect:") else { return false }
+            list = longer
+        }
+        return true
+    }
+
+    /// `list` with the line of `field` appended (curl copies it), or `nil` when curl could not (the list is
+    /// then still the caller's to free): `Name: value`, or `Name;` for an empty value, which is how curl is
+    /// told to send `Name:` rather than drop the field. Written into scratch space on the stack, not into a
+    /// string made for it (a line over 1 KiB takes a heap block instead).
     private static func append(
         _ field: (name: String, value: String), to list: UnsafeMutablePointer<curl_slist>?
     ) -> UnsafeMutablePointer<curl_slist>? {
@@ -93,8 +115,12 @@ final class CurlTransfer: Sendable {
             value.withUTF8 { value in
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + value.count + 3) { line in
                     var end = line.initialize(fromContentsOf: name)
-                    end = line[end...].initialize(fromContentsOf: ": ".utf8)
-                    end = line[end...].initialize(fromContentsOf: value)
+                    if value.isEmpty {
+                        end = line[end...].initialize(fromContentsOf: ";".utf8)
+                    } else {
+                        end = line[end...].initialize(fromContentsOf: ": ".utf8)
+                        end = line[end...].initialize(fromContentsOf: value)
+                    }
                     line[end] = 0
                     return line.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
                 }

@@ -118,7 +118,7 @@ extension Gateway {
 
     /// The fields every `Connection` field of `headers` names (RFC 9110 §7.6.1): hop-by-hop, for this
     /// connection only, never passed on. As written; compared in any case. Those `dropped` holds already
-    /// are left out: the usual `keep-alive` or `close` then makes no list at all.
+    /// are left out: the usual `keep-alive` then makes no list at all.
     static func connectionOptions(_ headers: HTTPHeaders, besides dropped: HTTPFieldNameSet) -> [String] {
         var names: [String] = []
         for field in headers where field.name.caseInsensitiveEquals("connection") {

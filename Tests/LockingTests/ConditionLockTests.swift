@@ -2,15 +2,17 @@ import Foundation
 import Locking
 import Testing
 
-/// The one-allocation pthread lock: ``ConditionLock`` lets one thread at a time in, and a waiting thread
-/// sleep until another broadcasts.
+/// The one-allocation pthread mutex and condition: ``ConditionLock`` lets one thread at a time in, and a
+/// waiting thread sleep, its mutex let go of, until another broadcasts.
 @Suite(.timeLimit(.minutes(1))) struct ConditionLockTests {
-    /// A counter that is not atomic: increments lost without a lock around them would show in its total.
+    /// Counters that are not atomic: increments lost without a lock around them would show in their totals.
     private final class Tally: @unchecked Sendable {
         // Safety: read and written only while the test's lock is held, or after every thread ended.
         var count = 0
         var inside = 0
         var most = 0
+        var waiting = 0
+        var woken = 0
     }
 
     @Test func itAndItsCopiesLetOneThreadInAtATimeAndLoseNoIncrement() {
@@ -18,7 +20,7 @@ import Testing
         // Half the threads lock through a copy: copies share the one mutex.
         let copy = lock
         let tally = Tally()
-        onThreads(4) { index in
+        let ended = onThreads(4) { index in
             let mine = index.isMultiple(of: 2) ? lock : copy
             for _ in 0..<20_000 {
                 mine.lock()
@@ -29,29 +31,32 @@ import Testing
                 mine.unlock()
             }
         }
+        #expect(ended, "every thread ended in time")
         #expect(tally.count == 80_000, "no increment lost")
         #expect(tally.most == 1, "never two threads inside")
     }
 
-    @Test func aWaiterSleepsUntilABroadcastAfterTheChangeItWaitsFor() {
+    @Test func waitersLetGoOfTheMutexAndWakeAtTheBroadcastAfterTheChange() {
         let lock = ConditionLock()
         let tally = Tally()
-        let seen = Tally()
-        // Three waiters, each sleeping until the count reaches 1, which a fourth thread sets after a pause.
-        onThreads(4) { index in
+        // Three waiters, each counted in under the lock, then asleep until the count is set. The fourth
+        // thread waits (on the same condition) until all three are in, which it can see only if each let go
+        // of the mutex as it slept, then sets the count and broadcasts.
+        let ended = onThreads(4) { index in
+            lock.lock()
+            defer { lock.unlock() }
             if index == 0 {
-                Thread.sleep(forTimeInterval: 0.05)
-                lock.lock()
+                while tally.waiting < 3 { lock.wait() }
                 tally.count = 1
                 lock.broadcast()
-                lock.unlock()
                 return
             }
-            lock.lock()
+            tally.waiting += 1
+            lock.broadcast()
             while tally.count == 0 { lock.wait() }
-            seen.count += tally.count
-            lock.unlock()
+            tally.woken += 1
         }
-        #expect(seen.count == 3, "every waiter woke and saw the change")
+        #expect(ended, "no thread was left waiting")
+        #expect(tally.woken == 3, "every waiter woke and saw the change")
     }
 }

@@ -63,12 +63,13 @@ import Testing
         // Four threads alive at once, each counting in the copy its number names.
         let allCounting = DispatchGroup()
         for _ in 0..<4 { allCounting.enter() }
-        onThreads(4) { _ in
+        let ended = onThreads(4) { _ in
             copiesUsed.withLock { _ = $0.insert(counts.currentCopy) }
             for _ in 0..<10_000 { counts.withLock { $0 += 1 } }
             allCounting.leave()
             allCounting.wait()
         }
+        #expect(ended, "every thread ended in time")
         var total = 0
         var changed = Set<Int>()
         var index = 0
@@ -85,10 +86,11 @@ import Testing
     @Test func aCopyTakenOnOneThreadIsReachedFromAnother() {
         let values = PerThread(copies: 16) { [Int]() }
         let copy = Locked(-1)
-        onThreads(1) { _ in
+        let ended = onThreads(1) { _ in
             values.withLock { $0.append(1) }
             copy.withLock { $0 = values.currentCopy }
         }
+        #expect(ended, "every thread ended in time")
         let home = copy.withLock { $0 }
         values.withLock(copy: home) { $0.append(2) }
         #expect(values.withLock(copy: home) { $0 } == [1, 2])
@@ -97,9 +99,10 @@ import Testing
     @Test func threadsSharingOneCopyLoseNothing() {
         // More threads than copies: they share, under the copy's lock.
         let counts = PerThread(copies: 1) { [Int]() }
-        onThreads(6) { index in
+        let ended = onThreads(6) { index in
             for value in 0..<2_000 { counts.withLock { $0.append(index * 10_000 + value) } }
         }
+        #expect(ended, "every thread ended in time")
         var all: [Int] = []
         counts.forEach { all += $0 }
         #expect(all.count == 12_000)

@@ -44,18 +44,24 @@ import Testing
         let http = try MicroHTTPServer(port: 0) { request in
             let echo: [String: String] = [
                 "method": request.method, "path": request.path, "header": request.headers["X-Probe"] ?? "",
+                "long": request.headers["X-Long"] ?? "", "empty": request.headers["X-Empty"] ?? "absent",
                 "body": String(decoding: request.body, as: UTF8.self),
             ]
             return HTTPResponse(status: 201, body: try! JSONSerialization.data(withJSONObject: echo))
         }
         let body = String(repeating: "é", count: 3_000)
+        let long = String(repeating: "abcdefgh", count: 300)
         let reply = try await adapter.client(http.baseURL.appendingPathComponent("/")).send(
             HTTPRequest(
-                method: "PUT", path: "/echo?x=1", headers: HTTPHeaders([("X-Probe", "42")]), body: Data(body.utf8)))
+                method: "PUT", path: "/echo?x=1",
+                // A field longer than the stack's scratch space for a line, and one with an empty value.
+                headers: HTTPHeaders([("X-Probe", "42"), ("X-Long", long), ("X-Empty", "")]), body: Data(body.utf8)))
         #expect(reply.status == 201)
         #expect(reply.string("method") == "PUT")
         #expect(reply.string("path") == "/echo?x=1")
         #expect(reply.string("header") == "42")
+        #expect(reply.string("long") == long)
+        #expect(reply.string("empty") == "", "a field with an empty value is sent, empty")
         #expect(reply.string("body") == body)
         await http.stop(grace: .seconds(1))
     }
