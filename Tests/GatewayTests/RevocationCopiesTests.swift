@@ -109,9 +109,8 @@ import Testing
     @Test func aSignOutRemovesTheCopyAndARefreshThatKeepsTheTokenLeavesIt() async throws {
         let store = try store()
         let issuer = ScriptedAuthenticationGateway(clock: clock)
-        func sessions(keeping: Bool) -> GatewaySessions { gatewaySessions(store, issuer, keeping: keeping) }
         let copies = StoreRevocationCopies(store: store, issuer: "https://login.example", clientID: "app")
-        let keeping = sessions(keeping: true)
+        let keeping = gatewaySessions(store, issuer, keeping: true)
         let cookie = SessionCookie.fresh()
         let first = try session("1")
         _ = try await keeping.signIn(issued: first, cookie: cookie)
@@ -127,7 +126,7 @@ import Testing
         #expect(try await repository.completeRefresh(replacing: first, with: sameToken, owner: "me"))
         #expect(try await copied(copies) == [cookie.sessionID: "refresh-1"], "the token did not change: nor does its copy")
 
-        let result = try await sessions(keeping: false).signOut(cookie)
+        let result = try await gatewaySessions(store, issuer, keeping: false).signOut(cookie)
         #expect(result.revocation == .revoked && issuer.revokedTokens == ["refresh-1"])
         #expect(try await copies.copies().isEmpty, "revoked with the session: no second revocation at the sweep")
     }

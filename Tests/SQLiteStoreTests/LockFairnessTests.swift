@@ -19,15 +19,20 @@ import Testing
         let store = try fixture.open()
         let item = ItemAttributes.genericPassword(service: "solo", account: "0")
         var durations: [Double] = []
-        for value in 0..<30 {
+        for _ in 0..<30 {
             let start = Date()
-            try store.transaction { transaction in
-                let current = (try? transaction.findValue(Int.self, item)) ?? 0
-                try transaction.addOrUpdate(item, value: current + value)
-            }
+            try Self.increment(item, in: store)
             durations.append(Date().timeIntervalSince(start))
         }
         return durations.sorted()[durations.count / 2]
+    }
+
+    /// The write every writer makes: the counter `item` read and written back one higher, in one transaction.
+    private static func increment(_ item: ItemAttributes, in store: SQLiteSecureItemStore) throws {
+        try store.transaction { transaction in
+            let current = (try? transaction.findValue(Int.self, item)) ?? 0
+            try transaction.addOrUpdate(item, value: current + 1)
+        }
     }
 
     @Test func writersHammeringOneStoreAreNeverStarvedIntoBusy() throws {
@@ -56,10 +61,7 @@ import Testing
                 let counter = ItemAttributes.genericPassword(service: "counter", account: "\(thread % 2)")
                 while Date() < deadline {
                     do {
-                        try store.transaction { transaction in
-                            let current = (try? transaction.findValue(Int.self, counter)) ?? 0
-                            try transaction.addOrUpdate(counter, value: current + 1)
-                        }
+                        try Self.increment(counter, in: store)
                         writes.withLock { $0 += 1 }
                     } catch SecureStoreError.storage(let failure) where failure.kind == .busy {
                         busy.withLock { $0 += 1 }
