@@ -21,6 +21,9 @@ public struct SessionCookie: Sendable {
     /// What this cookie's refresher is kept under: the session id and a fingerprint of the secret, so that
     /// a cookie with another secret naming the same session never shares it.
     let refresherKey: String
+    /// The account the session is kept under in the store: `gateway/` and the session id (made once, as
+    /// every call through the cookie names it).
+    let account: AccountName
 
     /// A new session's cookie.
     static func fresh() -> SessionCookie {
@@ -33,6 +36,7 @@ public struct SessionCookie: Sendable {
         self.secret = secret
         let sessionID = Hex.lowercase(id)
         self.sessionID = sessionID
+        account = AccountName(Self.accountPrefix + sessionID)!
         tokensKey = GatewaySeal.derive(secret, purpose: "hardtack gateway session tokens " + sessionID)
         refresherKey =
             sessionID + "."
@@ -89,9 +93,6 @@ public struct SessionCookie: Sendable {
 
     /// What the store's account of every gateway session starts with.
     static let accountPrefix = "gateway/"
-
-    /// The account the session is kept under in the store.
-    var account: AccountName { AccountName(Self.accountPrefix + sessionID)! }
 
     /// The session id of `account`, when it is a gateway session's.
     public static func sessionID(of account: AccountName) -> String? {
