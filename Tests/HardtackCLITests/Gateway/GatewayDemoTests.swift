@@ -43,6 +43,9 @@ import Testing
         #expect(me.status == 200, "\(String(decoding: me.body, as: UTF8.self))")
         let claims = try JSONSerialization.jsonObject(with: me.body) as? [String: String]
         #expect(claims?["sub"] == "alice")
+        // The page's "20 calls at once" calls the same API with a query each (`?call=N`).
+        let burst = try await browser.get(address + "/api/me?call=7", headers: [("X-CSRF", "1")])
+        #expect(burst.status == 200, "\(String(decoding: burst.body, as: UTF8.self))")
 
         let ended = await sandbox.stopGateway(demo)
         #expect(ended.status == 0, "\(ended.stderr)")
