@@ -17,6 +17,10 @@ extension Gateway {
         "upgrade", "set-cookie", "content-length",
     ])
 
+    /// Methods never forwarded: TRACE (and its old twin TRACK), which echo the request and its bearer back to
+    /// the caller, and CONNECT, which asks for a tunnel.
+    private static let unforwardedMethods = ["TRACE", "TRACK", "CONNECT"]
+
     /// What one upstream call gave: its head, with its body still arriving, or why there is none.
     enum UpstreamOutcome: Sendable {
         case answered(HTTPStreamedResponse)
@@ -34,6 +38,10 @@ extension Gateway {
     func forward(
         _ request: HTTPRequest, through route: GatewayRoute, client: any HTTPClient, started: ContinuousClock.Instant
     ) async -> HTTPReply {
+        // A TRACE would echo the request back, the bearer the gateway adds with it; a CONNECT asks for a tunnel.
+        if Self.unforwardedMethods.contains(where: { request.method.caseInsensitiveEquals($0) }) {
+            return .complete(Self.methodNotAllowed("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"))
+        }
         guard Self.hasAntiForgeryHeader(request) else { return .complete(Self.missingAntiForgeryHeader) }
         guard let target = route.upstreamTarget(for: request.path) else {
             return .complete(GatewayReply.error(400, "invalid_path", "the path climbs out of the route's upstream"))

@@ -111,6 +111,14 @@ public final class Gateway: Sendable {
         return reply
     }
 
+    /// Logs and counts a request the HTTP server answered itself, never handing it over (a method that is
+    /// no token, a head or body over its limit, one that came as the server stopped): route `refused`.
+    public func refused(method: String, target: String, status: Int) {
+        metrics.record(route: "refused", status: status, duration: .zero)
+        let request = HTTPRequest(method: method, path: target)
+        dependencies.log(RequestLogLine(request: request, route: "refused", status: status, duration: .zero).json)
+    }
+
     /// Answers `request` with a complete body: ``reply(to:)``, an upstream's streamed answer read whole
     /// (up to ``GatewayConfiguration/upstreamResponseBytes``, else 502), for callers that want it in
     /// memory.
@@ -140,8 +148,10 @@ public final class Gateway: Sendable {
         case "/bff/logout": return ("logout", method == "GET" ? await logout(request) : Self.methodNotAllowed("GET"))
         case "/bff/backchannel":
             return ("backchannel", method == "POST" ? await backchannel(request) : Self.methodNotAllowed("POST"))
-        case "/healthz": return ("healthz", await health())
-        case "/metrics": return ("metrics", metrics.exposition())
+        case "/healthz":
+            return ("healthz", method == "GET" || method == "HEAD" ? await health() : Self.methodNotAllowed("GET, HEAD"))
+        case "/metrics":
+            return ("metrics", method == "GET" || method == "HEAD" ? metrics.exposition() : Self.methodNotAllowed("GET, HEAD"))
         default: break
         }
         if path.hasPrefix("/bff/") { return ("bff", GatewayReply.error(404, "not_found", "no such gateway endpoint")) }

@@ -33,18 +33,29 @@ enum MicroHTTPCallbacks {
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
         if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon) }
         // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
-        if context.isFirstCall() { return MHD_Result.YES }
+        /// Answers the request here, without the handler, and tells the server's observer.
+        func refuse(_ response: HTTPResponse) -> MHD_Result {
+            state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
+            return MicroHTTPResponder.queue(response, on: connection)
+        }
+        if context.isFirstCall() {
+            guard let method, MicroHTTPResponder.isToken(method) else { return refuse(MicroHTTPResponder.invalidMethod) }
+            let limit = state.limits.requestHeadBytes
+            guard context.target.utf8.count <= limit else { return refuse(MicroHTTPResponder.targetTooLong(limit)) }
+            guard MicroHTTPResponder.headBytes(of: connection, target: context.target) <= limit else {
+                return refuse(MicroHTTPResponder.headTooLarge(limit))
+            }
+            return MHD_Result.YES
+        }
         if uploadSize.pointee > 0 {
             let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
             uploadSize.pointee = 0
             let limit = state.limits.requestBodyBytes
             if context.append(chunk, limit: limit, discardLimit: max(16 << 20, 16 * limit)) { return MHD_Result.YES }
-            return MicroHTTPResponder.queue(MicroHTTPResponder.tooLarge(limit), on: connection)
+            return refuse(MicroHTTPResponder.tooLarge(limit))
         }
-        if context.isRejected {
-            return MicroHTTPResponder.queue(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes), on: connection)
-        }
-        if state.isDraining { return MicroHTTPResponder.queue(MicroHTTPServerState.unavailable, on: connection) }
+        if context.isRejected { return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes)) }
+        if state.isDraining { return refuse(MicroHTTPServerState.unavailable) }
         guard let body = context.suspend(connection) else { return MHD_Result.YES }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: context.target,

@@ -58,7 +58,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         guard
             let started = hardtack_mhd_start(
                 flags, listener, MicroHTTPCallbacks.access, context, MicroHTTPCallbacks.uriLog, context,
-                MicroHTTPCallbacks.completed, context, max(limits.requestHeadBytes, 4096), UInt32(max(connections, 1)),
+                MicroHTTPCallbacks.completed, context, limits.connectionMemoryBytes, UInt32(max(connections, 1)),
                 UInt32(max(limits.idleSeconds, 1)))
         else { throw MicroHTTPServerError("libmicrohttpd could not start (\(String(cString: strerror(errno))))") }
         let descriptor = hardtack_mhd_epoll_fd(started)

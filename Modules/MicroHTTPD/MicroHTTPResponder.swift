@@ -63,6 +63,51 @@ enum MicroHTTPResponder {
         return collector.headers
     }
 
+    /// The size of the request's head as sent, near enough: its request line (method, target, version)
+    /// and each field's name, value and separators.
+    static func headBytes(of connection: OpaquePointer, target: String) -> Int {
+        var total = target.utf8.count + 20
+        withUnsafeMutablePointer(to: &total) { total in
+            _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+                guard let cls else { return MHD_Result.YES }
+                let total = cls.assumingMemoryBound(to: Int.self)
+                total.pointee += (key.map { strlen($0) } ?? 0) + (value.map { strlen($0) } ?? 0) + 4
+                return MHD_Result.YES
+            }, UnsafeMutableRawPointer(total))
+        }
+        return total
+    }
+
+    /// The answer to a request whose method is not an HTTP token (`G@T`, a control character).
+    static let invalidMethod = HTTPResponse(
+        status: 400, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
+        body: Data(#"{"error":"invalid_method","message":"the request's method is not an HTTP token"}"#.utf8))
+
+    /// Whether the C string `text` is an HTTP token (RFC 9110 §5.6.2).
+    static func isToken(_ text: UnsafePointer<CChar>) -> Bool {
+        var pointer = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+        guard pointer.pointee != 0 else { return false }
+        while pointer.pointee != 0 {
+            guard isTokenByte(pointer.pointee) else { return false }
+            pointer += 1
+        }
+        return true
+    }
+
+    /// The answer to a request target (path and query) over `limit` bytes.
+    static func targetTooLong(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(
+            status: 414, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
+            body: Data(#"{"error":"request_target_too_long","message":"the request target is over \#(limit) bytes"}"#.utf8))
+    }
+
+    /// The answer to a head over `limit` bytes.
+    static func headTooLarge(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(
+            status: 431, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
+            body: Data(#"{"error":"request_head_too_large","message":"the request head is over \#(limit) bytes"}"#.utf8))
+    }
+
     /// The answer to a body over `limit` bytes.
     static func tooLarge(_ limit: Int) -> HTTPResponse {
         HTTPResponse(
@@ -72,10 +117,13 @@ enum MicroHTTPResponder {
 
     /// Whether `name` is an HTTP token (RFC 9110 §5.6.2).
     private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        !name.isEmpty && name.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `byte` may be part of an HTTP token: a letter, a digit or one of ``!#$%&'*+-.^_`|~``.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
 
     /// Whether `value` holds no CR, LF or NUL, which would end the field and start another.

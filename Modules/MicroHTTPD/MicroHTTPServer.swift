@@ -29,6 +29,9 @@ public final class MicroHTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
     /// What answers each request with a body complete in memory or one that streams.
     public typealias ReplyHandler = @Sendable (HTTPRequest) async -> HTTPReply
+    /// Told of each request the server answers itself, never handing it over: its method, its target as
+    /// sent and the status (400 for a method that is no token, 413, 414, 431, 503 while stopping).
+    public typealias RefusalObserver = @Sendable (_ method: String, _ target: String, _ status: Int) -> Void
 
     /// The bound port (the one the kernel chose when asked for port 0).
     public let port: UInt16
@@ -50,14 +53,14 @@ public final class MicroHTTPServer: Sendable {
     /// - Throws: ``MicroHTTPServerError`` when the address is not an IP address or cannot be bound.
     public init(
         host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(),
-        replying handler: @escaping ReplyHandler
+        replying handler: @escaping ReplyHandler, refused: RefusalObserver? = nil
     ) throws(MicroHTTPServerError) {
         // No more loops than connections: each serves its share of them.
         let count = min(max(limits.threads, 1), max(limits.connections, 1))
         let (sockets, bound) = try ListeningSockets.open(host: host, port: port, count: count)
         var flags = UInt32(MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if host.contains(":") { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        let state = MicroHTTPServerState(handler: handler, limits: limits)
+        let state = MicroHTTPServerState(handler: handler, limits: limits, refused: refused)
         // The connection limit is the whole server's: each loop serves its share.
         let share = (max(limits.connections, 1) + count - 1) / count
         var daemons: [MicroHTTPDaemon] = []

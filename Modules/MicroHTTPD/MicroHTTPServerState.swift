@@ -8,20 +8,26 @@ import Synchronization
 /// answers still streaming, so that a stopping server can wait for the requests and cut the streams. (The
 /// requests waiting for their handlers are each daemon's: ``MicroHTTPDaemon``.)
 ///
-/// Safety (`@unchecked Sendable`): `handler` and `limits` are immutable; `count` and `draining` are atomic;
+/// Safety (`@unchecked Sendable`): `handler`, `limits` and `refused` are immutable; `count` and `draining` are atomic;
 /// `streaming` and `cutting` are read and written under `lock` only.
 final class MicroHTTPServerState: @unchecked Sendable {
     let handler: MicroHTTPServer.ReplyHandler
     let limits: MicroHTTPServerLimits
+    /// Told of each request answered here, never handed to `handler`.
+    let refused: MicroHTTPServer.RefusalObserver?
     private let lock = NSLock()
     private let draining = Atomic(false)
     private var streaming: [ObjectIdentifier: MicroHTTPStreamReader] = [:]
     private var cutting = false
     private let count = Atomic(0)
 
-    init(handler: @escaping MicroHTTPServer.ReplyHandler, limits: MicroHTTPServerLimits) {
+    init(
+        handler: @escaping MicroHTTPServer.ReplyHandler, limits: MicroHTTPServerLimits,
+        refused: MicroHTTPServer.RefusalObserver? = nil
+    ) {
         self.handler = handler
         self.limits = limits
+        self.refused = refused
     }
 
     /// Requests between their first byte and their last answer byte.

@@ -59,6 +59,37 @@ import Testing
         await server.stop(grace: .seconds(1))
     }
 
+    /// libmicrohttpd 0.9.75 copies a `Cookie` field into the memory that holds the head: a head within the
+    /// limit is read whole, whatever share of it the cookies are.
+    @Test func aHeadWithinTheLimitIsServedHoweverMuchOfItIsCookies() async throws {
+        let server = try MicroHTTPServer(port: 0) { request in
+            HTTPResponse(status: 200, body: Data("cookie \(request.headers["Cookie"]?.utf8.count ?? 0)".utf8))
+        }
+        for size in [100, 4_000, 6_000, 8_000] {
+            let head = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: a=" + String(repeating: "b", count: size) + "\r\n\r\n"
+            let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))
+            #expect(reply.hasPrefix("HTTP/1.1 200") && reply.hasSuffix("cookie \(size + 2)"), "\(size): \(reply.prefix(80))")
+        }
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func aHeadOverTheLimitByItsCookiesGetsOneWhole431() async throws {
+        let handled = Locked(0)
+        let server = try MicroHTTPServer(port: 0) { _ in
+            handled.withLock { $0 += 1 }
+            return HTTPResponse(status: 200)
+        }
+        for size in [8_500, 9_000] {
+            let head = "GET / HTTP/1.1\r\nHost: x\r\nCookie: a=" + String(repeating: "b", count: size) + "\r\n\r\n"
+            let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))
+            #expect(reply.hasPrefix("HTTP/1.1 431"), "\(size): \(reply.prefix(80))")
+            #expect(reply.components(separatedBy: "HTTP/1.1 ").count == 2, "one status line: \(reply)")
+            #expect(reply.hasSuffix(#"{"error":"request_head_too_large","message":"the request head is over 8192 bytes"}"#))
+        }
+        #expect(handled.withLock { $0 } == 0)
+        await server.stop(grace: .seconds(1))
+    }
+
     @Test func requestsWaitingForTheirHandlersHoldNoThread() async throws {
         // Fifty handlers wait at once on a server of two threads: a suspended connection holds none.
         let gate = Gate()

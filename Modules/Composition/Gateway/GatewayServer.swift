@@ -91,7 +91,8 @@ public final class GatewayServer: Sendable {
         limits.threads = configuration.threads
         do throws(MicroHTTPServerError) {
             server = try MicroHTTPServer(
-                host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) })
+                host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) },
+                refused: { method, target, status in gateway.refused(method: method, target: target, status: status) })
         } catch {
             throw .listen(error.description)
         }

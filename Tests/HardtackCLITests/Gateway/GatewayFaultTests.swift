@@ -84,16 +84,46 @@ extension GatewayScenarios {
             #expect(try await browser.get(origin + "/nothing-here").status == 404)
             #expect(try await browser.get(origin + "/bff/nothing").status == 404)
             #expect(try await browser.send("POST", origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 405)
+            #expect(try await browser.send("DELETE", origin + "/healthz").status == 405)
+            #expect(try await browser.send("POST", origin + "/metrics").status == 405)
+            // Methods: one that is no HTTP token is 400; a CONNECT is no tunnel; a TRACE through a route, which
+            // would echo the bearer back, never reaches the upstream.
+            let port = try #require(URL(string: origin)?.port)
+            let cookie = try #require(browser.cookies(for: origin)["__Host-hardtack"])
+            for (line, status) in [
+                ("G@T /healthz", "400"), ("\u{1}\u{2} / ", "400"), ("CONNECT /healthz", "405"),
+                ("TRACE /api/echo", "405"), ("CONNECT /api/echo", "405"),
+            ] {
+                let raw = line + " HTTP/1.1\r\nHost: x\r\nX-CSRF: 1\r\nCookie: __Host-hardtack=\(cookie)\r\nConnection: close\r\n\r\n"
+                let reply = await RawSocket.exchange(port: UInt16(port), sending: Array(raw.utf8))
+                #expect(reply.hasPrefix("HTTP/1.1 \(status)"), "\(line): \(reply.prefix(60))")
+                #expect(!reply.contains("Bearer"), "\(line)")
+                if line.hasSuffix("/api/echo") {
+                    // The gateway's own refusal, not the upstream's.
+                    #expect(reply.contains("use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"), "\(line): \(reply)")
+                }
+            }
             // Oversized head and body.
             let head =
                 "GET /bff/user HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 64 * 1024) + "\r\n\r\n"
-            let port = try #require(URL(string: origin)?.port)
             #expect(await RawSocket.exchange(port: UInt16(port), sending: Array(head.utf8)).hasPrefix("HTTP/1.1 431"))
             let big = try await browser.send(
                 "POST", origin + "/api/echo", headers: [("X-CSRF", "1")], body: Data(count: 2 << 20))
             #expect(big.status == 413)
             // The session survived all of it.
             #expect(try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")]).status == 200)
+            // What the server answered itself is logged too, one line each (written at the end of the loop's pass).
+            let refusals = [
+                #"{"method":"G@T","ms":0.000,"path":"/healthz","route":"refused","status":400}"#,
+                #"{"method":"POST","ms":0.000,"path":"/api/echo","route":"refused","status":413}"#,
+            ]
+            var log = ""
+            for _ in 0..<100 {
+                log = String(decoding: FileBytes.read(gateway.errPath), as: UTF8.self)
+                if refusals.allSatisfy(log.contains) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            for line in refusals { #expect(log.contains(line), "\(line)") }
         }
 
         @Test func upstreamsThatAreDownOrSlowAre502And504AndTheSessionStays() async throws {
