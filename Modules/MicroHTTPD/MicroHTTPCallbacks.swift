@@ -42,8 +42,13 @@ enum MicroHTTPCallbacks {
             guard let method, MicroHTTPResponder.isToken(method) else { return refuse(MicroHTTPResponder.invalidMethod) }
             let limit = state.limits.requestHeadBytes
             guard context.target.utf8.count <= limit else { return refuse(MicroHTTPResponder.targetTooLong(limit)) }
-            guard MicroHTTPResponder.headBytes(of: connection, target: context.target) <= limit else {
+            guard MicroHTTPResponder.headBytes(of: connection, method: method, target: context.target) <= limit else {
                 return refuse(MicroHTTPResponder.headTooLarge(limit))
+            }
+            // A body declared longer than the server would read and drop is refused now, while an answer can
+            // still be queued (mid-body, libmicrohttpd can only close the connection).
+            if let declared = MicroHTTPResponder.contentLength(of: connection), declared > state.limits.requestBodyDiscardBytes {
+                return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes))
             }
             return MHD_Result.YES
         }
@@ -51,7 +56,9 @@ enum MicroHTTPCallbacks {
             let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
             uploadSize.pointee = 0
             let limit = state.limits.requestBodyBytes
-            if context.append(chunk, limit: limit, discardLimit: max(16 << 20, 16 * limit)) { return MHD_Result.YES }
+            if context.append(chunk, limit: limit, discardLimit: state.limits.requestBodyDiscardBytes) { return MHD_Result.YES }
+            // Over even the bytes read and dropped, with no length declared (chunked): libmicrohttpd closes the
+            // connection, as it takes no answer mid-body; the log still says 413.
             return refuse(MicroHTTPResponder.tooLarge(limit))
         }
         if context.isRejected { return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes)) }

@@ -65,8 +65,8 @@ enum MicroHTTPResponder {
 
     /// The size of the request's head as sent, near enough: its request line (method, target, version)
     /// and each field's name, value and separators.
-    static func headBytes(of connection: OpaquePointer, target: String) -> Int {
-        var total = target.utf8.count + 20
+    static func headBytes(of connection: OpaquePointer, method: UnsafePointer<CChar>, target: String) -> Int {
+        var total = strlen(method) + target.utf8.count + 12
         withUnsafeMutablePointer(to: &total) { total in
             _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
                 guard let cls else { return MHD_Result.YES }
@@ -76,6 +76,11 @@ enum MicroHTTPResponder {
             }, UnsafeMutableRawPointer(total))
         }
         return total
+    }
+
+    /// The request's `Content-Length`, when it has one that is a number.
+    static func contentLength(of connection: OpaquePointer) -> Int? {
+        MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap { Int(String(cString: $0)) }
     }
 
     /// The answer to a request whose method is not an HTTP token (`G@T`, a control character).

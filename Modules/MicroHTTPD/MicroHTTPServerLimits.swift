@@ -12,13 +12,18 @@ public struct MicroHTTPServerLimits: Sendable {
     /// handlers and the upstream calls those make (one per core serves the most).
     public var threads: Int
 
-    /// The memory libmicrohttpd gives each connection: twice the head, and 4 KiB for its lists. Its 0.9.75
-    /// copies a `Cookie` field into the same memory as the head it came in, and answers a copy that does
-    /// not fit with a malformed 431 (its head written twice) or none at all: with room for a copy as long
-    /// as the head, any head up to ``requestHeadBytes`` is read whole, and one over it is answered by the
-    /// server's own 431. (libmicrohttpd zeroes this memory for each request it reads: the default head, 8 KiB,
-    /// keeps it at 20 KiB; 16 KiB heads would make it 36, which cost the gateway several µs a call.)
+    /// The memory libmicrohttpd gives each connection: twice the head, and 4 KiB. Its 0.9.75 copies a
+    /// `Cookie` field into the same memory as the head and takes 64 bytes of it for each field, cookie and
+    /// query argument, and answers what does not fit itself, malformed or not at all: with room for a copy
+    /// as long as the head, a head up to ``requestHeadBytes`` with a usual count of fields and cookies is
+    /// read whole and one over it gets the server's own 431 (docs/gateway.md, "Bounds and faults"). It is
+    /// zeroed for each request: the default head, 8 KiB, keeps it at 20 KiB; 16 KiB heads would make it 36,
+    /// which cost the gateway several µs a call.
     var connectionMemoryBytes: Int { max(2 * requestHeadBytes + 4096, 4096) }
+
+    /// How much of a body over ``requestBodyBytes`` is read and dropped so that the client reads the 413: 16
+    /// times the limit, 16 MiB at least. A body declared longer is refused at once, its connection closed.
+    var requestBodyDiscardBytes: Int { max(16 << 20, 16 * requestBodyBytes) }
 
     /// Creates limits; the defaults suit a gateway in front of a single-page app.
     public init(

@@ -73,6 +73,37 @@ import Testing
         await server.stop(grace: .seconds(1))
     }
 
+    /// libmicrohttpd also takes 64 bytes of that memory for each field and each cookie: sixty cookies and
+    /// twenty fields, a 6 KB head, are read whole.
+    @Test func aHeadOfManyCookiesAndFieldsWithinTheLimitIsServed() async throws {
+        let server = try MicroHTTPServer(port: 0) { request in
+            HTTPResponse(status: 200, body: Data("fields \(request.headers.count)".utf8))
+        }
+        let cookies = (0..<60).map { "c\($0)=" + String(repeating: "v", count: 50) }.joined(separator: "; ")
+        let fields = (0..<20).map { "X-F\($0): \($0)\r\n" }.joined()
+        let head = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\(fields)Cookie: \(cookies)\r\n\r\n"
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 200") && reply.hasSuffix("fields 23"), "\(reply.prefix(80))")
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func aTargetOverTheLimitIs414AndABodyDeclaredFarOverItIs413AtOnce() async throws {
+        let handled = Locked(0)
+        let server = try MicroHTTPServer(port: 0) { _ in
+            handled.withLock { $0 += 1 }
+            return HTTPResponse(status: 200)
+        }
+        let long = "GET /" + String(repeating: "a", count: 9_000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(long.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 414") && reply.contains("request_target_too_long"), "\(reply.prefix(80))")
+        // Only the head is sent: the answer comes without the body, which would be read and dropped up to 16 MiB.
+        let declared = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 20000000\r\n\r\n"
+        let refused = await RawSocket.exchange(port: server.port, sending: Array(declared.utf8))
+        #expect(refused.hasPrefix("HTTP/1.1 413") && refused.contains("request_too_large"), "\(refused.prefix(80))")
+        #expect(handled.withLock { $0 } == 0)
+        await server.stop(grace: .seconds(1))
+    }
+
     @Test func aHeadOverTheLimitByItsCookiesGetsOneWhole431() async throws {
         let handled = Locked(0)
         let server = try MicroHTTPServer(port: 0) { _ in

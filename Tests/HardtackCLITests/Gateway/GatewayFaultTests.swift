@@ -92,7 +92,7 @@ extension GatewayScenarios {
             let cookie = try #require(browser.cookies(for: origin)["__Host-hardtack"])
             for (line, status) in [
                 ("G@T /healthz", "400"), ("\u{1}\u{2} / ", "400"), ("CONNECT /healthz", "405"),
-                ("TRACE /api/echo", "405"), ("CONNECT /api/echo", "405"),
+                ("TRACE /api/echo", "405"), ("TRACK /api/echo", "405"), ("CONNECT /api/echo", "405"),
             ] {
                 let raw = line + " HTTP/1.1\r\nHost: x\r\nX-CSRF: 1\r\nCookie: __Host-hardtack=\(cookie)\r\nConnection: close\r\n\r\n"
                 let reply = await RawSocket.exchange(port: UInt16(port), sending: Array(raw.utf8))
@@ -107,6 +107,10 @@ extension GatewayScenarios {
             let head =
                 "GET /bff/user HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 64 * 1024) + "\r\n\r\n"
             #expect(await RawSocket.exchange(port: UInt16(port), sending: Array(head.utf8)).hasPrefix("HTTP/1.1 431"))
+            // Cookies past the head's limit: the server's own 431, in JSON.
+            let cookies = "GET /bff/user HTTP/1.1\r\nHost: x\r\nCookie: a=" + String(repeating: "b", count: 9_000) + "\r\n\r\n"
+            let tooLarge = await RawSocket.exchange(port: UInt16(port), sending: Array(cookies.utf8))
+            #expect(tooLarge.hasPrefix("HTTP/1.1 431") && tooLarge.contains("request_head_too_large"), "\(tooLarge.prefix(80))")
             let big = try await browser.send(
                 "POST", origin + "/api/echo", headers: [("X-CSRF", "1")], body: Data(count: 2 << 20))
             #expect(big.status == 413)
@@ -116,6 +120,7 @@ extension GatewayScenarios {
             let refusals = [
                 #"{"method":"G@T","ms":0.000,"path":"/healthz","route":"refused","status":400}"#,
                 #"{"method":"POST","ms":0.000,"path":"/api/echo","route":"refused","status":413}"#,
+                #"{"method":"GET","ms":0.000,"path":"/bff/user","route":"refused","status":431}"#,
             ]
             var log = ""
             for _ in 0..<100 {
