@@ -83,12 +83,19 @@ enum MicroHTTPResponder {
         MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap { Int(String(cString: $0)) }
     }
 
+    /// An answer the server gives itself, never the handler: `{"error":…,"message":…}` with `status`, and
+    /// the connection closed after it. `error` and `message` are the server's own texts, with nothing to
+    /// escape.
+    static func refusal(_ status: Int, _ error: String, _ message: String) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
+            body: Data(#"{"error":"\#(error)","message":"\#(message)"}"#.utf8))
+    }
+
     /// The answer to a request whose method is not an HTTP token (`G@T`, a control character). (Computed: a
     /// global holding `Data` reads as a leak to LeakSanitizer, which does not see through its packed storage.)
     static var invalidMethod: HTTPResponse {
-        HTTPResponse(
-            status: 400, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
-            body: Data(#"{"error":"invalid_method","message":"the request's method is not an HTTP token"}"#.utf8))
+        refusal(400, "invalid_method", "the request's method is not an HTTP token")
     }
 
     /// Whether the C string `text` is an HTTP token (RFC 9110 §5.6.2).
@@ -104,23 +111,17 @@ enum MicroHTTPResponder {
 
     /// The answer to a request target (path and query) over `limit` bytes.
     static func targetTooLong(_ limit: Int) -> HTTPResponse {
-        HTTPResponse(
-            status: 414, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
-            body: Data(#"{"error":"request_target_too_long","message":"the request target is over \#(limit) bytes"}"#.utf8))
+        refusal(414, "request_target_too_long", "the request target is over \(limit) bytes")
     }
 
     /// The answer to a head over `limit` bytes.
     static func headTooLarge(_ limit: Int) -> HTTPResponse {
-        HTTPResponse(
-            status: 431, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
-            body: Data(#"{"error":"request_head_too_large","message":"the request head is over \#(limit) bytes"}"#.utf8))
+        refusal(431, "request_head_too_large", "the request head is over \(limit) bytes")
     }
 
     /// The answer to a body over `limit` bytes.
     static func tooLarge(_ limit: Int) -> HTTPResponse {
-        HTTPResponse(
-            status: 413, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
-            body: Data(#"{"error":"request_too_large","message":"the request body is over \#(limit) bytes"}"#.utf8))
+        refusal(413, "request_too_large", "the request body is over \(limit) bytes")
     }
 
     /// Whether `name` is an HTTP token (RFC 9110 §5.6.2).

@@ -81,8 +81,6 @@ final class MicroHTTPServerState: @unchecked Sendable {
     /// The answer to a request the server will not handle because it is stopping. (Computed: a global
     /// holding `Data` reads as a leak to LeakSanitizer, which does not see through its packed storage.)
     static var unavailable: HTTPResponse {
-        HTTPResponse(
-            status: 503, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),
-            body: Data(#"{"error":"unavailable","message":"the server is stopping"}"#.utf8))
+        MicroHTTPResponder.refusal(503, "unavailable", "the server is stopping")
     }
 }

@@ -87,12 +87,18 @@ import Testing
         await server.stop(grace: .seconds(1))
     }
 
-    @Test func aTargetOverTheLimitIs414AndABodyDeclaredFarOverItIs413AtOnce() async throws {
+    /// A server with the default limits answering 200, and how many requests reached its handler.
+    static func countingServer() throws -> (MicroHTTPServer, Locked<Int>) {
         let handled = Locked(0)
         let server = try MicroHTTPServer(port: 0) { _ in
             handled.withLock { $0 += 1 }
             return HTTPResponse(status: 200)
         }
+        return (server, handled)
+    }
+
+    @Test func aTargetOverTheLimitIs414AndABodyDeclaredFarOverItIs413AtOnce() async throws {
+        let (server, handled) = try Self.countingServer()
         let long = "GET /" + String(repeating: "a", count: 9_000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
         let reply = await RawSocket.exchange(port: server.port, sending: Array(long.utf8))
         #expect(reply.hasPrefix("HTTP/1.1 414") && reply.contains("request_target_too_long"), "\(reply.prefix(80))")
@@ -105,11 +111,7 @@ import Testing
     }
 
     @Test func aHeadOverTheLimitByItsCookiesGetsOneWhole431() async throws {
-        let handled = Locked(0)
-        let server = try MicroHTTPServer(port: 0) { _ in
-            handled.withLock { $0 += 1 }
-            return HTTPResponse(status: 200)
-        }
+        let (server, handled) = try Self.countingServer()
         for size in [8_500, 9_000] {
             let head = "GET / HTTP/1.1\r\nHost: x\r\nCookie: a=" + String(repeating: "b", count: size) + "\r\n\r\n"
             let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))

@@ -122,12 +122,9 @@ extension GatewayScenarios {
                 #"{"method":"POST","ms":0.000,"path":"/api/echo","route":"refused","status":413}"#,
                 #"{"method":"GET","ms":0.000,"path":"/bff/user","route":"refused","status":431}"#,
             ]
-            var log = ""
-            for _ in 0..<100 {
-                log = String(decoding: FileBytes.read(gateway.errPath), as: UTF8.self)
-                if refusals.allSatisfy(log.contains) { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let log =
+                try await gateway.awaitOutput(bound: 5) { refusals.allSatisfy($0.errorsSoFar.contains) ? $0.errorsSoFar : nil }
+                ?? gateway.errorsSoFar
             for line in refusals { #expect(log.contains(line), "\(line)") }
         }
 
