@@ -13,13 +13,14 @@ extension Gateway {
     }
 
     /// Revokes the kept copies of sessions that are gone (only those of `sessionIDs` when given, at most
-    /// `limit`); logs one JSON line when it did something or failed (never a token), saying what it
-    /// followed. `nil` when the store failed (the next sweep tries again).
+    /// `limit`; a sweep's pass stops early when a back-channel logout's waits, see
+    /// ``GatewaySessions/revokeEnded(_:limit:yielding:)``); logs one JSON line when it did something or failed
+    /// (never a token), saying what it followed. `nil` when the store failed (the next sweep tries again).
     func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max, after cause: RevocationCause) async
         -> RevokeEndedSessions.Outcome?
     {
         do throws(AuthenticationError) {
-            let outcome = try await sessions.revokeEnded(sessionIDs, limit: limit)
+            let outcome = try await sessions.revokeEnded(sessionIDs, limit: limit, yielding: cause == .sweep)
             metrics.tokensRevoked(outcome.revoked)
             if outcome != RevokeEndedSessions.Outcome() {
                 dependencies.log(Self.revocationLine(outcome, after: cause))
@@ -31,14 +32,15 @@ extension Gateway {
         }
     }
 
-    /// The log line of a revocation pass: what it followed, its counts, and the last failure's reason (never
-    /// a token).
+    /// The log line of a revocation pass: what it followed, its counts, whether it yielded to another pass,
+    /// and the last failure's reason (never a token).
     static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause)
         -> String
     {
         var line = "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"revoked\":\(outcome.revoked),"
             + "\"expired\":\(outcome.expired),\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),"
             + "\"deferred\":\(outcome.deferred)"
+        if outcome.yielded { line += ",\"yielded\":true" }
         if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
         return line + "}"
     }

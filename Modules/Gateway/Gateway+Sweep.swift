@@ -37,12 +37,27 @@ extension Gateway {
                         + "\"next\":\"the next sweep tries again\"}")
             }
             // Copies whose sessions are gone (ended anywhere, by any path, or left by a revocation that did
-            // not finish) are revoked here, at most a batch a pass, whatever the sweep above did.
-            if let revoked = await revokeEnded(limit: 500, after: .sweep),
-                revoked.revoked + revoked.unsupported + revoked.refused >= 500
-            {
-                pause = 0
-            }
+            // not finish) are revoked here, at most a batch a sweep, whatever the sweep above did.
+            if await revokeEndedBatch(500) { pause = 0 }
         }
+    }
+
+    /// A sweep's revocation: passes of ``revokeEnded(_:limit:after:)`` until `batch` tokens are sent or one
+    /// pass ends on its own (see ``revokeInBatch(_:pass:)``). Whether the batch filled (another follows at once).
+    func revokeEndedBatch(_ batch: Int) async -> Bool {
+        await Self.revokeInBatch(batch) { limit in await revokeEnded(limit: limit, after: .sweep) }
+    }
+
+    /// Runs `pass` (given how many it may still send) until `batch` tokens are sent, a pass ends on its own,
+    /// or the store fails (`nil`). A pass that yielded to a back-channel logout's is followed by another,
+    /// which queues behind that one and reads the copies afresh, so that none it revoked is sent again.
+    /// Whether the batch filled.
+    static func revokeInBatch(_ batch: Int, pass: (Int) async -> RevokeEndedSessions.Outcome?) async -> Bool {
+        var sent = 0
+        while sent < batch, let done = await pass(batch - sent) {
+            sent += done.revoked + done.unsupported + done.refused
+            if !done.yielded { break }
+        }
+        return sent >= batch
     }
 }

@@ -10,6 +10,8 @@ package final class OneAtATime: Sendable {
         var busy = false
         /// The waiting tasks' turns, in the order they came (few: a queue's cost does not matter).
         var waiting: [CheckedContinuation<Void, Never>] = []
+        /// Those who wait until so many tasks wait (see ``untilWaiting(_:)``).
+        var watchers: [(count: Int, turn: CheckedContinuation<Void, Never>)] = []
     }
 
     /// The gate's state, behind a mutex.
@@ -21,6 +23,18 @@ package final class OneAtATime: Sendable {
     /// How many tasks wait for their turn (for tests).
     package var waitingCount: Int { state.withLock { $0.waiting.count } }
 
+    /// Returns once at least `count` tasks wait for their turn (for tests: at once if they already do).
+    package func untilWaiting(_ count: Int) async {
+        await withCheckedContinuation { (seen: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.waiting.count >= count { return true }
+                state.watchers.append((count, seen))
+                return false
+            }
+            if now { seen.resume() }
+        }
+    }
+
     /// Runs `body` once no other task runs one here, and lets the next in, whether `body` returns or throws.
     package func run<Result, Failure: Error>(_ body: () async throws(Failure) -> Result) async throws(Failure) -> Result {
         await enter()
@@ -31,14 +45,18 @@ package final class OneAtATime: Sendable {
     /// Returns once this task has the turn: at once when the gate is free, else when the task before leaves.
     private func enter() async {
         await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
+            let (now, seen) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                 if state.busy {
                     state.waiting.append(turn)
-                    return false
+                    let count = state.waiting.count
+                    let seen = state.watchers.filter { $0.count <= count }.map(\.turn)
+                    state.watchers.removeAll { $0.count <= count }
+                    return (false, seen)
                 }
                 state.busy = true
-                return true
+                return (true, [])
             }
+            for watcher in seen { watcher.resume() }
             if now { turn.resume() }
         }
     }

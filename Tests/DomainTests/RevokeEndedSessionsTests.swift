@@ -48,6 +48,19 @@ import TestSupport
         RevokeEndedSessions(gateway: fixture.gateway, catalog: catalog, copies: copies)
     }
 
+    @Test func aPassThatIsToYieldStopsAfterItsFirstSendAndLeavesTheRestForTheNext() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: ["a", "b", "c"])
+        let asked = Locked(0)
+        let outcome = try await revoke(catalog, copies)(
+            now: fixture.clock.date, yieldingWhen: { asked.withLock { $0 += 1 }; return true })
+        #expect(outcome.revoked == 1 && outcome.deferred == 2 && outcome.yielded)
+        #expect(fixture.gateway.revokeCalls == 1 && copies.keys.count == 2, "one sent and removed, two kept")
+        #expect(asked.withLock { $0 } == 1, "asked once: before the second send, never before the first")
+        let next = try await revoke(catalog, copies)(now: fixture.clock.date, yieldingWhen: { false })
+        #expect(next.revoked == 2 && next.deferred == 0 && !next.yielded && copies.keys.isEmpty)
+        #expect(fixture.gateway.revokeCalls == 3, "each sent once")
+    }
+
     @Test func onlyTheCopiesOfEndedSessionsAreRevokedAndRemoved() async throws {
         let (catalog, copies) = try await setUp(live: ["a"], copied: ["a", "b", "c"])
         let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)

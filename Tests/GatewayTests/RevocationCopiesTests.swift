@@ -149,6 +149,61 @@ import Testing
         #expect(try await sessions.copies.copies().isEmpty)
     }
 
+    /// A sweep's pass while a back-channel logout's waits: the sweep stops after its send in flight, the
+    /// logout's pass goes next, and a later pass sends the rest, each token once.
+    @Test func aSweepsPassYieldsToABackChannelLogoutsAfterTheSendInFlight() async throws {
+        let store = try store()
+        let issuer = ScriptedAuthenticationGateway(clock: clock)
+        let sessions = gatewaySessions(store, issuer, keeping: true)
+        for tag in ["1", "2", "3", "4"] {
+            _ = try await sessions.signIn(issued: try session(tag, user: tag == "4" ? "bob" : "alice"), cookie: .fresh())
+        }
+        let admin = GatewaySessionAdmin(store: store)
+        #expect(try await admin.end(user: "alice").count == 3)
+        issuer.holdRevokes()
+        let sweep = Task { try await sessions.revokeEnded(yielding: true) }
+        await issuer.untilRevokeCalls(1)
+        // Bob's session ends by a back-channel logout while the sweep's first send is at the issuer.
+        let bobs = try await admin.end(user: "bob")
+        let backChannel = Task { try await sessions.revokeEnded(Set(bobs)) }
+        await sessions.untilRevocationPassesWait(1)
+        issuer.releaseRevokes()
+        let (swept, ended) = (try await sweep.value, try await backChannel.value)
+        #expect(swept.revoked == 1 && swept.deferred == 2 && swept.yielded, "the sweep stopped after its send")
+        #expect(ended.revoked == 1 && !ended.yielded)
+        #expect(issuer.revokedTokens.count == 2 && issuer.revokedTokens.last == "refresh-4", "bob's went next")
+        let rest = try await sessions.revokeEnded(yielding: true)
+        #expect(rest.revoked == 2 && !rest.yielded && issuer.revokeCalls == 4, "the rest, each sent once")
+        #expect(try await sessions.copies.copies().isEmpty)
+    }
+
+    /// A sweep's batch goes on after a pass that yielded, with what is left of the batch, and stops after a
+    /// pass that did not yield, when the batch is full, or when the store failed.
+    @Test func aSweepsBatchGoesOnAfterAYieldedPassOnly() async {
+        func outcome(_ revoked: Int, yielded: Bool) -> RevokeEndedSessions.Outcome {
+            var outcome = RevokeEndedSessions.Outcome()
+            (outcome.revoked, outcome.yielded) = (revoked, yielded)
+            return outcome
+        }
+        func run(_ batch: Int, _ script: [RevokeEndedSessions.Outcome?]) async -> (filled: Bool, limits: [Int]) {
+            let limits = Locked<[Int]>([])
+            let filled = await Gateway.revokeInBatch(batch) { limit in
+                let index = limits.withLock { $0.append(limit); return $0.count - 1 }
+                return index < script.count ? script[index] : outcome(0, yielded: false)
+            }
+            return (filled, limits.withLock { $0 })
+        }
+        let afterYield = await run(
+            500, [outcome(1, yielded: true), outcome(3, yielded: false), outcome(9, yielded: false)])
+        #expect(!afterYield.filled && afterYield.limits == [500, 499], "once more after the yield, then done")
+        let full = await run(3, [outcome(1, yielded: true), outcome(2, yielded: true), outcome(5, yielded: true)])
+        #expect(full.filled && full.limits == [3, 2], "stops once the batch is full")
+        let failed = await run(500, [outcome(1, yielded: true), nil, outcome(5, yielded: false)])
+        #expect(!failed.filled && failed.limits == [500, 499], "stops when the store failed")
+        let plain = await run(500, [outcome(500, yielded: false)])
+        #expect(plain.filled && plain.limits == [500])
+    }
+
     @Test func theCatalogCountsEverySessionThatIsThereReadableOrNotAndNoLeftovers() async throws {
         let store = try store()
         let readable = SessionCookie.fresh()

@@ -23,7 +23,10 @@ import Testing
         #expect(object["lastFailure"] as? String == outcome.lastFailure)
         #expect(!line.contains("\n"), "one line")
         let plain = try #require(parsed(Gateway.revocationLine(RevokeEndedSessions.Outcome(), after: .sweep)))
-        #expect(plain["after"] as? String == "sweep" && plain["lastFailure"] == nil)
+        #expect(plain["after"] as? String == "sweep" && plain["lastFailure"] == nil && plain["yielded"] == nil)
+        outcome.yielded = true
+        let yielded = try #require(parsed(Gateway.revocationLine(outcome, after: .sweep)))
+        #expect(yielded["yielded"] as? Bool == true, "a pass that let a waiting one go first says so")
     }
 
     @Test func aFailedPassSaysWhyAndThatTheNextSweepTriesAgain() throws {

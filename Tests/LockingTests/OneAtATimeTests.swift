@@ -49,12 +49,7 @@ import Testing
         }
         for await _ in holderIn.stream { break }
         let waiter = Task { await gate.run { (holderDone.withLock { $0 }, Task.isCancelled) } }
-        // Bounded against a hang: the waiter queues within moments.
-        var polls = 0
-        while gate.waitingCount == 0, polls < 6_000 {
-            polls += 1
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await gate.untilWaiting(1)
         #expect(gate.waitingCount == 1, "the waiter queued behind the holder")
         waiter.cancel()
         try await Task.sleep(for: .milliseconds(50))

@@ -27,6 +27,10 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
         var serial = 0
         var presentedRefreshTokens: [String] = []
         var duringRefresh: (@Sendable () -> Void)?
+        /// Revocations held at the server until released (`nil`: none are held).
+        var heldRevokes: [CheckedContinuation<Void, Never>]?
+        /// Those who wait until so many revocations were asked for.
+        var revokeWatchers: [(count: Int, seen: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Locked(State())
@@ -57,6 +61,27 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     public func setDuringRefresh(_ action: (@Sendable () -> Void)?) { state.withLock { $0.duringRefresh = action } }
     /// Makes revocation fail with `error` (`nil`: succeed), whatever ``setRevokeFails(_:)`` says.
     public func setRevokeError(_ error: AuthenticationError?) { state.withLock { $0.revokeError = error } }
+    /// Holds every revocation from now on at the server, until ``releaseRevokes()``.
+    public func holdRevokes() { state.withLock { $0.heldRevokes = $0.heldRevokes ?? [] } }
+    /// Lets the held revocations answer, and no longer holds any.
+    public func releaseRevokes() {
+        let held = state.withLock { state in
+            defer { state.heldRevokes = nil }
+            return state.heldRevokes ?? []
+        }
+        for revocation in held { revocation.resume() }
+    }
+    /// Returns once `count` revocations were asked for (at once if they were).
+    public func untilRevokeCalls(_ count: Int) async {
+        await withCheckedContinuation { (seen: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.revokeCalls >= count { return true }
+                state.revokeWatchers.append((count, seen))
+                return false
+            }
+            if now { seen.resume() }
+        }
+    }
     /// Every refresh token revoked successfully, in order (test-only visibility).
     public var revokedTokens: [String] { state.withLock { $0.revokedTokens } }
     /// Sign-ins answered.
@@ -111,9 +136,23 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
     }
 
     public func revoke(_ refreshToken: RefreshToken) async throws(AuthenticationError) {
-        let (fails, error) = state.withLock { state in
+        let (fails, error, seen, held) = state.withLock { state in
             state.revokeCalls += 1
-            return (state.revokeFails, state.revokeError)
+            let calls = state.revokeCalls
+            let seen = state.revokeWatchers.filter { $0.count <= calls }.map(\.seen)
+            state.revokeWatchers.removeAll { $0.count <= calls }
+            return (state.revokeFails, state.revokeError, seen, state.heldRevokes != nil)
+        }
+        for watcher in seen { watcher.resume() }
+        if held {
+            await withCheckedContinuation { (answer: CheckedContinuation<Void, Never>) in
+                // Released meanwhile: answer at once.
+                let still = state.withLock { state in
+                    state.heldRevokes?.append(answer)
+                    return state.heldRevokes != nil
+                }
+                if !still { answer.resume() }
+            }
         }
         if revokeDelay > .zero { try? await Task.sleep(for: revokeDelay) }
         if let error { throw error }

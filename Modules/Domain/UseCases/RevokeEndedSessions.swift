@@ -28,6 +28,9 @@ public struct RevokeEndedSessions: Sendable {
         public var deferred = 0
         /// Why the last refusal or deferral happened, for the log (never a token).
         public var lastFailure: String?
+        /// Whether the pass stopped sending early to let another pass that waited run first; the copies
+        /// it left are counted in `deferred`.
+        public var yielded = false
 
         /// Creates an empty outcome.
         public init() {}
@@ -45,13 +48,15 @@ public struct RevokeEndedSessions: Sendable {
     }
 
     /// Revokes the copies whose sessions are gone: only those under `keys` when given (the sessions a
-    /// logout just ended), at most `limit` sent to the issuer.
+    /// logout just ended), at most `limit` sent to the issuer. Before each send but the first, a pass
+    /// for which `othersWait` says so stops sending and defers the rest (``Outcome/yielded``), so that a
+    /// pass that waits (a logout's) need not wait for a long one (a sweep's), which still makes headway.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)``, ``AuthenticationError/storeDamaged(_:)`` or
     ///   ``AuthenticationError/storageFailed(_:)`` when the store cannot be read or written; what was
     ///   revoked before stays removed, the rest waits for the next pass.
-    public func callAsFunction(_ keys: Set<String>? = nil, now: Date, limit: Int = .max)
-        async throws(AuthenticationError) -> Outcome
-    {
+    public func callAsFunction(
+        _ keys: Set<String>? = nil, now: Date, limit: Int = .max, yieldingWhen othersWait: () -> Bool = { false }
+    ) async throws(AuthenticationError) -> Outcome {
         // The copies first, then the sessions: a copy read here was stored no earlier than its session, so a
         // session that still exists is in the catalog read next.
         let kept = try await copies.copies().filter { keys?.contains($0.key) ?? true }
@@ -66,6 +71,10 @@ public struct RevokeEndedSessions: Sendable {
             if token.isExpired(at: now) {
                 if try await copies.remove(key, ifStill: token) { outcome.expired += 1 }
                 continue
+            }
+            if goOn, sent > 0, othersWait() {
+                goOn = false
+                outcome.yielded = true
             }
             guard goOn, sent < limit else {
                 outcome.deferred += 1

@@ -106,20 +106,27 @@ final class GatewaySessions: Sendable {
     /// (only those of `sessionIDs` when given), as of when the pass begins.
     ///
     /// One pass at a time in this process: a back-channel logout's pass and a sweep's would otherwise both
-    /// read a copy before either removed it, and both send its token. So a back-channel logout's pass may
-    /// wait for a sweep's to end: at most `limit` sends, each bounded by the HTTP client's timeout, and a
-    /// pass ends at the first the issuer does not answer. A token may still be sent twice (across
+    /// read a copy before either removed it, and both send its token. A pass that is `yielding` (a sweep's)
+    /// stops after the send in flight when another pass waits its turn (``RevokeEndedSessions/Outcome/yielded``),
+    /// so that a back-channel logout's waits for one send, not for up to `limit`; the sweep goes on with a pass
+    /// of its own after it, from a fresh read. A token may still be sent twice (across
     /// instances, or by a sweep between a sign-out's removal of its session and of its copy), which the
     /// issuer answers as it did the first time (RFC 7009): a copy is removed only once the issuer answered
     /// for its token or the token expired, so that none is dropped unrevoked.
-    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max) async throws(AuthenticationError)
-        -> RevokeEndedSessions.Outcome
+    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max, yielding: Bool = false)
+        async throws(AuthenticationError) -> RevokeEndedSessions.Outcome
     {
-        try await revocationPasses.run { () async throws(AuthenticationError) -> RevokeEndedSessions.Outcome in
+        let passes = revocationPasses
+        return try await passes.run { () async throws(AuthenticationError) -> RevokeEndedSessions.Outcome in
             // The time once the pass may begin: a token that expired while it waited is removed unsent.
             try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(
-                sessionIDs, now: now(), limit: limit)
+                sessionIDs, now: now(), limit: limit, yieldingWhen: { yielding && passes.waitingCount > 0 })
         }
+    }
+
+    /// Returns once `count` revocation passes wait for their turn (for tests).
+    func untilRevocationPassesWait(_ count: Int) async {
+        await revocationPasses.untilWaiting(count)
     }
 
     private var catalog: GatewaySessionCatalog {
