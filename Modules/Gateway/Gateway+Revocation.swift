@@ -10,6 +10,10 @@ extension Gateway {
         case backChannelLogout = "backchannel_logout"
         /// A sweep looks for any copy whose session is gone.
         case sweep
+
+        /// Whether a pass that follows this stops early for a pass that waits: a sweep's does, for a
+        /// back-channel logout's, which never does.
+        var yieldsToWaitingPasses: Bool { self == .sweep }
     }
 
     /// Revokes the kept copies of sessions that are gone (only those of `sessionIDs` when given, at most
@@ -20,7 +24,7 @@ extension Gateway {
         -> RevokeEndedSessions.Outcome?
     {
         do throws(AuthenticationError) {
-            let outcome = try await sessions.revokeEnded(sessionIDs, limit: limit, yielding: cause == .sweep)
+            let outcome = try await sessions.revokeEnded(sessionIDs, limit: limit, yielding: cause.yieldsToWaitingPasses)
             metrics.tokensRevoked(outcome.revoked)
             if outcome != RevokeEndedSessions.Outcome() {
                 dependencies.log(Self.revocationLine(outcome, after: cause))

@@ -11,7 +11,7 @@ package final class OneAtATime: Sendable {
         /// The waiting tasks' turns, in the order they came (few: a queue's cost does not matter).
         var waiting: [CheckedContinuation<Void, Never>] = []
         /// Those who wait until so many tasks wait (see ``untilWaiting(_:)``).
-        var watchers: [(count: Int, turn: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(count: Int, seen: CheckedContinuation<Void, Never>)] = []
     }
 
     /// The gate's state, behind a mutex.
@@ -49,7 +49,7 @@ package final class OneAtATime: Sendable {
                 if state.busy {
                     state.waiting.append(turn)
                     let count = state.waiting.count
-                    let seen = state.watchers.filter { $0.count <= count }.map(\.turn)
+                    let seen = state.watchers.filter { $0.count <= count }.map(\.seen)
                     state.watchers.removeAll { $0.count <= count }
                     return (false, seen)
                 }

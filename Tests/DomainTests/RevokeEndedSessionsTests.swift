@@ -61,6 +61,12 @@ import TestSupport
         #expect(fixture.gateway.revokeCalls == 3, "each sent once")
     }
 
+    @Test func aPassAtItsLimitDefersTheRestWithoutYielding() async throws {
+        let (catalog, copies) = try await setUp(live: [], copied: ["a", "b"])
+        let outcome = try await revoke(catalog, copies)(now: fixture.clock.date, limit: 1, yieldingWhen: { true })
+        #expect(outcome.revoked == 1 && outcome.deferred == 1 && !outcome.yielded, "the limit held it back, not a yield")
+    }
+
     @Test func onlyTheCopiesOfEndedSessionsAreRevokedAndRemoved() async throws {
         let (catalog, copies) = try await setUp(live: ["a"], copied: ["a", "b", "c"])
         let outcome = try await revoke(catalog, copies)(now: fixture.clock.date)

@@ -9,7 +9,7 @@ import Testing
 
 /// Revocation copies in a real store: kept beside each sealed session when asked for, replaced when a
 /// refresh rotates the token, and revoked once their session is gone, whichever way it ended.
-@Suite struct RevocationCopiesTests {
+@Suite(.timeLimit(.minutes(1))) struct RevocationCopiesTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 
@@ -156,7 +156,8 @@ import Testing
         let issuer = ScriptedAuthenticationGateway(clock: clock)
         let sessions = gatewaySessions(store, issuer, keeping: true)
         for tag in ["1", "2", "3", "4"] {
-            _ = try await sessions.signIn(issued: try session(tag, user: tag == "4" ? "bob" : "alice"), cookie: .fresh())
+            let user = tag == "4" ? "bob" : "alice"
+            _ = try await sessions.signIn(issued: try session(tag, user: user), cookie: .fresh())
         }
         let admin = GatewaySessionAdmin(store: store)
         #expect(try await admin.end(user: "alice").count == 3)

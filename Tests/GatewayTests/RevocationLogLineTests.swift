@@ -29,6 +29,11 @@ import Testing
         #expect(yielded["yielded"] as? Bool == true, "a pass that let a waiting one go first says so")
     }
 
+    @Test func aSweepsPassYieldsToAWaitingPassAndABackChannelLogoutsNever() {
+        #expect(Gateway.RevocationCause.sweep.yieldsToWaitingPasses)
+        #expect(!Gateway.RevocationCause.backChannelLogout.yieldsToWaitingPasses)
+    }
+
     @Test func aFailedPassSaysWhyAndThatTheNextSweepTriesAgain() throws {
         let line = Gateway.revocationFailureLine("the store \"x\" is unreachable\n", after: .sweep)
         let object = try #require(parsed(line), "\(line)")

@@ -144,6 +144,8 @@ public final class ScriptedAuthenticationGateway: AuthenticationGateway {
             return (state.revokeFails, state.revokeError, seen, state.heldRevokes != nil)
         }
         for watcher in seen { watcher.resume() }
+        // Held as of the call. A release and a new hold between here and the queueing below would hold
+        // it under the new one, which no test does.
         if held {
             await withCheckedContinuation { (answer: CheckedContinuation<Void, Never>) in
                 // Released meanwhile: answer at once.

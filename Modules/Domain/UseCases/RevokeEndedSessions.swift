@@ -24,7 +24,7 @@ public struct RevokeEndedSessions: Sendable {
         /// not this client).
         public var refused = 0
         /// Copies left for the next pass: the issuer could not be reached, failed, or refused this client,
-        /// or the pass's limit was reached.
+        /// the pass's limit was reached, or the pass yielded to another.
         public var deferred = 0
         /// Why the last refusal or deferral happened, for the log (never a token).
         public var lastFailure: String?
@@ -72,7 +72,7 @@ public struct RevokeEndedSessions: Sendable {
                 if try await copies.remove(key, ifStill: token) { outcome.expired += 1 }
                 continue
             }
-            if goOn, sent > 0, othersWait() {
+            if goOn, sent > 0, sent < limit, othersWait() {
                 goOn = false
                 outcome.yielded = true
             }
