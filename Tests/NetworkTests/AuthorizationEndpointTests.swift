@@ -82,6 +82,14 @@ import Testing
         #expect(plain.headers["Location"]?.contains("error=invalid_request") == true)
         let foreign = try await authorize(redirect: "https://evil.example.com/callback")
         #expect(foreign.status == 400 && foreign.headers["Location"] == nil)
+        let remotes = ["http://evil.example.com/callback", "ftp://127.0.0.1/callback", "https://127.0.0.1.evil.example/cb"]
+        for remote in remotes {
+            #expect(try await authorize(redirect: remote).status == 400, "\(remote)")
+        }
+        // A gateway tried behind a TLS proxy on this machine: https on a loopback host.
+        let proxied = try await authorize(redirect: "https://localhost:9443/bff/callback")
+        #expect(proxied.status == 302)
+        #expect(proxied.headers["Location"]?.hasPrefix("https://localhost:9443/bff/callback?") == true)
     }
 
     @Test func aDenialRedirectsWithAccessDenied() async throws {

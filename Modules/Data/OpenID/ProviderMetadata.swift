@@ -28,4 +28,12 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var backchannelLogoutSupported = false
     /// Whether its back-channel logout tokens carry the issuer's session id (`sid`).
     public var backchannelLogoutSessionSupported = false
+    /// The scope values the issuer lists (`scopes_supported`), when it lists them; it may support others.
+    public var scopesSupported: [String]? = nil
+
+    /// Those of `scope`'s values the issuer's list leaves out (none when it lists none).
+    public func unlistedScopes(of scope: String) -> [String] {
+        guard let scopesSupported else { return [] }
+        return scope.split(separator: " ").map(String.init).filter { !scopesSupported.contains($0) }
+    }
 }

@@ -24,6 +24,7 @@ extension ProviderMetadataDTO {
         metadata.endSessionEndpoint = try Self.endpoint(endSessionEndpoint, "end_session_endpoint")
         metadata.backchannelLogoutSupported = backchannelLogoutSupported ?? false
         metadata.backchannelLogoutSessionSupported = backchannelLogoutSessionSupported ?? false
+        metadata.scopesSupported = scopesSupported
         return metadata
     }
 

@@ -15,6 +15,7 @@ struct ProviderMetadataDTO: Decodable {
     let endSessionEndpoint: String?
     let backchannelLogoutSupported: Bool?
     let backchannelLogoutSessionSupported: Bool?
+    let scopesSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -31,5 +32,6 @@ struct ProviderMetadataDTO: Decodable {
         case endSessionEndpoint = "end_session_endpoint"
         case backchannelLogoutSupported = "backchannel_logout_supported"
         case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
+        case scopesSupported = "scopes_supported"
     }
 }

@@ -24,7 +24,7 @@ extension EmbeddedAuthServer {
             return page(400, "Unknown client.")
         }
         guard let redirectURI = fields["redirect_uri"], Self.isLoopbackRedirect(redirectURI) else {
-            return page(400, "The redirect URI must be a loopback http URI.")
+            return page(400, "The redirect URI must be an http or https URI on a loopback host.")
         }
         let issuer = issuer(of: request)
         let state = fields["state"]
@@ -87,9 +87,11 @@ extension EmbeddedAuthServer {
             body: Data("<!doctype html><meta charset=\"utf-8\"><p>\(Self.html(message))</p>\n".utf8))
     }
 
+    /// Whether `uri` may receive codes here: http or https (a gateway tried behind a TLS proxy on this
+    /// machine) on a loopback host, with no fragment.
     static func isLoopbackRedirect(_ uri: String) -> Bool {
-        guard let parts = URLComponents(string: uri), parts.scheme == "http", parts.fragment == nil,
-            let host = parts.host, ["127.0.0.1", "localhost", "[::1]", "::1"].contains(host)
+        guard let parts = URLComponents(string: uri), parts.scheme == "http" || parts.scheme == "https",
+            parts.fragment == nil, let host = parts.host, ["127.0.0.1", "localhost", "[::1]", "::1"].contains(host)
         else { return false }
         return true
     }

@@ -36,7 +36,8 @@ extension EmbeddedAuthServer {
                 "code_challenge_methods_supported": ["S256"], "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["RS256", "ES256"],
                 "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
-                "authorization_response_iss_parameter_supported": true, "scopes_supported": ["openid", "profile"],
+                "authorization_response_iss_parameter_supported": true,
+                "scopes_supported": ["openid", "profile", "offline_access"],
             ])
     }
 

@@ -96,7 +96,7 @@ import Testing
         {"issuer":"ISSUER","authorization_endpoint":"https://id.example.com/authorize",
          "token_endpoint":"https://id.example.com/token","jwks_uri":"https://keys.example.com/jwks",
          "revocation_endpoint":"https://id.example.com/revoke","code_challenge_methods_supported":["S256"],
-         "authorization_response_iss_parameter_supported":true}
+         "authorization_response_iss_parameter_supported":true,"scopes_supported":["openid","profile"]}
         """#
 
     @Test func openIDDiscoveryGivesTheEndpoints() async throws {
@@ -110,6 +110,12 @@ import Testing
         #expect(metadata.codeChallengeMethods == ["S256"])
         #expect(metadata.sendsIssuerInAuthorizationResponse)
         #expect(metadata.deviceAuthorizationEndpoint == nil)
+        #expect(metadata.scopesSupported == ["openid", "profile"])
+        #expect(metadata.unlistedScopes(of: "openid profile offline_access") == ["offline_access"])
+        #expect(metadata.unlistedScopes(of: "openid profile") == [])
+        var unlisting = metadata
+        unlisting.scopesSupported = nil
+        #expect(unlisting.unlistedScopes(of: "openid offline_access") == [], "no list: nothing to say")
     }
 
     @Test func rfc8414IsTriedWhenThereIsNoOpenIDDocument() async throws {

@@ -72,7 +72,8 @@ import Testing
     }
 
     /// `--revoke-ended-sessions` against an issuer whose discovery names no revocation endpoint (served here
-    /// by Python's own HTTP server from a file): refused at start, saying why and how to go on.
+    /// by Python's own HTTP server from a file): refused at start, saying why and how to go on. Without it,
+    /// the gateway starts and says that the issuer revokes nothing and does not list the scope it asks for.
     @Test func revokingEndedSessionsNeedsAnIssuerThatRevokes() async throws {
         let port = CLISandbox.freePort()
         let issuer = "http://127.0.0.1:\(port)"
@@ -81,7 +82,7 @@ import Testing
         let discovery: [String: Any] = [
             "issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
             "jwks_uri": issuer + "/jwks", "response_types_supported": ["code"], "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": ["RS256"],
+            "id_token_signing_alg_values_supported": ["RS256"], "scopes_supported": ["openid", "profile"],
         ]
         try JSONSerialization.data(withJSONObject: discovery).write(to: URL(fileURLWithPath: root + "/.well-known/openid-configuration"))
         let server = Process()
@@ -109,5 +110,12 @@ import Testing
         #expect(result.stderr.contains("needs the issuer's revocation endpoint (RFC 7009)"), "\(result.stderr)")
         #expect(result.stderr.contains("start without --revoke-ended-sessions"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.store), "refused before any store is made")
+
+        // Without the option it starts, and says what the issuer lacks: revocation, and the scope it asks for.
+        let (gateway, _) = try await sandbox.startGateway(issuer: issuer, routes: ["/api/=http://127.0.0.1:3/"])
+        defer { _ = sandbox.stopGatewayNow(gateway) }
+        let said = try await gateway.awaitOutput { $0.errorsSoFar.contains("set --scope") ? $0.errorsSoFar : nil } ?? ""
+        #expect(said.contains("token revocation not offered (a sign-out deletes the session's tokens"), "\(said)")
+        #expect(said.contains("warning: the issuer's discovery does not list offline_access among"), "\(said)")
     }
 }
