@@ -83,4 +83,23 @@ struct PostgreSQLStoreCommandTests {
         let elapsed = try #require(status.elapsed)
         #expect(elapsed < 10, "the refused connection was told in \(elapsed) s")
     }
+
+    /// A wrong password is no outage: said once, in the server's words, with what to check, and exit 1
+    /// (trying again later will not help), never the password given or the right one.
+    @Test func aWrongPasswordIsSaidOnceWithWhatToCheck() async throws {
+        let sandbox = CLISandbox()
+        let (uri, password) = try await freshDatabase(sandbox)
+        let wrong = "wrong-\(UInt64.random(in: 1_000_000...9_999_999))"
+        var components = try #require(URLComponents(string: uri))
+        components.password = wrong
+        let refused = try #require(components.string)
+        let status = try await sandbox.run(
+            ["status", "--store", refused, "--key-env", "PG_KEY"], environment: ["PG_KEY": String(repeating: "ab", count: 32)])
+        #expect(status.status == 1, "\(status.stderr)")
+        #expect(status.stderr.contains("the PostgreSQL server refused the store's connection"), "\(status.stderr)")
+        #expect(status.stderr.components(separatedBy: "password authentication failed").count == 2, "once: \(status.stderr)")
+        #expect(status.stderr.contains("Check the user, password and database"))
+        #expect(!status.stderr.contains("running and reachable") && !status.stderr.contains("?."))
+        #expect(!status.stderr.contains(password) && !status.stderr.contains(wrong))
+    }
 }

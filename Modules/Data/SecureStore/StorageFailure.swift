@@ -18,6 +18,9 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case permission
         /// The database server cannot be reached or is not accepting connections.
         case unavailable
+        /// The database server was reached but refused to let the store in: a wrong password, an unknown
+        /// role or database, or a rule of the server's (`pg_hba.conf`). Trying again will not help.
+        case notAuthenticated
         /// The database server was reached but failed the TLS check: it offers no TLS, or its
         /// certificate is not trusted or not issued for the host named. Trying again will not help.
         case serverNotVerified
@@ -69,6 +72,9 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .readOnly: "Reads work there, writes are impossible; to change the store, copy it to a writable place."
         case .permission: "Check that this user (or database role) owns the store and may write to it."
         case .unavailable: "Check that the database server is running and reachable, then try again."
+        case .notAuthenticated:
+            "Check the user, password and database the store's URI (or its password file) names, and that the "
+                + "server lets that role connect from here."
         case .serverNotVerified:
             "Give the client the CA certificate that signed the server's certificate, and name the server as its certificate does."
         case .connectionLost: "The store is consistent; read what you wrote before trying it again (it may have been saved)."
@@ -81,7 +87,11 @@ public struct StorageFailure: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// One line: what failed and what to do (the backend and its own words are in ``verboseDetail``).
-    public var description: String { "\(message). \(advice)" }
+    public var description: String {
+        // A message that ends a sentence itself (libpq's may end in a question) gets no second stop.
+        let stop = message.last.map { ".?!".contains($0) } ?? false ? " " : ". "
+        return message + stop + advice
+    }
 
     /// The backend and its own words, for `--verbose`.
     public var verboseDetail: String { backend + (detail.map { ": " + $0 } ?? "") }

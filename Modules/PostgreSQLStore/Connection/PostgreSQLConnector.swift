@@ -81,10 +81,12 @@ struct PostgreSQLConnector {
         return PostgreSQLError(.connectionFailed, message: message.isEmpty ? "connection failed" : message)
     }
 
-    /// libpq's multi-line message on one line.
+    /// libpq's multi-line message on one line, each line once (libpq repeats the server's refusal when it
+    /// tried again without TLS, as `sslmode=prefer` does).
     static func tidy(_ message: String) -> String {
-        message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: "; ")
+        var seen = Set<String>()
+        return message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }.joined(separator: "; ")
     }
 
     /// Calls `body` with a NULL-terminated array of C strings, wiped and freed afterwards (one of them

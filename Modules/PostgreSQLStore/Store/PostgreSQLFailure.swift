@@ -28,6 +28,8 @@ enum PostgreSQLFailure {
         switch error.kind {
         case .invalidLocation:
             (kind, message) = (.other, "the PostgreSQL URI is not valid: \(error.message)")
+        case .connectionFailed where refusesCredentials(error.message):
+            (kind, message) = (.notAuthenticated, "the PostgreSQL server refused the store's connection: \(error.message)")
         case .connectionFailed:
             (kind, message) = (.unavailable, "cannot connect to the PostgreSQL server: \(error.message)")
         case .tlsCheckFailed:
@@ -64,5 +66,19 @@ enum PostgreSQLFailure {
         var detail = error.sqlState.map { "SQLSTATE \($0)" } ?? "no SQLSTATE"
         if let sql = error.sql { detail += " in `\(sql)`" }
         return StorageFailure(backend: "PostgreSQL", kind: kind, message: message, detail: detail)
+    }
+
+    /// What libpq and the server say when they reached each other and the server refused the connection
+    /// itself (no SQLSTATE comes with a failed connection, only these words, in the server's English).
+    private static let credentialRefusals = [
+        "authentication failed", "no password supplied", "pg_hba.conf", "permission denied for database",
+    ]
+
+    /// Whether a failed connection's `message` says the server refused its credentials, role or database
+    /// (trying again will not help) rather than that it could not be reached.
+    static func refusesCredentials(_ message: String) -> Bool {
+        if credentialRefusals.contains(where: { message.contains($0) }) { return true }
+        // `FATAL:  role "x" does not exist`, `FATAL:  database "x" does not exist`.
+        return message.contains("does not exist") && (message.contains("role \"") || message.contains("database \""))
     }
 }

@@ -56,7 +56,10 @@ struct GatewaySessionsCommand: HardtackCommand {
                 let user = session.user.map { "\(Redaction.printable($0.id)) (\(Redaction.user($0)))" } ?? "unknown user"
                 Console.print(
                     "\(session.sessionID) · \(user) · signed in \(date(session.signedInAt, "at an unknown time")) · "
-                        + "last used \(date(session.lastUsedAt, "not recorded")) · expires \(date(session.expiresAt, "never"))")
+                        + "last used \(date(session.lastUsedAt, "not recorded")) · "
+                        // The refresh token's end: the gateways' idle timeout, which they alone know, may come first.
+                        + (session.expiresAt.map { "refresh token expires \(formatter.string(from: $0))" }
+                            ?? "refresh token without an end"))
             }
         }
     }

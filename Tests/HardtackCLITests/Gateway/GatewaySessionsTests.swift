@@ -48,6 +48,8 @@ extension GatewayScenarios {
             let onlyBob = try await run(["sessions", "--user", "bob"])
             #expect(onlyBob.stdout.contains(bobSid) && !onlyBob.stdout.contains(aliceSid), "\(onlyBob.stdout)")
             #expect(onlyBob.stdout.contains("bob (Bob Builder)"))
+            // The provider gives its refresh tokens no lifetime: the end is said as the token's, not "never".
+            #expect(onlyBob.stdout.contains(" · refresh token without an end"), "\(onlyBob.stdout)")
 
             // Alice's session is kept in memory by now (two calls with nothing committed between them)...
             #expect(try await alice.get(origin + "/api/echo/me", headers: [("X-CSRF", "1")]).status == 200)
