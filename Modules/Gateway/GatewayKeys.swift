@@ -6,21 +6,37 @@ import Domain
 enum GatewayKeys {
     private static let item = ItemAttributes.genericPassword(service: GatewayStoreItems.service, account: GatewayStoreItems.loginKeyAccount)
 
-    /// The key, made (32 random bytes) by the first instance to ask.
+    /// The key, made (32 random bytes) by the first instance to ask. Read first, so that a start after the
+    /// first adds nothing (PostgreSQL logs an `ERROR` for each add its unique index refuses).
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot keep or give it.
     static func loginKey(in store: any SecureItemStore) async throws(AuthenticationError) -> SecretBytes {
         do throws(SecureStoreError) {
             do {
+                if let key = try await store.find(item, limit: .one, returning: .data).first?.data {
+                    return try checked(key)
+                }
+            } catch .itemNotFound {
+                // The first start on this store: make it.
+            }
+            do {
                 try await store.add(item, data: SecretBytes(GatewaySeal.random(GatewaySeal.keyBytes)))
             } catch .duplicateItem {
-                // Another instance made it first: use that one.
+                // Another instance made it meanwhile: use that one.
             }
-            guard let key = try await store.find(item, limit: .one, returning: .data).first?.data,
-                key.count == GatewaySeal.keyBytes
-            else { throw SecureStoreError.integrityFailure("the gateway's key item is not a 32-byte key") }
-            return key
+            guard let key = try await store.find(item, limit: .one, returning: .data).first?.data else {
+                throw SecureStoreError.integrityFailure("the gateway's key item is gone just after it was made")
+            }
+            return try checked(key)
         } catch {
             throw .fromStore(error)
         }
+    }
+
+    /// `key`, when it is one.
+    private static func checked(_ key: SecretBytes) throws(SecureStoreError) -> SecretBytes {
+        guard key.count == GatewaySeal.keyBytes else {
+            throw SecureStoreError.integrityFailure("the gateway's key item is not a 32-byte key")
+        }
+        return key
     }
 }

@@ -5,12 +5,14 @@ import SQLiteStore
 
 /// A real SQLite store seen through the ``SecureItemStore`` port alone: each call forwarded, but no change
 /// mark unless `onMark` is given (as PostgreSQL gives none); `refusing` may fail a find first, as a store
-/// that went away would; `onFind` hears of each find, after it, and `onMark` of each mark asked, before it.
+/// that went away would; `onFind` hears of each find, after it, `onMark` of each mark asked, before it, and
+/// `onAdd` of each add, before it.
 struct PortOnlyStore: SecureItemStore {
     let base: SQLiteSecureItemStore
     var refusing: @Sendable (ItemAttributes) -> SecureStoreError? = { _ in nil }
     var onFind: @Sendable () -> Void = {}
     var onMark: (@Sendable () -> Void)?
+    var onAdd: @Sendable () -> Void = {}
 
     var accessGroups: [String] { base.accessGroups }
 
@@ -19,6 +21,7 @@ struct PortOnlyStore: SecureItemStore {
     }
 
     func add(_ attributes: ItemAttributes, data: SecretBytes) throws(SecureStoreError) {
+        onAdd()
         try base.add(attributes, data: data)
     }
 
