@@ -82,7 +82,10 @@ import Testing
         #expect(plain.headers["Location"]?.contains("error=invalid_request") == true)
         let foreign = try await authorize(redirect: "https://evil.example.com/callback")
         #expect(foreign.status == 400 && foreign.headers["Location"] == nil)
-        let remotes = ["http://evil.example.com/callback", "ftp://127.0.0.1/callback", "https://127.0.0.1.evil.example/cb"]
+        let remotes = [
+            "http://evil.example.com/callback", "ftp://127.0.0.1/callback", "https://127.0.0.1.evil.example/cb",
+            "https://127.0.0.1@evil.example/cb", "https://localhost.evil.example/cb",
+        ]
         for remote in remotes {
             #expect(try await authorize(redirect: remote).status == 400, "\(remote)")
         }

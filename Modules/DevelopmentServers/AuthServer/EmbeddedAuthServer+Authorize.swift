@@ -4,7 +4,7 @@ import Foundation
 /// The authorization endpoint (RFC 6749 §4.1.1): `GET` shows a login form carrying the request's
 /// parameters; `POST` checks the password (or a refusal) and redirects to the client's loopback
 /// redirect URI with a single-use code, `state` and `iss` (RFC 9207). PKCE S256 is required; the
-/// redirect URI must be `http://127.0.0.1:PORT/…` or `http://localhost:PORT/…` (RFC 8252 §7.3).
+/// redirect URI must be `http` (RFC 8252 §7.3) or `https` on a loopback host (see ``isLoopbackRedirect(_:)``).
 extension EmbeddedAuthServer {
     func authorizationEndpoint(_ request: HTTPRequest) -> HTTPResponse {
         let fields: [String: String]?

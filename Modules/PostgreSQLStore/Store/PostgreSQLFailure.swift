@@ -29,7 +29,9 @@ enum PostgreSQLFailure {
         case .invalidLocation:
             (kind, message) = (.other, "the PostgreSQL URI is not valid: \(error.message)")
         case .connectionFailed where refusesCredentials(error.message):
-            (kind, message) = (.notAuthenticated, "the PostgreSQL server refused the store's connection: \(error.message)")
+            (kind, message) = (
+                .notAuthenticated, "the PostgreSQL server refused the store's connection: \(error.message)"
+            )
         case .connectionFailed:
             (kind, message) = (.unavailable, "cannot connect to the PostgreSQL server: \(error.message)")
         case .tlsCheckFailed:
@@ -72,6 +74,7 @@ enum PostgreSQLFailure {
     /// itself (no SQLSTATE comes with a failed connection, only these words, in the server's English).
     private static let credentialRefusals = [
         "authentication failed", "no password supplied", "pg_hba.conf", "permission denied for database",
+        "is not permitted to log in",
     ]
 
     /// Whether a failed connection's `message` says the server refused its credentials, role or database

@@ -49,7 +49,7 @@ struct GatewayServeCommand: HardtackCommand {
             }
         }
         let metadata = server.gateway.issuerMetadata
-        Console.error(
+        var said = [
             "issuer \(metadata.issuer): sign-out at the issuer \(metadata.endSessionEndpoint == nil ? "not offered" : "offered"), "
                 + "back-channel logout \(metadata.backchannelLogoutSupported ? "offered" : "not offered"), "
                 + (metadata.revocationEndpoint == nil
@@ -57,14 +57,17 @@ struct GatewayServeCommand: HardtackCommand {
                     : "token revocation offered")
                 + (settings.configuration.revokeEndedSessions
                     ? "; sessions ended without their cookie are revoked there (copies of refresh tokens kept under the store's key)"
-                    : ""))
+                    : "")
+        ]
         let unlisted = metadata.unlistedScopes(of: settings.configuration.scope)
         if !unlisted.isEmpty {
-            Console.error(
+            said.append(
                 "warning: the issuer's discovery does not list \(unlisted.joined(separator: " ")) among its scopes; "
                     + "if it then issues no refresh token, sign-ins fail (\"no refresh_token in the reply\"): "
                     + "set --scope to what it asks for refresh tokens")
         }
+        // One write, so that whoever reads the start line has the warning too.
+        Console.error(said.joined(separator: "\nhardtack: "))
         Console.print("listening on \(server.listeningURL)")
         await Signals.waitForTermination()
         await server.stop(grace: .seconds(10))

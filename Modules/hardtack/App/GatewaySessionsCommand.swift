@@ -7,12 +7,14 @@ import Gateway
 /// `hardtack gateway sessions`: the gateway's sessions in the store, never a token or a cookie.
 struct GatewaySessionsCommand: HardtackCommand {
     static let configuration = CommandConfiguration(
-        name: "sessions", abstract: "List the gateway's sessions in the store: user, signed in, last used, expiry.",
+        name: "sessions",
+        abstract: "List the gateway's sessions in the store: user, signed in, last used, the refresh token's end.",
         discussion: [
             "Reads only the store (every instance's sessions, on a shared PostgreSQL store): never a token or a "
                 + "cookie. One line per session, oldest sign-in first. --json prints {\"sessions\": [{\"session\", "
                 + "\"user\" ({\"id\", \"name\"}), \"signedInAt\", \"lastUsedAt\", \"expiresAt\"}]} with null for what is "
-                + "not known; lastUsedAt is recorded at most once a minute. End one with `hardtack gateway revoke`."
+                + "not known; lastUsedAt is recorded at most once a minute; expiresAt is the refresh token's end (the "
+                + "gateways' idle timeout may come first). End one with `hardtack gateway revoke`."
         ],
         exitStatuses: ExitStatus.appTable)
 

@@ -27,7 +27,8 @@ import Testing
         defer { server.process.terminate(); _ = server.waitAfterStop() }
         let (gateway, origin) = try await sandbox.startGateway(issuer: issuer, routes: ["/api/=\(issuer)/api/"])
         defer { _ = sandbox.stopGatewayNow(gateway) }
-        // Written before `listening on`, though on another pipe: bounded at 60 s only against a hang.
+        // Written before `listening on`, though on another pipe, in one write with any warning: bounded at
+        // 60 s only against a hang.
         let said = try await gateway.awaitOutput { $0.errorsSoFar.contains("offered") ? $0.errorsSoFar : nil } ?? ""
         #expect(said.contains("back-channel logout not offered, token revocation offered"), "\(said)")
         #expect(!said.contains("warning:"), "serve lists offline_access among its scopes: \(said)")
