@@ -11,24 +11,29 @@ enum GatewayKeys {
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)`` when the store cannot keep or give it.
     static func loginKey(in store: any SecureItemStore) async throws(AuthenticationError) -> SecretBytes {
         do throws(SecureStoreError) {
+            if let key = try await stored(in: store) { return try checked(key) }
+            let made = SecretBytes(GatewaySeal.random(GatewaySeal.keyBytes))
             do {
-                if let key = try await store.find(item, limit: .one, returning: .data).first?.data {
-                    return try checked(key)
-                }
-            } catch .itemNotFound {
-                // The first start on this store: make it.
-            }
-            do {
-                try await store.add(item, data: SecretBytes(GatewaySeal.random(GatewaySeal.keyBytes)))
+                try await store.add(item, data: made)
+                return made
             } catch .duplicateItem {
                 // Another instance made it meanwhile: use that one.
+                guard let key = try await stored(in: store) else {
+                    throw SecureStoreError.integrityFailure("the gateway's key item is gone just after it was made")
+                }
+                return try checked(key)
             }
-            guard let key = try await store.find(item, limit: .one, returning: .data).first?.data else {
-                throw SecureStoreError.integrityFailure("the gateway's key item is gone just after it was made")
-            }
-            return try checked(key)
         } catch {
             throw .fromStore(error)
+        }
+    }
+
+    /// The key kept in `store`, or `nil` when there is none yet.
+    private static func stored(in store: any SecureItemStore) async throws(SecureStoreError) -> SecretBytes? {
+        do {
+            return try await store.find(item, limit: .one, returning: .data).first?.data
+        } catch .itemNotFound {
+            return nil
         }
     }
 
