@@ -4,7 +4,7 @@ import Testing
 import class Locking.DispatchTaskExecutor
 
 /// The executor that store calls run on: its own queue's threads, across a task's waits.
-@Suite(.timeLimit(.minutes(1))) struct DispatchTaskExecutorTests {
+@Suite(.timeLimit(.minutes(3))) struct DispatchTaskExecutorTests {
     @Test func aTaskThatPrefersItRunsOnItsQueueAcrossItsWaits() async throws {
         let executor = DispatchTaskExecutor(label: "hardtack.tests.executor")
         #expect(!executor.isCurrent)

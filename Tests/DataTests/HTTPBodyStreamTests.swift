@@ -5,7 +5,7 @@ import Testing
 
 /// The pipe under a streamed body: bounded, with a writer that waits for its reader, and an end its
 /// reader always sees, however either side stops.
-@Suite(.timeLimit(.minutes(1))) struct HTTPBodyStreamTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPBodyStreamTests {
     @Test func aCompleteBodyReadsWholeAndALimitRefusesMore() async throws {
         #expect(try await HTTPBodyStream(Data("hello".utf8)).collect(upTo: 5) == Data("hello".utf8))
         #expect(try await HTTPBodyStream(Data()).collect(upTo: 0).isEmpty)

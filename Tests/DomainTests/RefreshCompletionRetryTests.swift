@@ -13,7 +13,7 @@ import Testing
         fixture.gateway.setDuringRefresh { repository.setUnavailable("the database is restarting") }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func theNewTokensAreStoredOnceTheStoreIsBack() async throws {
         let fixture = UseCaseFixture()
         let repository = fixture.repository
@@ -33,7 +33,7 @@ import Testing
         #expect(repository.writeCount == 1, "stored once, on the attempt that found the store back")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aStoreThatStaysAwayEndsTheCallAfterTheRetryWindow() async throws {
         let fixture = UseCaseFixture()
         storeGoesAwayDuringTheRefresh(fixture)

@@ -10,14 +10,14 @@ import Testing
 /// The event loop on its own: work handed over from any thread runs on its thread, tasks that prefer it
 /// run there across their waits, timers fire in order, watched descriptors call their handlers, and the
 /// thread ends when idle and starts again for the next work.
-@Suite(.timeLimit(.minutes(1))) struct EpollLoopTests {
+@Suite(.timeLimit(.minutes(3))) struct EpollLoopTests {
     /// Runs `body` on `loop`'s thread and returns what it returns.
     static func onLoop<Value: Sendable>(_ loop: EpollLoop, _ body: @escaping @Sendable () -> Value) async -> Value {
         await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: body()) } }
     }
 
     /// Looks every 5 ms until `done` holds, for at most 30 s (the test's own `#expect` then says whether it
-    /// did): a bound only against a hang, within the suite's minute, since under a sanitizer on a busy
+    /// did): a bound only against a hang, within the suite's limit, since under a sanitizer on a busy
     /// machine the loop's thread may wait seconds for a core.
     static func waitUntil(_ done: () -> Bool) async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
@@ -178,23 +178,33 @@ import Testing
         #expect(!loop.threadIsRunning)
     }
 
+    /// Eight threads of their own (not tasks: a task resumed after each of its 50 hand-overs waited behind
+    /// every other test's jobs on the cooperative pool, and under a busy suite the 400 waits outlasted the
+    /// suite's minute) each hand over work and wait for it, 50 times, so that the loop is woken from many
+    /// threads at once, asleep and awake. A lost wake-up would leave the loop asleep until its linger ends
+    /// (a minute here) and the thread waiting: each waits at most 20 s and counts it, so a lost wake-up fails
+    /// the test rather than slowing it or hanging it.
     @Test func workFromManyThreadsAtOnceAllRuns() async {
-        let loop = EpollLoop(name: "test.many")
+        let loop = EpollLoop(name: "test.many", linger: .seconds(60))
         let count = Shared(0)
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    for _ in 0..<50 {
-                        await withCheckedContinuation { continuation in
-                            loop.execute {
-                                count.withLock { $0 += 1 }
-                                continuation.resume()
-                            }
-                        }
+        let unanswered = Shared(0)
+        let threads = DispatchGroup()
+        for _ in 0..<8 {
+            threads.enter()
+            Thread.detachNewThread {
+                for _ in 0..<50 {
+                    let ran = DispatchSemaphore(value: 0)
+                    loop.execute {
+                        count.withLock { $0 += 1 }
+                        ran.signal()
                     }
+                    if ran.wait(timeout: .now() + .seconds(20)) == .timedOut { unanswered.withLock { $0 += 1 } }
                 }
+                threads.leave()
             }
         }
+        await withCheckedContinuation { continuation in threads.notify(queue: .global()) { continuation.resume() } }
+        #expect(unanswered.withLock { $0 } == 0)
         #expect(count.withLock { $0 } == 400)
     }
 }

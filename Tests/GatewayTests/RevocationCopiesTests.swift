@@ -9,7 +9,7 @@ import Testing
 
 /// Revocation copies in a real store: kept beside each sealed session when asked for, replaced when a
 /// refresh rotates the token, and revoked once their session is gone, whichever way it ended.
-@Suite(.timeLimit(.minutes(1))) struct RevocationCopiesTests {
+@Suite(.timeLimit(.minutes(3))) struct RevocationCopiesTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The one-allocation pthread mutex and condition: ``ConditionLock`` lets one thread at a time in, and a
 /// waiting thread sleep, its mutex let go of, until another broadcasts.
-@Suite(.timeLimit(.minutes(1))) struct ConditionLockTests {
+@Suite(.timeLimit(.minutes(3))) struct ConditionLockTests {
     /// Counters that are not atomic: increments lost without a lock around them would show in their totals.
     private final class Tally: @unchecked Sendable {
         // Safety: read and written only while the test's lock is held, or after every thread ended.

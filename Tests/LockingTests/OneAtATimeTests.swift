@@ -3,7 +3,7 @@ import Testing
 
 /// One task at a time through the gate: bodies never overlap, every one runs, and a failing body lets the
 /// next one in.
-@Suite(.timeLimit(.minutes(1))) struct OneAtATimeTests {
+@Suite(.timeLimit(.minutes(3))) struct OneAtATimeTests {
     /// A body's failure.
     private struct Refused: Error {}
 

@@ -102,7 +102,7 @@ import Testing
 
     /// Its lease is an hour, by the server's clock: only seeing it ended lets the refresh finish (a
     /// timed assertion would measure the loaded test machine's scheduler, not the protocol).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aClaimantThatEndedBeforeSendingIsTakenOverAndItsTokenRefreshedOnce() async throws {
         let gateway = ScriptedAuthenticationGateway(clock: clock)
         let theirs = try test.open().takeInstanceLock()
