@@ -12,7 +12,7 @@ import Testing
 
 /// `hardtack serve` over real sockets: the auth server reached with the request's `Host`, hostile and
 /// oversized requests answered (never a crash), a silent client dropped, and the port freed when it stops.
-@Suite(.timeLimit(.minutes(2))) struct DevelopmentServerTests {
+@Suite(.timeLimit(.minutes(3))) struct DevelopmentServerTests {
     static func start(port: UInt16 = 0, limits: MicroHTTPServerLimits = DevelopmentServer.limits) throws
         -> DevelopmentServer
     {

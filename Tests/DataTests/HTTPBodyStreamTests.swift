@@ -35,15 +35,15 @@ import Testing
     }
 
     @Test func aWriterAheadOfItsReaderWaitsHoldingNoMoreThanTheCapacity() async throws {
-        // 143 writes of 700 bytes through a 1,000-byte ring: each waits on a reader task, whose wake-ups on a
-        // suite-loaded 2-core machine can take tens of milliseconds, so not a thousand of them.
-        let (body, writer) = HTTPBodyStream.pipe(capacity: 1000)
+        // 15 writes of 7,000 bytes through a 10,000-byte ring: each waits on a reader task, whose wake-ups on a
+        // suite-loaded 2-core machine can take a second, so not a hundred of them.
+        let (body, writer) = HTTPBodyStream.pipe(capacity: 10_000)
         let total = 100_000
         let finished = Locked(false)
         Thread {
             var sent = 0
-            while sent < total, writer.write(Data(repeating: UInt8(truncatingIfNeeded: sent / 700), count: 700)) {
-                sent += 700
+            while sent < total, writer.write(Data(repeating: UInt8(truncatingIfNeeded: sent / 7000), count: 7000)) {
+                sent += 7000
             }
             writer.finish()
             finished.withLock { $0 = true }
@@ -52,11 +52,11 @@ import Testing
         while let chunk = try await body.next() {
             received.append(chunk)
             // The writer cannot be done while the reader is more than the buffer behind its last byte.
-            if received.count + 1000 < 100_100 { #expect(!finished.withLock { $0 }) }
+            if received.count + 10_000 < 105_000 { #expect(!finished.withLock { $0 }) }
         }
-        #expect(received.count == 100_100)
-        #expect(received[699] == 0 && received[700] == 1 && received[99_999] == UInt8(truncatingIfNeeded: 99_999 / 700))
-        #expect(body.highWaterMark <= 1000)
+        #expect(received.count == 105_000)
+        #expect(received[6999] == 0 && received[7000] == 1 && received[99_999] == UInt8(truncatingIfNeeded: 99_999 / 7000))
+        #expect(body.highWaterMark <= 10_000)
     }
 
     @Test func aWriteThatCannotWaitCopiesAllOrNothingAndIsToldWhenThereIsRoom() async throws {

@@ -100,7 +100,8 @@ import Testing
         try reader.run()
         let blocked = BlockedReader(process: reader, pipe: pipe)
         var waiting: Int32 = 0
-        for _ in 0..<500 where waiting < 65536 {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))  // only against a hang
+        while waiting < 65536, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
             _ = ioctl(pipe.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &waiting)
         }

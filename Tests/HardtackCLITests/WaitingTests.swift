@@ -65,7 +65,9 @@ import Testing
         // the add's 10 s bound while the suite kept Swift's two shared threads busy.
         let errors = adding.errPath
         let released = await DedicatedThread.run { () -> Bool in
-            for _ in 0..<200 where !String(decoding: FileBytes.read(errors), as: UTF8.self).contains("waiting for another process") {
+            // Up to 60 s for the add to start and say it waits (only against a hang: a busy machine may take
+            // seconds to start it).
+            for _ in 0..<1200 where !String(decoding: FileBytes.read(errors), as: UTF8.self).contains("waiting for another process") {
                 Thread.sleep(forTimeInterval: 0.05)
             }
             Thread.sleep(forTimeInterval: 2)

@@ -13,7 +13,7 @@ import Testing
 
 /// The libmicrohttpd adapter over real sockets: what the handler sees, what the client gets, and the
 /// limits that keep a client from exhausting the server.
-@Suite(.timeLimit(.minutes(2))) struct MicroHTTPServerTests {
+@Suite(.timeLimit(.minutes(3))) struct MicroHTTPServerTests {
     static func client(_ server: MicroHTTPServer) -> CurlHTTPClient {
         CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, timeout: 10)
     }

@@ -14,7 +14,7 @@ import Testing
 /// the same number. The event loop must watch the new socket, not take it for the old one: most calls then
 /// waited for curl's next timer (200 ms to try another address, here), or for their timeout.
 /// ``EpollLoopTests`` pins the loop's part exactly; this is the whole path.
-@Suite(.timeLimit(.minutes(2))) struct CurlResolvedNameTests {
+@Suite(.timeLimit(.minutes(3))) struct CurlResolvedNameTests {
     /// The machine's own name, which its hosts file resolves to a loopback or local address.
     static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -9,7 +9,7 @@ import class Locking.DispatchTaskExecutor
 /// `CurlHTTPClient.stream`: the head handed over as soon as it arrives, the body through a bounded
 /// buffer that holds a fast upstream back, and every way a body can end early ending the stream (never
 /// a hang): cut, silent, over the limit, or let go of by its reader.
-@Suite(.timeLimit(.minutes(2))) struct CurlStreamingTests {
+@Suite(.timeLimit(.minutes(3))) struct CurlStreamingTests {
     static func client(_ upstream: StreamingUpstream, timeout: TimeInterval = 10, limit: Int = .max) -> CurlHTTPClient {
         CurlHTTPClient(baseURL: upstream.url, timeout: timeout, responseSizeLimit: limit)
     }
@@ -23,7 +23,7 @@ import class Locking.DispatchTaskExecutor
         // Nobody reads yet: the upstream cannot be done, its writes wait on a full buffer and socket.
         try await Task.sleep(for: .milliseconds(300))
         #expect(upstream.outcome == nil && upstream.sent < size)
-        let read = await StreamedBody.drain(response.body)
+        let read = await StreamedBody.drainOnThread(response.body)
         #expect(read.failure == nil)
         #expect(read.count == size && read.inOrder)
         #expect(response.body.capacity == 256 << 10)
@@ -40,11 +40,11 @@ import class Locking.DispatchTaskExecutor
         let waiting = try await client.stream(HTTPRequest(method: "GET", path: "/idle"))
         try await Task.sleep(for: .milliseconds(200))
         let streamed = try await client.stream(HTTPRequest(method: "GET", path: "/busy"))
-        let read = await StreamedBody.drain(streamed.body)
+        let read = await StreamedBody.drainOnThread(streamed.body)
         #expect(read.failure == nil && read.count == size && read.inOrder)
         // The paused one filled its buffer to within one of curl's writes (16 KiB at most) and waits there.
         #expect(waiting.body.highWaterMark >= waiting.body.capacity - (16 << 10))
-        let late = await StreamedBody.drain(waiting.body)
+        let late = await StreamedBody.drainOnThread(waiting.body)
         #expect(late.failure == nil && late.count == size && late.inOrder)
     }
 
@@ -125,7 +125,7 @@ import class Locking.DispatchTaskExecutor
 
 /// A small answer of known length is held with its head and arrives whole: taken at once, or read as a
 /// stream; one that ends early or goes silent fails the call, since no head was handed over.
-@Suite(.timeLimit(.minutes(2))) struct CurlSmallBodyTests {
+@Suite(.timeLimit(.minutes(3))) struct CurlSmallBodyTests {
     @Test func aSmallBodyOfKnownLengthArrivesWholeWithItsHead() async throws {
         let upstream = StreamingUpstream(.init(bytes: 10_000))
         let response = try await CurlStreamingTests.client(upstream).stream(HTTPRequest(method: "GET", path: "/small"))

@@ -62,20 +62,22 @@ import Testing
                 uri: TestServer.uri(port: listener.port), options: .init(connectTimeout: .milliseconds(700)))
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(650) && elapsed < .milliseconds(1500), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(650) && elapsed < .seconds(4), "\(elapsed)")  // loose above: a busy machine
         #expect(error.kind == .connectionFailed)
         #expect(error.description.contains("no answer"), "\(error)")
         try TestServer.expectNoSecret(error)
     }
 
+    // A grace far longer than a cancel takes (the server starts a process for it, which a busy machine may
+    // delay past the default 2 s): the query ends by the cancel, well before its pg_sleep would.
     @Test func aQueryPastItsTimeoutIsCancelledAndTheConnectionStaysUsable() throws {
-        let connection = try TestServer.connect()
+        let connection = try TestServer.connect(.init(cancelGrace: .seconds(20)))
         let start = ContinuousClock.now
         let error = try #require(throws: PostgreSQLError.self) {
             try connection.query("SELECT pg_sleep(5)", timeout: .milliseconds(500))
         }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(500) && elapsed < .milliseconds(2500), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(500) && elapsed < .milliseconds(4500), "\(elapsed)")
         #expect(error.kind == .timedOut)
         #expect(error.isTimeout && !error.isConnectionLost)
         #expect(connection.isHealthy)
@@ -83,7 +85,7 @@ import Testing
     }
 
     @Test func aTimeoutInsideATransactionLeavesItFailed() throws {
-        let connection = try TestServer.connect()
+        let connection = try TestServer.connect(.init(cancelGrace: .seconds(20)))
         try connection.execute("BEGIN")
         let error = try #require(throws: PostgreSQLError.self) {
             try connection.prepared("SELECT pg_sleep(5)", timeout: .milliseconds(300))
@@ -102,7 +104,7 @@ import Testing
         let error = try #require(throws: PostgreSQLError.self) {
             try connection.query("SELECT pg_sleep(5)", timeout: .milliseconds(300))
         }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(4), "closed, not waited for the 5 s query")
         #expect(error.kind == .timedOutConnectionClosed)
         #expect(error.isTimeout && error.isConnectionLost)
         #expect(!connection.isHealthy)

@@ -44,8 +44,8 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(1), "the busy timeout is 10 s")
 
         // Outside it, the handler waits again: the lock let go of after 200 ms is taken.
-        go.signal()
         let waitStarted = ContinuousClock.now
+        go.signal()
         try connection.beginImmediate()
         #expect(ContinuousClock.now - waitStarted >= .milliseconds(150))
         try connection.rollback()

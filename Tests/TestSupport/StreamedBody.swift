@@ -1,4 +1,5 @@
 public import Data
+import Foundation
 
 /// Reading a streamed body in tests whose bodies follow the one pattern (byte i is `i % 256`, as
 /// ``StreamingUpstream`` and the test provider's `/api/stream` send).
@@ -20,6 +21,35 @@ public enum StreamedBody {
             return (count, inOrder, nil)
         } catch {
             return (count, inOrder, error)
+        }
+    }
+
+    /// ``drain(_:)`` on a thread of its own, which waits for bytes on a semaphore: a large body makes its
+    /// reader wait once per buffer's worth (192 times for 48 MiB through 256 KiB), and each wait of a task
+    /// on the suite's busy shared threads may cost a second, which only measures the machine's load.
+    public static func drainOnThread(_ body: HTTPBodyStream) async -> (
+        count: Int, inOrder: Bool, failure: HTTPClientError?
+    ) {
+        await DedicatedThread.run {
+            var count = 0
+            var inOrder = true
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            let arrived = DispatchSemaphore(value: 0)
+            while true {
+                let read = chunk.withUnsafeMutableBytes { bytes in
+                    body.read(into: bytes, suspending: {}, wake: { arrived.signal() })
+                }
+                switch read {
+                case .bytes(let n):
+                    if chunk[0] != UInt8(truncatingIfNeeded: count) || chunk[n - 1] != UInt8(truncatingIfNeeded: count + n - 1) {
+                        inOrder = false
+                    }
+                    count += n
+                case .waiting: arrived.wait()
+                case .end: return (count, inOrder, nil)
+                case .failed(let error): return (count, inOrder, error)
+                }
+            }
         }
     }
 }

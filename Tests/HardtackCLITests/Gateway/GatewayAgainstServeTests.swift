@@ -8,7 +8,7 @@ import Testing
 
 /// `hardtack gateway` against `hardtack serve --confidential-client`: the embedded auth server as a process
 /// of its own, as `Tools/gateway-bench` runs it, with the gateway's client registered from a secret file.
-@Suite(.timeLimit(.minutes(2))) struct GatewayAgainstServeTests {
+@Suite(.timeLimit(.minutes(3))) struct GatewayAgainstServeTests {
     let sandbox = CLISandbox()
 
     /// Writes `text` and a newline to a file of the sandbox with `mode`; its path.

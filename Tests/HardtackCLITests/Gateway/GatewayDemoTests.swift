@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `hardtack gateway --demo`: what a newcomer runs first, with no provider of their own.
-@Suite(.timeLimit(.minutes(2))) struct GatewayDemoTests {
+@Suite(.timeLimit(.minutes(3))) struct GatewayDemoTests {
     let sandbox = CLISandbox()
 
     @Test func theDemoServesItsPageSignsAliceInForwardsACallAndLeavesNothingBehind() async throws {

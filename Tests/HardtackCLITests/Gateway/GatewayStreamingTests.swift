@@ -50,7 +50,7 @@ extension GatewayScenarios {
             let response = try await browser.stream(origin + "/api/stream?bytes=\(size)", headers: csrf)
             #expect(response.status == 200)
             #expect(response.headers["Content-Type"] == "application/octet-stream")
-            let read = await StreamedBody.drain(response.body)
+            let read = await StreamedBody.drainOnThread(response.body)
             #expect(read.failure == nil && read.count == size && read.inOrder)
             let grown = try peakResidentKiB(gateway) - before
             #expect(grown < 16 << 10, "the gateway's peak memory grew by \(grown) KiB for a 50 MiB answer")
@@ -85,10 +85,12 @@ extension GatewayScenarios {
         }
 
         @Test func anUpstreamSilentMidBodyIsCutAfterTheUpstreamTimeout() async throws {
-            let (_, gateway, origin) = try await signedIn(extra: ["--upstream-timeout", "1"])
+            // 5 s for the provider's head, which a busy machine may delay past a second; the provider is then
+            // silent for 20 s, so the cut can only be the timeout's.
+            let (_, gateway, origin) = try await signedIn(extra: ["--upstream-timeout", "5"])
             defer { _ = sandbox.stopGatewayNow(gateway) }
             let response = try await browser.stream(
-                origin + "/api/stream?bytes=1048576&chunk=65536&delay_ms=4000", headers: csrf)
+                origin + "/api/stream?bytes=1048576&chunk=65536&delay_ms=20000", headers: csrf)
             #expect(response.status == 200)
             let read = await StreamedBody.drain(response.body)
             #expect(read.count == 65536)
