@@ -29,6 +29,18 @@ struct MeasuredProcess {
         pid = child
     }
 
+    /// The CPU time the running child has used so far, user plus system, in seconds (from `/proc`, in the
+    /// kernel's ticks), or `nil` when it cannot be read.
+    func cpuSecondsSoFar() -> Double? {
+        let stat = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/stat"))) ?? Data(), as: UTF8.self)
+        // The fields after the command's name, which is in parentheses and may hold spaces: utime and stime are
+        // the 12th and 13th of them.
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Stops the child with SIGKILL and returns the CPU time it used in all, user plus system, in seconds.
     func killAndMeasure() -> Double {
         kill(pid, SIGKILL)
