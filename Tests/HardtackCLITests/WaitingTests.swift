@@ -20,6 +20,8 @@ import Testing
             ["signin", "--server", server.url, "--username", "alice", "--password-stdin", "--store", sandbox.store],
             environment: ["HOME": sandbox.directory.file("home"), "PATH": "/usr/bin:/bin"], input: input,
             errorPath: errors)
+        var reaped = false
+        defer { if !reaped { _ = child.killAndMeasure() } }  // however the test ends
         // Once it says it waits (looked for up to 60 s, only against a hang: a busy machine may take seconds to
         // start it), three seconds more of waiting: URLSession's curl driver spun a core for all of it (about
         // 2.4 CPU-seconds here); curl's own poll costs a few milliseconds. The start's own CPU is not counted.
@@ -30,12 +32,12 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))
         }
         guard let before = child.cpuSecondsSoFar() else {
-            _ = child.killAndMeasure()
             Issue.record("the child's CPU time could not be read in /proc")
             return
         }
         try await Task.sleep(for: .seconds(3))
         let cpuSeconds = child.killAndMeasure() - before
+        reaped = true
         #expect(cpuSeconds < 0.4, "the wait cost \(cpuSeconds) CPU-seconds in 3 s")
         let said = String(decoding: FileBytes.read(errors), as: UTF8.self)
         #expect(said.contains("waiting for the server at 127.0.0.1 to answer"), "stderr: \(said)")

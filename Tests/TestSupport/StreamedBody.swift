@@ -24,32 +24,38 @@ public enum StreamedBody {
         }
     }
 
-    /// ``drain(_:)`` on a thread of its own, which waits for bytes on a semaphore: a large body makes its
-    /// reader wait once per buffer's worth (192 times for 48 MiB through 256 KiB), and each wait of a task
-    /// on the suite's busy shared threads may cost a second, which only measures the machine's load.
+    /// ``drain(_:)`` on a thread of its own, which waits for bytes on a semaphore and checks every byte: a
+    /// large body makes its reader wait about once per buffer's worth (some 192 times for 48 MiB through
+    /// 256 KiB), and each wait of a task on the suite's busy shared threads may cost a second, which only
+    /// measures the machine's load. Cancelling the task cancels the stream, as ``drain(_:)`` does.
     public static func drainOnThread(_ body: HTTPBodyStream) async -> (
         count: Int, inOrder: Bool, failure: HTTPClientError?
     ) {
-        await DedicatedThread.run {
-            var count = 0
-            var inOrder = true
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            let arrived = DispatchSemaphore(value: 0)
-            while true {
-                let read = chunk.withUnsafeMutableBytes { bytes in
-                    body.read(into: bytes, suspending: {}, wake: { arrived.signal() })
-                }
-                switch read {
-                case .bytes(let n):
-                    if chunk[0] != UInt8(truncatingIfNeeded: count) || chunk[n - 1] != UInt8(truncatingIfNeeded: count + n - 1) {
-                        inOrder = false
+        await withTaskCancellationHandler {
+            await DedicatedThread.run {
+                var count = 0
+                var inOrder = true
+                var chunk = [UInt8](repeating: 0, count: 64 << 10)
+                let arrived = DispatchSemaphore(value: 0)
+                while true {
+                    let read = chunk.withUnsafeMutableBytes { bytes in
+                        body.read(into: bytes, suspending: {}, wake: { arrived.signal() })
                     }
-                    count += n
-                case .waiting: arrived.wait()
-                case .end: return (count, inOrder, nil)
-                case .failed(let error): return (count, inOrder, error)
+                    switch read {
+                    case .bytes(let n):
+                        for index in 0..<n where chunk[index] != UInt8(truncatingIfNeeded: count + index) {
+                            inOrder = false
+                            break
+                        }
+                        count += n
+                    case .waiting: arrived.wait()
+                    case .end: return (count, inOrder, nil)
+                    case .failed(let error): return (count, inOrder, error)
+                    }
                 }
             }
+        } onCancel: {
+            body.cancel()
         }
     }
 }
