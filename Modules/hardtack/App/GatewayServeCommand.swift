@@ -66,10 +66,12 @@ struct GatewayServeCommand: HardtackCommand {
                     + "if it then issues no refresh token, sign-ins fail (\"no refresh_token in the reply\"): "
                     + "set --scope to what it asks for refresh tokens")
         }
+        // Caught before the ready line, so that a SIGTERM sent on reading it is not lost.
+        let termination = Signals.catchTermination()
         // One write, so that whoever reads the start line has the warning too.
         Console.error(said.joined(separator: "\nhardtack: "))
         Console.print("listening on \(server.listeningURL)")
-        await Signals.waitForTermination()
+        await termination.wait()
         await server.stop(grace: .seconds(10))
     }
 
@@ -81,12 +83,13 @@ struct GatewayServeCommand: HardtackCommand {
         } catch {
             throw .finding(.failure, "the gateway demo could not start: \(error.message)")
         }
+        let termination = Signals.catchTermination()
         Console.print("listening on \(demo.gateway.listeningURL)")
         Console.print(
             "Open \(demo.address) in a browser and sign in as alice / wonderland; the page holds only a session "
                 + "cookie, and its API calls go to \(demo.authServer.baseURL.absoluteString)/api/me with the token "
                 + "the gateway adds. Stop with Ctrl-C (the temporary store is deleted).")
-        await Signals.waitForTermination()
+        await termination.wait()
         await demo.stop()
     }
 }

@@ -74,8 +74,9 @@ struct ServeCommand: HardtackCommand {
             throw .finding(.failure, "\(error). Choose another --port.")
         }
         await server.setDevicePollingInterval(TimeInterval(pollingInterval ?? 5))
+        let termination = Signals.catchTermination()  // before the ready line: a SIGTERM sent on it is kept
         Console.print("listening on \(server.baseURL.absoluteString)")
-        await Signals.waitForTermination()
+        await termination.wait()
         await server.stop()
     }
 

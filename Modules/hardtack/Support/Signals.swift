@@ -3,13 +3,55 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CProcessHardening
 import Dispatch
 import Foundation
 
-/// The signals that end a server command (`serve`, `gateway`): SIGINT and SIGTERM.
+/// The signals that end a server command (`serve`, `gateway`): SIGINT and SIGTERM. They are caught before
+/// the command says it is ready (``catchTermination()``), so that one sent as soon as it says so is kept
+/// until the command waits for it (``Termination/wait()``), never lost: with a Dispatch signal source,
+/// installed as the wait began, a SIGTERM sent right after the ready line could land after the signal was
+/// set to be ignored and before the source was registered, and the server ran on.
 enum Signals {
-    /// Suspends until SIGINT or SIGTERM arrives.
-    static func waitForTermination() async {
+    /// Catches SIGINT and SIGTERM from now on (a handler that writes to a pipe), and returns the wait for the
+    /// first of them.
+    static func catchTermination() -> Termination {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return Termination(readEnd: nil) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // Never blocks the handler: a pipe full of signals already says enough.
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        guard hardtack_catch_termination(ends[1]) == 0 else {
+            close(ends[0])
+            close(ends[1])
+            return Termination(readEnd: nil)
+        }
+        return Termination(readEnd: ends[0])
+    }
+
+    /// SIGINT or SIGTERM, caught since ``Signals/catchTermination()``.
+    struct Termination: Sendable {
+        /// The pipe's read end, or `nil` when the system gave no pipe or handler (then ``wait()`` falls back
+        /// on a Dispatch signal source).
+        let readEnd: Int32?
+
+        /// Suspends until SIGINT or SIGTERM has come: at once if one came already.
+        func wait() async {
+            guard let readEnd else { return await Signals.waitWithDispatch() }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // A thread of its own, blocked in read: the server's threads are not held.
+                Thread {
+                    var byte: UInt8 = 0
+                    while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
+                    continuation.resume()
+                }.start()
+            }
+        }
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives, through Dispatch signal sources: the fallback when no pipe
+    /// could be made (a signal in the moment before the sources are registered is lost).
+    static func waitWithDispatch() async {
         let queue = DispatchQueue(label: "hardtack.signals")
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
