@@ -23,7 +23,17 @@ int hardtack_catch_termination(int fd) {
     action.sa_handler = on_termination;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    if (sigaction(SIGINT, &action, NULL) != 0) return errno;
-    if (sigaction(SIGTERM, &action, NULL) != 0) return errno;
+    struct sigaction previous;
+    if (sigaction(SIGINT, &action, &previous) != 0) {
+        termination_fd = -1;
+        return errno;
+    }
+    if (sigaction(SIGTERM, &action, NULL) != 0) {
+        int failure = errno;
+        // Put SIGINT back, so that no handler writes to a descriptor the caller is about to close.
+        (void)sigaction(SIGINT, &previous, NULL);
+        termination_fd = -1;
+        return failure;
+    }
     return 0;
 }

@@ -53,14 +53,15 @@ struct RunningProcess {
     }
 
     /// Waits for a process just told to stop (`terminate`, SIGTERM) on this thread, for a `defer`, where
-    /// nothing can be awaited: its wait is short. One still running after 60 s (it did not take the signal)
-    /// is killed and the test records why, rather than waiting for ever.
+    /// nothing can be awaited: its wait is short. One still running after 120 s (it did not take the signal;
+    /// a gateway's stop takes at most its 10 s grace and 30 s to settle) is killed and the test records why,
+    /// rather than waiting for ever.
     func waitAfterStop() -> CLIResult {
-        let deadline = Date() + 60
+        let deadline = Date() + 120
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            Issue.record("\(process.executableURL?.lastPathComponent ?? "the process") still ran 60 s after it was told to stop")
+            Issue.record("\(process.executableURL?.lastPathComponent ?? "the process") still ran 120 s after it was told to stop")
         }
         process.waitUntilExit()
         return result

@@ -14,7 +14,9 @@ import Foundation
 /// set to be ignored and before the source was registered, and the server ran on.
 enum Signals {
     /// Catches SIGINT and SIGTERM from now on (a handler that writes to a pipe), and returns the wait for the
-    /// first of them.
+    /// first of them. Called once in a process, by the command that serves. A Dispatch signal source made for
+    /// either signal afterwards would put libdispatch's handler in this one's place: a server command must
+    /// not make one (``Interruptible`` is for sign-in only).
     static func catchTermination() -> Termination {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return Termination(readEnd: nil) }
@@ -41,6 +43,13 @@ enum Signals {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // A thread of its own, blocked in read: the server's threads are not held.
                 Thread {
+                    // Taken on this thread too (threads Dispatch starts block most signals, and this one
+                    // inherits that mask), so that the signal does not depend on another thread to land.
+                    var signals = sigset_t()
+                    sigemptyset(&signals)
+                    sigaddset(&signals, SIGINT)
+                    sigaddset(&signals, SIGTERM)
+                    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
                     var byte: UInt8 = 0
                     while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
                     continuation.resume()
