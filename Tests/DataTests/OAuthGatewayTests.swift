@@ -40,7 +40,10 @@ import Testing
 
     @Test(arguments: [
         (#"{"token_type":"Bearer","refresh_token":"rt1"}"#, "access_token"),
-        (#"{"access_token":"at1","token_type":"mac","refresh_token":"rt1"}"#, "not Bearer"),
+        (#"{"access_token":"at1","token_type":"mac","refresh_token":"rt1"}"#, "token_type is 'mac', not Bearer"),
+        (#"{"access_token":"at1","token_type":"DPOP","refresh_token":"rt1"}"#, "token_type is 'DPoP', not Bearer"),
+        // A token in the wrong field (the torture bench's fuzzer made one): not quoted.
+        (#"{"access_token":"at1","token_type":"TOKEN.secret","refresh_token":"rt1"}"#, "(its value is not shown)"),
         (#"{"access_token":"at1","refresh_token":"rt1"}"#, "token_type"),
         (#"{"access_token":"at1","token_type":"Bearer","expires_in":-5,"refresh_token":"rt1"}"#, "positive"),
         (#"{"access_token":"at1","token_type":"Bearer","expires_in":0,"refresh_token":"rt1"}"#, "positive"),
