@@ -34,18 +34,59 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(3)))
-    func aStoreThatStaysAwayEndsTheCallAfterTheRetryWindow() async throws {
+    func aStoreThatStaysAwayEndsTheCallAfterTheRetryWindowAndSaysTheSessionIsLost() async throws {
         let fixture = UseCaseFixture()
         storeGoesAwayDuringTheRefresh(fixture)
         let stale = try #require(fixture.repository.stored)
         let refresher = RefreshSession(
             gateway: fixture.gateway, repository: fixture.repository,
             policy: AuthenticationPolicy(completionRetrySeconds: 0.5), ownerID: "process-1", now: fixture.clock.now)
-        await #expect(throws: AuthenticationError.storeUnavailable("the database is restarting")) {
+        // The server rotated the token and the new one is gone with this call: not "unavailable" (which
+        // promises the session is kept) but a failed write that says the session is lost.
+        await #expect(throws: AuthenticationError.storageFailed(RefreshSession.rotationLost + "the database is restarting")) {
             try await refresher.refresh(replacing: stale)
         }
         #expect(fixture.gateway.refreshCalls == 1, "the token was presented once, never again")
         fixture.repository.setUnavailable(nil)
         #expect(fixture.storedRefreshToken() == "refresh-0")
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aTokenTheServerDidNotRotateKeepsTheSessionWhenTheStoreStaysAway() async throws {
+        let fixture = UseCaseFixture()
+        fixture.gateway.setRefreshBehaviour(.accessOnly)
+        storeGoesAwayDuringTheRefresh(fixture)
+        let stale = try #require(fixture.repository.stored)
+        let refresher = RefreshSession(
+            gateway: fixture.gateway, repository: fixture.repository,
+            policy: AuthenticationPolicy(completionRetrySeconds: 0.5), ownerID: "process-1", now: fixture.clock.now)
+        // The stored refresh token still works, so the store's own error, which keeps the session, is right.
+        await #expect(throws: AuthenticationError.storeUnavailable("the database is restarting")) {
+            try await refresher.refresh(replacing: stale)
+        }
+        fixture.repository.setUnavailable(nil)
+        #expect(fixture.storedRefreshToken() == "refresh-0")
+    }
+
+    /// However long the retry window, the completion stops 5 s before the claim's lease runs out: past
+    /// it, another process may take the claim over and present the spent token.
+    @Test(.timeLimit(.minutes(3)))
+    func theRetriesStopBeforeTheClaimsLeaseRunsOut() async throws {
+        let fixture = UseCaseFixture()
+        storeGoesAwayDuringTheRefresh(fixture)
+        let stale = try #require(fixture.repository.stored)
+        // A 50 s window, a 6 s lease: the completion may try for 1 s only.
+        let refresher = RefreshSession(
+            gateway: fixture.gateway, repository: fixture.repository,
+            policy: AuthenticationPolicy(refreshLease: 6, completionRetrySeconds: 50), ownerID: "process-1",
+            now: fixture.clock.now)
+        let started = ContinuousClock.now
+        await #expect(throws: AuthenticationError.storageFailed(RefreshSession.rotationLost + "the database is restarting")) {
+            try await refresher.refresh(replacing: stale)
+        }
+        let elapsed = ContinuousClock.now - started
+        // Bounded by the lease, not the window: well under 50 s even on a starved machine.
+        #expect(elapsed < .seconds(30), "the completion tried for \(elapsed), past its lease")
+        #expect(fixture.repository.refusedCount >= 1)
     }
 }

@@ -31,13 +31,14 @@ public struct AuthenticationPolicy: Sendable {
     public var refreshPollMilliseconds: Int
     /// How long, in seconds, a process that holds newly rotated tokens keeps trying to store them while
     /// the store cannot be reached (a database restarting): the server has already spent the old
-    /// refresh token, so giving up loses the session. Keep it well below ``refreshLease``.
+    /// refresh token, so giving up loses the session. It never runs past 5 s before the claim's
+    /// ``refreshLease`` ends, whatever its value.
     public var completionRetrySeconds: Double
 
     /// Creates a policy; the defaults suit interactive apps.
     public init(
         clockSkew: Double = 30, refreshLease: Double = 45, maxRefreshesPerWindow: Int = 10,
-        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 10,
+        refreshWindow: Double = 60, refreshPollMilliseconds: Int = 20, completionRetrySeconds: Double = 30,
         maxRefreshesPerWindowAllAccounts: Int = 6_000, unansweredRefreshPause: Double = 0.5,
         unansweredRefreshPauseLimit: Double = 2
     ) {

@@ -91,6 +91,7 @@ public actor RefreshSession {
         var told = false
         while true {
             let instant = now()
+            let claimedAt = ContinuousClock.now
             switch try await repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
             case .superseded(let current):
                 onShared?()
@@ -108,10 +109,14 @@ public actor RefreshSession {
                 continue
             case .claimed:
                 // Taken over between the claim and its mark (its owner was thought gone): claim again.
-                guard let refreshed = try await refreshClaimed(stale, takingOver: false) else { continue }
+                guard let refreshed = try await refreshClaimed(stale, takingOver: false, claimedAt: claimedAt) else {
+                    continue
+                }
                 return refreshed
             case .takenOver:
-                guard let refreshed = try await refreshClaimed(stale, takingOver: true) else { continue }
+                guard let refreshed = try await refreshClaimed(stale, takingOver: true, claimedAt: claimedAt) else {
+                    continue
+                }
                 return refreshed
             }
         }
@@ -119,15 +124,18 @@ public actor RefreshSession {
 
     /// Presents the claimed session's refresh token and stores the result; `nil` when the claim was
     /// lost before anything was sent. `takingOver`: the claim was another's, marked sent, so the token
-    /// may have been spent by a refresh that never completed.
-    private func refreshClaimed(_ current: Session, takingOver: Bool) async throws(AuthenticationError) -> Session? {
+    /// may have been spent by a refresh that never completed. `claimedAt`: just before the claim was
+    /// asked for, on the monotonic clock (its lease runs from about then).
+    private func refreshClaimed(_ current: Session, takingOver: Bool, claimedAt: ContinuousClock.Instant)
+        async throws(AuthenticationError) -> Session?
+    {
         do throws(AuthenticationError) {
             try admitRefresh()
             // The mark, committed before the request leaves, tells whoever finds this claim later whether
             // the token may have been spent (see ``SessionRepository/markRefreshSent(replacing:owner:)``).
             guard try await repository.markRefreshSent(replacing: current, owner: ownerID) else { return nil }
             let refreshed = current.refreshed(with: try await present(current))
-            guard try await storeRefreshed(refreshed, replacing: current) else {
+            guard try await storeRefreshed(refreshed, replacing: current, claimedAt: claimedAt) else {
                 // The session changed while the server answered (a sign-out or a new sign-in): the
                 // stored one wins, and the tokens just issued are revoked rather than left alive.
                 if !refreshed.refreshToken.isSameToken(as: current.refreshToken) {
@@ -147,26 +155,36 @@ public actor RefreshSession {
         }
     }
 
-    /// Stores the refreshed session, trying again with growing pauses (0.1 s doubling to 2 s) until
-    /// ``AuthenticationPolicy/completionRetrySeconds`` have passed while the write fails or the store cannot be
-    /// reached: the server has already rotated the refresh token, so losing this write would leave only
-    /// a superseded token behind. Each attempt reads what is stored first, so a write whose `COMMIT`
-    /// went through unacknowledged is recognised, never repeated.
-    private func storeRefreshed(_ refreshed: Session, replacing current: Session) async throws(AuthenticationError)
-        -> Bool
+    /// Stores the refreshed session, trying again with growing pauses (0.1 s doubling to 2 s) while the
+    /// write fails or the store cannot be reached: the server has already rotated the refresh token, so
+    /// losing this write would leave only a superseded token behind. It tries for
+    /// ``AuthenticationPolicy/completionRetrySeconds``, but never past ``leaseMargin`` before the claim's
+    /// lease runs out (after that another process may take the claim over and present the spent token).
+    /// Each attempt reads what is stored first, so a write whose `COMMIT` went through unacknowledged is
+    /// recognised, never repeated.
+    /// - Throws: when it gives up on a rotated token, ``AuthenticationError/storageFailed(_:)`` saying the
+    ///   session is lost (the next refresh will be refused); on a token the server did not rotate, the
+    ///   store's error (the stored session still works).
+    private func storeRefreshed(_ refreshed: Session, replacing current: Session, claimedAt: ContinuousClock.Instant)
+        async throws(AuthenticationError) -> Bool
     {
         // Bounded by elapsed time on the monotonic clock, attempts included (a store that cannot be
         // reached may take seconds to say so), not by `now`, which a test's clock may hold still.
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .milliseconds(Int(policy.completionRetrySeconds * 1000)))
+        let deadline = min(
+            clock.now.advanced(by: .milliseconds(Int(policy.completionRetrySeconds * 1000))),
+            claimedAt.advanced(by: .milliseconds(Int(policy.refreshLease * 1000))) - Self.leaseMargin)
         var pause = 0.1
         while true {
             do {
                 return try await repository.completeRefresh(replacing: current, with: refreshed, owner: ownerID)
             } catch {
                 switch error {
-                case .storageFailed, .storeUnavailable:
-                    guard clock.now.advanced(by: .milliseconds(Int(pause * 1000))) <= deadline else { throw error }
+                case .storageFailed(let reason), .storeUnavailable(let reason):
+                    guard clock.now.advanced(by: .milliseconds(Int(pause * 1000))) <= deadline else {
+                        if refreshed.refreshToken.isSameToken(as: current.refreshToken) { throw error }
+                        throw .storageFailed(Self.rotationLost + reason)
+                    }
                     try? await Task.sleep(for: .seconds(pause))
                     pause = min(pause * 2, 2)
                 default:
@@ -175,6 +193,15 @@ public actor RefreshSession {
             }
         }
     }
+
+    /// How long before the claim's lease runs out the completion stops trying: room for the last
+    /// attempt, and for clocks that disagree.
+    static let leaseMargin: Duration = .seconds(5)
+
+    /// What a completion that gave up on a rotated refresh token says before the store's reason.
+    public static let rotationLost =
+        "the server issued a new refresh token, but the store could not keep it in time, so the session is lost "
+        + "(its next refresh will be refused: sign in again then): "
 
     /// Presents the refresh token; tells the storm guard whether the server answered (any answer, a
     /// rejection too) or not.
