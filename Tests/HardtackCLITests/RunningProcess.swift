@@ -54,7 +54,7 @@ struct RunningProcess {
 
     /// Waits for a process just told to stop (`terminate`, SIGTERM) on this thread, for a `defer`, where
     /// nothing can be awaited: its wait is short. One still running after 120 s (it did not take the signal;
-    /// a gateway's stop takes at most its 10 s grace and 30 s to settle) is killed and the test records why,
+    /// a gateway's stop takes at most its 10 s grace and 60 s to settle) is killed and the test records why,
     /// rather than waiting for ever.
     func waitAfterStop() -> CLIResult {
         let deadline = Date() + 120

@@ -65,7 +65,7 @@ struct GatewayFaultRun {
                 to: load.now + AuthenticationPolicy().unansweredRefreshPauseLimit + 1, codes: ["issuer_unavailable"]))
         pause(3)
         // PostgreSQL stopped (-m immediate) for a second and started again: no session may end for it (a
-        // refresh whose tokens cannot be stored keeps trying for 10 s).
+        // refresh whose tokens cannot be stored keeps trying for 30 s).
         from = load.now
         guard server.crash() else {
             context.fail("round \(index): cannot stop PostgreSQL")

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 
 #if canImport(Glibc)
@@ -55,6 +56,10 @@ extension PGRefreshTally {
                 // meanwhile: the session is judged by the call after the round. Never without a fault.
                 if clean { problems.append("round \(round): user\(caller.account) exit \(status): \(caller.errorText)") }
                 if status == 3 { signOutMessages.insert(caller.errorText) }
+            case 1 where !clean && caller.errorText.contains(RefreshSession.rotationLost):
+                // The store stayed away longer than the completion's retries: the rotated token was lost
+                // and said so (its next call is judged as a sign-out after the round). Never without a fault.
+                signOutMessages.insert(caller.errorText)
             default:
                 problems.append("round \(round): user\(caller.account) exit \(status): \(caller.errorText)")
             }

@@ -108,8 +108,8 @@ public final class GatewayServer: Sendable {
     /// cuts what is left, and stops; then waits up to `settle` for the work of requests it gave up on (a
     /// refresh whose new tokens are not yet stored: lost with the process, it would end its session at the
     /// next refresh, when the issuer sees the old token again). That work has its own bounds (the issuer's
-    /// timeout, the store write's retries), within `settle`.
-    public func stop(grace: Duration = .seconds(10), settle: Duration = .seconds(30)) async {
+    /// timeout, the store write's retries: within the refresh claim's 45 s lease), within `settle`.
+    public func stop(grace: Duration = .seconds(10), settle: Duration = .seconds(60)) async {
         sweeper.cancel()
         await server.stop(grace: grace)
         let deadline = ContinuousClock.now.advanced(by: settle)

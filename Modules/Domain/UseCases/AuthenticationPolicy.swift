@@ -31,8 +31,8 @@ public struct AuthenticationPolicy: Sendable {
     public var refreshPollMilliseconds: Int
     /// How long, in seconds, a process that holds newly rotated tokens keeps trying to store them while
     /// the store cannot be reached (a database restarting): the server has already spent the old
-    /// refresh token, so giving up loses the session. It never runs past 5 s before the claim's
-    /// ``refreshLease`` ends, whatever its value.
+    /// refresh token, so giving up loses the session. It stops 5 s before the claim's ``refreshLease``
+    /// ends, whatever its value (past that, a waiting process may present the spent token).
     public var completionRetrySeconds: Double
 
     /// Creates a policy; the defaults suit interactive apps.

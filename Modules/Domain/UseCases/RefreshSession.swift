@@ -53,7 +53,9 @@ public actor RefreshSession {
     ///   (the session is deleted), ``AuthenticationError/refreshInterrupted`` when it did so after another
     ///   process's refresh ended mid-request; ``AuthenticationError/temporarilyUnavailable(_:)`` when it could
     ///   not answer, or did not answer the last try a moment ago (the pause after it: the server is not
-    ///   asked; the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``.
+    ///   asked; the session is kept); ``AuthenticationError/refreshStorm(refreshes:windowSeconds:)``;
+    ///   ``AuthenticationError/storageFailed(_:)`` beginning with ``rotationLost`` when the server rotated the
+    ///   token and the store could not keep the new one in time; the store's own errors otherwise.
     public func refresh(replacing stale: Session) async throws(AuthenticationError) -> Session {
         if let inFlight {
             onShared?()
@@ -90,8 +92,8 @@ public actor RefreshSession {
         var waitingSince: Date?
         var told = false
         while true {
-            let instant = now()
             let claimedAt = ContinuousClock.now
+            let instant = now()
             switch try await repository.claimRefresh(replacing: stale, owner: ownerID, lease: policy.refreshLease, now: instant) {
             case .superseded(let current):
                 onShared?()
@@ -158,10 +160,12 @@ public actor RefreshSession {
     /// Stores the refreshed session, trying again with growing pauses (0.1 s doubling to 2 s) while the
     /// write fails or the store cannot be reached: the server has already rotated the refresh token, so
     /// losing this write would leave only a superseded token behind. It tries for
-    /// ``AuthenticationPolicy/completionRetrySeconds``, but never past ``leaseMargin`` before the claim's
-    /// lease runs out (after that another process may take the claim over and present the spent token).
-    /// Each attempt reads what is stored first, so a write whose `COMMIT` went through unacknowledged is
-    /// recognised, never repeated.
+    /// ``AuthenticationPolicy/completionRetrySeconds``, but stops ``leaseMargin`` before the claim's lease
+    /// runs out: a waiter may then take the claim over and present the spent token, the session is as good
+    /// as lost, and the caller should hear so promptly (a write after a takeover would store nothing
+    /// anyway: the completion checks the claim is still its own). Each attempt reads what is stored
+    /// first, so a write whose `COMMIT` went through unacknowledged is recognised, never repeated. The
+    /// first attempt is always made, however little of the lease is left.
     /// - Throws: when it gives up on a rotated token, ``AuthenticationError/storageFailed(_:)`` saying the
     ///   session is lost (the next refresh will be refused); on a token the server did not rotate, the
     ///   store's error (the stored session still works).
@@ -195,13 +199,13 @@ public actor RefreshSession {
     }
 
     /// How long before the claim's lease runs out the completion stops trying: room for the last
-    /// attempt, and for clocks that disagree.
+    /// attempt, and for a store whose lease runs on a clock of its own.
     static let leaseMargin: Duration = .seconds(5)
 
     /// What a completion that gave up on a rotated refresh token says before the store's reason.
     public static let rotationLost =
-        "the server issued a new refresh token, but the store could not keep it in time, so the session is lost "
-        + "(its next refresh will be refused: sign in again then): "
+        "the server issued a new refresh token, but the store could not keep it in time, so the session is "
+        + "probably lost (if its next refresh is refused, sign in again): "
 
     /// Presents the refresh token; tells the storm guard whether the server answered (any answer, a
     /// rejection too) or not.

@@ -53,6 +53,10 @@ enum Advice {
                 + "copies every sound item into a new store."
         case .storeUnavailable(SecureStoreSessionRepository.recordOfNewerVersion):
             "\(error.description); upgrade hardtack."
+        case .storageFailed(let reason) where reason.hasPrefix(RefreshSession.rotationLost):
+            "the server issued a new refresh token, but the store could not keep it in time ("
+                + reason.dropFirst(RefreshSession.rotationLost.count)
+                + "), so the session is probably lost: if the next call says it has ended, run `hardtack signin`."
         case .unsupported(DeviceAuthorizationFlow.noDeviceEndpoint):
             DeviceAuthorizationFlow.noDeviceEndpoint + "; try --flow code"
         case .unsupported(AuthorizationRequest.noAuthorizationEndpoint):
