@@ -14,8 +14,9 @@ struct UseCaseFixture {
         repository = InMemorySessionRepository(session: signedIn ? gateway.makeSession(serial: 0) : nil)
     }
 
-    func refresher(owner: String = "process-1") -> RefreshSession {
-        RefreshSession(gateway: gateway, repository: repository, policy: policy, ownerID: owner, now: clock.now)
+    /// A refresher of this fixture's session; `policy` in place of the fixture's, when given.
+    func refresher(owner: String = "process-1", policy: AuthenticationPolicy? = nil) -> RefreshSession {
+        RefreshSession(gateway: gateway, repository: repository, policy: policy ?? self.policy, ownerID: owner, now: clock.now)
     }
 
     func storedRefreshToken() -> String? { repository.stored?.refreshToken.value.revealedString() }

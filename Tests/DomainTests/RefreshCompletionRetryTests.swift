@@ -23,10 +23,7 @@ import Testing
         let stale = try #require(fixture.repository.stored)
         // A retry window (and a lease, which bounds it) far longer than the two pauses (0.1 s and 0.2 s), so
         // no slow machine can close it.
-        let refresher = RefreshSession(
-            gateway: fixture.gateway, repository: repository,
-            policy: AuthenticationPolicy(refreshLease: 900, completionRetrySeconds: 600),
-            ownerID: "process-1", now: fixture.clock.now)
+        let refresher = fixture.refresher(policy: AuthenticationPolicy(refreshLease: 900, completionRetrySeconds: 600))
         let refreshed = try await refresher.refresh(replacing: stale)
         #expect(repository.refusedCount == 2, "the store refused twice before it took the tokens")
         #expect(fixture.gateway.refreshCalls == 1)
@@ -40,9 +37,7 @@ import Testing
         let fixture = UseCaseFixture()
         storeGoesAwayDuringTheRefresh(fixture)
         let stale = try #require(fixture.repository.stored)
-        let refresher = RefreshSession(
-            gateway: fixture.gateway, repository: fixture.repository,
-            policy: AuthenticationPolicy(completionRetrySeconds: 0.5), ownerID: "process-1", now: fixture.clock.now)
+        let refresher = fixture.refresher(policy: AuthenticationPolicy(completionRetrySeconds: 0.5))
         // The server rotated the token and the new one is gone with this call: not "unavailable" (which
         // promises the session is kept) but a failed write that says the session is lost.
         await #expect(throws: AuthenticationError.storageFailed(RefreshSession.rotationLost + "the database is restarting")) {
@@ -59,9 +54,7 @@ import Testing
         fixture.gateway.setRefreshBehaviour(.accessOnly)
         storeGoesAwayDuringTheRefresh(fixture)
         let stale = try #require(fixture.repository.stored)
-        let refresher = RefreshSession(
-            gateway: fixture.gateway, repository: fixture.repository,
-            policy: AuthenticationPolicy(completionRetrySeconds: 0.5), ownerID: "process-1", now: fixture.clock.now)
+        let refresher = fixture.refresher(policy: AuthenticationPolicy(completionRetrySeconds: 0.5))
         // The stored refresh token still works, so the store's own error, which keeps the session, is right.
         await #expect(throws: AuthenticationError.storeUnavailable("the database is restarting")) {
             try await refresher.refresh(replacing: stale)
@@ -78,10 +71,7 @@ import Testing
         storeGoesAwayDuringTheRefresh(fixture)
         let stale = try #require(fixture.repository.stored)
         // A 50 s window, a 6 s lease: the completion may try for 1 s only.
-        let refresher = RefreshSession(
-            gateway: fixture.gateway, repository: fixture.repository,
-            policy: AuthenticationPolicy(refreshLease: 6, completionRetrySeconds: 50), ownerID: "process-1",
-            now: fixture.clock.now)
+        let refresher = fixture.refresher(policy: AuthenticationPolicy(refreshLease: 6, completionRetrySeconds: 50))
         let started = ContinuousClock.now
         await #expect(throws: AuthenticationError.storageFailed(RefreshSession.rotationLost + "the database is restarting")) {
             try await refresher.refresh(replacing: stale)

@@ -176,8 +176,8 @@ public actor RefreshSession {
         // reached may take seconds to say so), not by `now`, which a test's clock may hold still.
         let clock = ContinuousClock()
         let deadline = min(
-            clock.now.advanced(by: .milliseconds(Int(policy.completionRetrySeconds * 1000))),
-            claimedAt.advanced(by: .milliseconds(Int(policy.refreshLease * 1000))) - Self.leaseMargin)
+            clock.now.advanced(by: .seconds(policy.completionRetrySeconds)),
+            claimedAt.advanced(by: .seconds(policy.refreshLease) - Self.leaseMargin))
         var pause = 0.1
         while true {
             do {
@@ -185,7 +185,7 @@ public actor RefreshSession {
             } catch {
                 switch error {
                 case .storageFailed(let reason), .storeUnavailable(let reason):
-                    guard clock.now.advanced(by: .milliseconds(Int(pause * 1000))) <= deadline else {
+                    guard clock.now.advanced(by: .seconds(pause)) <= deadline else {
                         if refreshed.refreshToken.isSameToken(as: current.refreshToken) { throw error }
                         throw .storageFailed(Self.rotationLost + reason)
                     }
