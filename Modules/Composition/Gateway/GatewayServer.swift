@@ -17,6 +17,8 @@ public final class GatewayServer: Sendable {
 
     /// The bound port.
     public var port: UInt16 { server.port }
+    /// Requests being read, handled or answered now.
+    public var requestsInFlight: Int { server.requestsInFlight }
     /// `http://HOST:PORT`, where it listens.
     public var listeningURL: String {
         server.host.contains(":") ? "http://[\(server.host)]:\(server.port)" : "http://\(server.host):\(server.port)"

@@ -72,7 +72,27 @@ struct GatewayServeCommand: HardtackCommand {
         Console.error(said.joined(separator: "\nhardtack: "))
         Console.print("listening on \(server.listeningURL)")
         await termination.wait()
-        await server.stop(grace: .seconds(10))
+        Console.error(Self.stopping)
+        guard await termination.stop({ await server.stop(grace: .seconds(10)) }) else {
+            let inHand = server.gateway.requestsInHand
+            throw .finding(.interrupted, Self.stoppedAtOnce(inFlight: server.requestsInFlight, inHand: inHand))
+        }
+    }
+
+    /// What the gateway says as it begins to stop.
+    static let stopping =
+        "stopping: requests in flight may finish for 10 s, then a refresh in hand may store its tokens for up to 60 s; "
+        + "SIGINT or SIGTERM again stops at once"
+
+    /// What the gateway says when a second signal cut its stop short: what was left, and what that may cost.
+    static func stoppedAtOnce(inFlight: Int, inHand: Int) -> String {
+        var said = "stopped at once at a second signal"
+        if inFlight > 0 { said += ", cutting \(inFlight) request\(inFlight == 1 ? "" : "s") in flight" }
+        if inHand > 0 {
+            said += "; \(inHand) still being handled: a refresh among them may have lost the new tokens the "
+                + "issuer gave it, and that user will have to sign in again"
+        }
+        return inFlight == 0 && inHand == 0 ? said + "; nothing was in flight" : said
     }
 
     /// `--demo`: starts ``GatewayDemo`` and says how to use it.
@@ -90,6 +110,10 @@ struct GatewayServeCommand: HardtackCommand {
                 + "cookie, and its API calls go to \(demo.authServer.baseURL.absoluteString)/api/me with the token "
                 + "the gateway adds. Stop with Ctrl-C (the temporary store is deleted).")
         await termination.wait()
-        await demo.stop()
+        guard await termination.stop({ await demo.stop() }) else {
+            // Its store held only the demo's own users: deleted with the rest, as a finished stop does.
+            try? FileManager.default.removeItem(atPath: demo.directory)
+            throw .finding(.interrupted, "stopped at once at a second signal; the temporary store is deleted")
+        }
     }
 }

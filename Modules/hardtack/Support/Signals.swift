@@ -43,17 +43,52 @@ enum Signals {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // A thread of its own, blocked in read: the server's threads are not held.
                 Thread {
-                    // Taken on this thread too (threads Dispatch starts block most signals, and this one
-                    // inherits that mask), so that the signal does not depend on another thread to land.
-                    var signals = sigset_t()
-                    sigemptyset(&signals)
-                    sigaddset(&signals, SIGINT)
-                    sigaddset(&signals, SIGTERM)
-                    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-                    var byte: UInt8 = 0
-                    while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
+                    Self.awaitSignal(readEnd)
                     continuation.resume()
                 }.start()
+            }
+        }
+
+        /// Runs `stop` to its end, unless SIGINT or SIGTERM comes again first: returns `true` when `stop`
+        /// ended, `false` at such a second signal (then `stop` is left running, for the process to exit on).
+        /// Signals within `quiet` of this call are not counted, so that one Ctrl-C that reaches the process
+        /// twice (from the terminal and from a wrapper that passes it on) is not taken for a second.
+        func stop(_ stop: @escaping @Sendable () async -> Void, quiet: Duration = .seconds(1)) async -> Bool {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let latch = SignalLatch(continuation)
+                Task {
+                    await stop()
+                    latch.fire(true)
+                }
+                guard let readEnd else { return }  // without the pipe, only `stop` ends the wait
+                Thread {
+                    Thread.sleep(forTimeInterval: quiet / .seconds(1))
+                    Self.drain(readEnd)
+                    Self.awaitSignal(readEnd)
+                    latch.fire(false)
+                }.start()
+            }
+        }
+
+        /// Blocks this thread until the pipe gives one signal. The signals are unblocked on this thread too
+        /// (threads Dispatch starts block most signals, and this one inherits that mask), so that a signal
+        /// does not depend on another thread to land.
+        private static func awaitSignal(_ readEnd: Int32) {
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGINT)
+            sigaddset(&signals, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+            var byte: UInt8 = 0
+            while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
+        }
+
+        /// Reads whatever signals the pipe holds now, without waiting.
+        private static func drain(_ readEnd: Int32) {
+            var ready = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            var bytes = [UInt8](repeating: 0, count: 64)
+            while poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 {
+                guard read(readEnd, &bytes, bytes.count) > 0 else { return }
             }
         }
     }
@@ -70,7 +105,7 @@ enum Signals {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let latch = SignalLatch(continuation)
             for source in sources {
-                source.setEventHandler { latch.fire() }
+                source.setEventHandler { latch.fire(()) }
                 source.resume()
             }
         }
@@ -78,19 +113,20 @@ enum Signals {
     }
 }
 
-/// Resumes a continuation once, from whichever signal comes first. Guarded by a pthread mutex (an
-/// `NSLock`) rather than Synchronization's `Mutex`, whose hand-off ThreadSanitizer cannot see on Linux.
-private final class SignalLatch: Sendable {
+/// Resumes a continuation once, with whichever comes first: a signal, or (for ``Signals/Termination/stop(_:quiet:)``)
+/// the stop's end. Guarded by a pthread mutex (an `NSLock`) rather than Synchronization's `Mutex`, whose hand-off
+/// ThreadSanitizer cannot see on Linux.
+private final class SignalLatch<Value: Sendable>: Sendable {
     private let lock = NSLock()
     // Safety: read and written only while `lock` is held.
-    private nonisolated(unsafe) var continuation: CheckedContinuation<Void, Never>?
+    private nonisolated(unsafe) var continuation: CheckedContinuation<Value, Never>?
 
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
 
-    func fire() {
+    func fire(_ value: Value) {
         lock.lock()
         defer { lock.unlock() }
-        continuation?.resume()
+        continuation?.resume(returning: value)
         continuation = nil
     }
 }

@@ -26,6 +26,14 @@ extension GatewayScenarios {
             return (provider, gateway, origin)
         }
 
+        /// A 10 MiB answer streaming at 64 KiB a second, its first part read: 160 s, longer than any stop's grace.
+        func slowStreamStarted(_ origin: String) async throws -> HTTPStreamedResponse {
+            let response = try await browser.stream(
+                origin + "/api/stream?bytes=10485760&chunk=65536&delay_ms=1000", headers: csrf)
+            #expect(try await response.body.next() != nil)
+            return response
+        }
+
         /// The gateway's peak resident memory so far, in KiB (`VmHWM`).
         func peakResidentKiB(_ gateway: RunningProcess) throws -> Int {
             let status = try String(contentsOfFile: "/proc/\(gateway.process.processIdentifier)/status", encoding: .utf8)
@@ -101,9 +109,7 @@ extension GatewayScenarios {
         @Test func stoppingTheGatewayCutsAStreamStillRunningAfterItsGraceAndExits() async throws {
             let (provider, gateway, origin) = try await signedIn()
             let dropped = try await provider.count("streams_dropped")
-            let response = try await browser.stream(
-                origin + "/api/stream?bytes=10485760&chunk=65536&delay_ms=1000", headers: csrf)
-            #expect(try await response.body.next() != nil)
+            let response = try await slowStreamStarted(origin)
             kill(gateway.process.processIdentifier, SIGTERM)
             let read = await StreamedBody.drain(response.body)
             #expect(read.failure != nil, "the answer ends early rather than hanging")
@@ -111,6 +117,42 @@ extension GatewayScenarios {
             #expect(result.status == 0, "\(result.stderr.suffix(300))")
             #expect(result.stderr.contains(#""stream":"gateway_stopping""#))
             while try await provider.count("streams_dropped") == dropped { try await Task.sleep(for: .milliseconds(50)) }
+        }
+
+        @Test func aSecondSignalDuringTheStopStopsAtOnceAndSaysWhatWasCut() async throws {
+            let (_, gateway, origin) = try await signedIn()
+            let response = try await slowStreamStarted(origin)
+            let pid = gateway.process.processIdentifier
+            kill(pid, SIGTERM)
+            try await logged("stopping:", by: gateway)
+            // Again every 2 s until it exits: the first after the stop's quiet second counts. Without that, the
+            // stop would end at its 10 s grace, with status 0.
+            let again = Task {
+                while !Task.isCancelled, gateway.process.isRunning {
+                    try await Task.sleep(for: .seconds(2))
+                    if gateway.process.isRunning { kill(pid, SIGTERM) }
+                }
+            }
+            let result = await gateway.wait()
+            again.cancel()
+            response.body.cancel()
+            #expect(result.status == 130, "\(result.stderr.suffix(500))")
+            #expect(result.stderr.contains("hardtack: stopped at once at a second signal, cutting 1 request in flight"))
+            #expect(!result.stderr.contains(#""stream":"gateway_stopping""#), "cut by the exit, not by the grace's end")
+        }
+
+        @Test func oneSignalArrivingTwiceAtOnceStillStopsGracefully() async throws {
+            // As when Ctrl-C reaches the gateway from the terminal and again from a wrapper passing it on.
+            let (_, gateway, origin) = try await signedIn()
+            let response = try await slowStreamStarted(origin)
+            kill(gateway.process.processIdentifier, SIGINT)
+            kill(gateway.process.processIdentifier, SIGINT)
+            let read = await StreamedBody.drain(response.body)
+            #expect(read.failure != nil, "the answer is cut at the grace's end")
+            let result = await gateway.wait()
+            #expect(result.status == 0, "\(result.stderr.suffix(500))")
+            #expect(result.stderr.contains(#""stream":"gateway_stopping""#))
+            #expect(!result.stderr.contains("stopped at once"))
         }
     }
 }
