@@ -13,12 +13,12 @@ import Testing
 
     @Test func answersCutButNothingBeingHandled() {
         let said = GatewayServeCommand.stoppedAtOnce(inFlight: 2, inHand: 0)
-        #expect(said == "stopped at once at a second signal, cutting 2 requests in flight")
+        #expect(said == "stopped at once at a second signal, with 2 requests in flight and 0 being handled (answered or not)")
     }
 
     @Test func aRequestStillBeingHandledMayHaveLostARefresh() {
         let said = GatewayServeCommand.stoppedAtOnce(inFlight: 1, inHand: 1)
-        #expect(said.hasPrefix("stopped at once at a second signal, cutting 1 request in flight; 1 still being"))
+        #expect(said.hasPrefix("stopped at once at a second signal, with 1 request in flight and 1 being handled"))
         #expect(said.contains("sign in again"))
     }
 }

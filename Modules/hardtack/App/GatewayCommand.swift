@@ -32,7 +32,8 @@ struct GatewayCommand: Command {
             + "(by the next sweep of a running gateway, or at once for back-channel logout).",
         "It prints `listening on http://HOST:PORT` once it serves, one JSON line per request on standard error "
             + "(never a token, a cookie or a code), and on SIGTERM or SIGINT stops accepting, lets what is in "
-            + "flight finish (10 s at most, then 503), lets a refresh under way store its tokens (60 s at most) and exits 0; "
+            + "flight finish (10 s at most, then 503), lets work still under way end (a refresh storing its tokens, a call "
+            + "waiting on its upstream: 60 s at most) and exits 0; "
             + "the signal again, a second or more later, stops at once (exit 130, saying what was cut). Give a "
             + "container's stop 75 s before its SIGKILL.",
     ]

@@ -72,27 +72,42 @@ struct GatewayServeCommand: HardtackCommand {
         Console.error(said.joined(separator: "\nhardtack: "))
         Console.print("listening on \(server.listeningURL)")
         await termination.wait()
-        Console.error(Self.stopping)
-        guard await termination.stop({ await server.stop(grace: .seconds(10)) }) else {
-            let inHand = server.gateway.requestsInHand
-            throw .finding(.interrupted, Self.stoppedAtOnce(inFlight: server.requestsInFlight, inHand: inHand))
+        await Self.stop(after: termination, saying: Self.stopping, { await server.stop(grace: .seconds(10)) }) {
+            Self.stoppedAtOnce(inFlight: server.requestsInFlight, inHand: server.gateway.requestsInHand)
         }
     }
 
     /// What the gateway says as it begins to stop.
     static let stopping =
-        "stopping: requests in flight may finish for 10 s, then a refresh in hand may store its tokens for up to 60 s; "
-        + "SIGINT or SIGTERM again stops at once"
+        "stopping: requests in flight may finish for 10 s, then those still being handled (a refresh storing its "
+        + "tokens, a call waiting on its upstream) for up to 60 s"
 
     /// What the gateway says when a second signal cut its stop short: what was left, and what that may cost.
     static func stoppedAtOnce(inFlight: Int, inHand: Int) -> String {
-        var said = "stopped at once at a second signal"
-        if inFlight > 0 { said += ", cutting \(inFlight) request\(inFlight == 1 ? "" : "s") in flight" }
-        if inHand > 0 {
-            said += "; \(inHand) still being handled: a refresh among them may have lost the new tokens the "
-                + "issuer gave it, and that user will have to sign in again"
+        let said = "stopped at once at a second signal"
+        guard inFlight > 0 || inHand > 0 else { return said + "; nothing was in flight" }
+        return said + ", with \(inFlight) request\(inFlight == 1 ? "" : "s") in flight and \(inHand) being handled "
+            + "(answered or not)"
+            + (inHand == 0
+                ? ""
+                : ": a refresh among them may have lost the new tokens the issuer gave it, and that user will have "
+                    + "to sign in again")
+    }
+
+    /// After a first signal, says `stopping` and runs `stop`; at a second, says `cut()` and exits 130 at once,
+    /// as a kill would: `exit`'s handlers (OpenSSL's cleanup among them) would run under threads still using
+    /// what they free. A store's write cut so is a transaction, rolled back.
+    private static func stop(
+        after termination: Signals.Termination, saying stopping: String, _ stop: @escaping @Sendable () async -> Void,
+        cut: () -> String
+    ) async {
+        // Without the pipe the handler writes to, only the stop ends the wait: nothing to offer.
+        let again = termination.readEnd == nil ? "" : "; SIGINT or SIGTERM again, a second or more from now, stops at once"
+        Console.error(stopping + again)
+        guard await termination.stop(stop) else {
+            Console.error(cut())
+            _exit(ExitStatus.interrupted.rawValue)
         }
-        return inFlight == 0 && inHand == 0 ? said + "; nothing was in flight" : said
     }
 
     /// `--demo`: starts ``GatewayDemo`` and says how to use it.
@@ -110,10 +125,14 @@ struct GatewayServeCommand: HardtackCommand {
                 + "cookie, and its API calls go to \(demo.authServer.baseURL.absoluteString)/api/me with the token "
                 + "the gateway adds. Stop with Ctrl-C (the temporary store is deleted).")
         await termination.wait()
-        guard await termination.stop({ await demo.stop() }) else {
+        await Self.stop(after: termination, saying: "stopping the demo", { await demo.stop() }) {
             // Its store held only the demo's own users: deleted with the rest, as a finished stop does.
-            try? FileManager.default.removeItem(atPath: demo.directory)
-            throw .finding(.interrupted, "stopped at once at a second signal; the temporary store is deleted")
+            do {
+                try FileManager.default.removeItem(atPath: demo.directory)
+                return "stopped at once at a second signal; the demo's temporary directory is deleted"
+            } catch {
+                return "stopped at once at a second signal; delete the demo's temporary directory, \(demo.directory)"
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The passphrase or key does not unlock the store, or cannot be used.
     case wrongKey = 77
     /// Interrupted (Ctrl-C) while waiting for the user in a browser or device sign-in (nothing was stored), or a
-    /// server's stop cut short by a second SIGINT or SIGTERM.
+    /// gateway's stop cut short by a second SIGINT or SIGTERM.
     case interrupted = 130
 
     /// What the status means, as help and the README's table say it.
@@ -48,7 +48,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .storeUnavailable: "store locked, busy or unreachable (the user is not signed out)"
         case .protocolError: "the server's answer broke the contract or refused even a fresh token (the session is kept)"
         case .wrongKey: "wrong passphrase or key"
-        case .interrupted: "interrupted (Ctrl-C): a sign-in waiting for the user stored nothing; a server stopped at once by a second signal"
+        case .interrupted: "interrupted (Ctrl-C): a sign-in waiting for the user stored nothing; the gateway stopped at once by a second signal"
         }
     }
 
