@@ -26,6 +26,20 @@ static inline struct MHD_Daemon *hardtack_mhd_start(
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
+/// Ends a request target's query, for libmicrohttpd 0.9 only, where it is about to parse it: called from the
+/// URI log callback, after the target has been copied whole. libmicrohttpd 0.9 parses the query into a list
+/// in the connection's memory right after that callback; when the memory runs out (a few hundred short
+/// arguments, in a head far within its limit) it queues a 431, then carries on as if the parse had worked,
+/// overwriting the state that would send it, and the request hangs until the connection's timeout. The server
+/// never reads that list (its handler reads the target as the callback copied it), so the byte after the
+/// first '?', in the connection's own read buffer, becomes the query's end: libmicrohttpd then parses an empty
+/// query. 1.0 answers the same failure properly and is left alone.
+static inline void hardtack_mhd_skip_query_parsing(const char *target) {
+    if (target == NULL || strncmp(MHD_get_version(), "0.9.", 4) != 0) return;
+    char *mark = strchr((char *)target, '?');
+    if (mark != NULL) mark[1] = '\0';
+}
+
 /// The daemon's epoll descriptor, which is readable when it has work, or -1.
 static inline int hardtack_mhd_epoll_fd(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);

@@ -13,6 +13,8 @@ enum MicroHTTPCallbacks {
             let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
             daemon.state.opened()
             let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/", daemon: daemon)
+            // Copied: libmicrohttpd's own parse of the query, which its 0.9 versions fail by hanging, is not needed.
+            hardtack_mhd_skip_query_parsing(uri)
             return Unmanaged.passRetained(context).toOpaque()
         }
 
