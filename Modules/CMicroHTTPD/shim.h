@@ -1,3 +1,4 @@
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -12,12 +13,14 @@
 static inline struct MHD_Daemon *hardtack_mhd_start(
     unsigned int flags, int listener, MHD_AccessHandlerCallback handler, void *handler_cls,
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection), void *uri_log_cls,
-    MHD_RequestCompletedCallback completed, void *completed_cls, size_t memory_limit,
-    unsigned int connection_limit, unsigned int connection_timeout) {
+    MHD_RequestCompletedCallback completed, void *completed_cls, MHD_NotifyConnectionCallback connection_notify,
+    void *connection_notify_cls, size_t memory_limit, unsigned int connection_limit,
+    unsigned int connection_timeout) {
     struct MHD_OptionItem options[] = {
         {MHD_OPTION_LISTEN_SOCKET, listener, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, uri_log_cls},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_cls},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection_notify, connection_notify_cls},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory_limit, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)connection_timeout, NULL},
@@ -40,6 +43,18 @@ static inline void hardtack_mhd_skip_query_parsing(const char *target) {
     if (mark != NULL) mark[1] = '\0';
 }
 
+/// A connection's socket, or -1.
+static inline int hardtack_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// Whether a connection has read the whole head of the request it is on (false while it waits for or reads
+/// one, and once it is closing).
+static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection) {
+    return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) != NULL;
+}
+
 /// The daemon's epoll descriptor, which is readable when it has work, or -1.
 static inline int hardtack_mhd_epoll_fd(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
@@ -51,3 +66,6 @@ static inline int hardtack_mhd_epoll_fd(struct MHD_Daemon *daemon) {
 static const ssize_t hardtack_mhd_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
 static const ssize_t hardtack_mhd_end_with_error = MHD_CONTENT_READER_END_WITH_ERROR;
 static const uint64_t hardtack_mhd_size_unknown = MHD_SIZE_UNKNOWN;
+
+/// A connection notification's "started", which Swift does not import by name.
+static const enum MHD_ConnectionNotificationCode hardtack_mhd_connection_started = MHD_CONNECTION_NOTIFY_STARTED;

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Data
+import Epoll
 import Foundation
 
 /// The C callbacks libmicrohttpd calls, on the thread of the loop that runs the daemon: one request's
@@ -8,15 +9,27 @@ import Foundation
 enum MicroHTTPCallbacks {
     /// The request line is read: a context for the request, with its target exactly as sent.
     static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-        -> UnsafeMutableRawPointer? = { cls, uri, _ in
+        -> UnsafeMutableRawPointer? = { cls, uri, connection in
             guard let cls else { return nil }
             let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
             daemon.state.opened()
+            if let connection { daemon.heads.requestLineRead(connection) }
             let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/", daemon: daemon)
             // Copied: libmicrohttpd's own parse of the query, which its 0.9 versions fail by hanging, is not needed.
             hardtack_mhd_skip_query_parsing(uri)
             return Unmanaged.passRetained(context).toOpaque()
         }
+
+    /// A connection accepted, or about to be closed: the head deadline watches it meanwhile.
+    static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let heads = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue().heads
+        if code == hardtack_mhd_connection_started {
+            heads.opened(connection, now: EpollLoop.now())
+        } else {
+            heads.closed(connection)
+        }
+    }
 
     /// The request's end, answered or not: the context is let go of.
     static let completed: MHD_RequestCompletedCallback = { cls, _, conCls, _ in

@@ -16,8 +16,8 @@ import Synchronization
 /// but `MHD_resume_connection`, which libmicrohttpd allows from any thread, followed by ``needsRun()``.
 ///
 /// Safety (`@unchecked Sendable`): `pendingRun` is set in `init`, before the daemon is shared, and only read
-/// after; `pointer`, `timer`, `watched`, `quiesced` and `stopped` are read and written on
-/// the loop's thread only (``start(flags:limits:connections:)`` sets them before the loop first runs it,
+/// after; `pointer`, `timer`, `sweeper`, `watched`, `quiesced`, `stopped` and `heads` (a class of its own,
+/// used by libmicrohttpd's callbacks and the sweep) are read and written on the loop's thread only (``start(flags:limits:connections:)`` sets them before the loop first runs it,
 /// handing them over through the loop's lock); `runPending` is atomic; the rest is immutable.
 final class MicroHTTPDaemon: @unchecked Sendable {
     /// The loop that runs the daemon and its requests' handlers.
@@ -28,6 +28,10 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     private var pointer: OpaquePointer?
     private var watched: Int32 = -1
     private var timer: (id: UInt64, deadline: UInt64)?
+    /// The head deadline's next look, once a second.
+    private var sweeper: UInt64?
+    /// The deadline on each request's head.
+    let heads: MicroHTTPHeadDeadline
     private var quiesced = false
     private var stopped = false
     private let runPending = Atomic(false)
@@ -38,6 +42,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         self.loop = loop
         self.state = state
         self.listener = listener
+        heads = MicroHTTPHeadDeadline(seconds: state.limits.headSeconds)
         // Set before the daemon is shared with any other thread, never again.
         pendingRun = { [weak self] in
             guard let self else { return }
@@ -58,7 +63,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         guard
             let started = hardtack_mhd_start(
                 flags, listener, MicroHTTPCallbacks.access, context, MicroHTTPCallbacks.uriLog, context,
-                MicroHTTPCallbacks.completed, context, limits.connectionMemoryBytes, UInt32(max(connections, 1)),
+                MicroHTTPCallbacks.completed, context, MicroHTTPCallbacks.connectionNotified, context,
+                limits.connectionMemoryBytes, UInt32(max(connections, 1)),
                 UInt32(max(limits.idleSeconds, 1)))
         else { throw MicroHTTPServerError("libmicrohttpd could not start (\(String(cString: strerror(errno))))") }
         let descriptor = hardtack_mhd_epoll_fd(started)
@@ -71,6 +77,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
                 watched = descriptor
                 loop.hold()
                 registered.store(true, ordering: .releasing)
+                scheduleSweep()
                 run()
             }
             done.signal()
@@ -135,6 +142,18 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         timer = (id, deadline)
     }
 
+    /// Looks at the heads being read in a second, and again every second after until ``stopNow()``: a late
+    /// one's connection is cut (libmicrohttpd is run at once, to see the end and close it) and the server's
+    /// observer told of a 408. Loop's thread only.
+    private func scheduleSweep() {
+        sweeper = loop.schedule(after: .seconds(1)) { [self] in
+            sweeper = nil
+            guard !stopped else { return }
+            if heads.sweep(now: EpollLoop.now(), cutting: { state.refused?("", "", 408) }) > 0 { run() }
+            scheduleSweep()
+        }
+    }
+
     /// Stops accepting connections (the listening socket stays open until ``stopNow()``). Loop's thread only.
     func quiesce() {
         guard let pointer, !quiesced else { return }
@@ -164,6 +183,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         }
         if let armed = timer { loop.cancel(armed.id) }
         timer = nil
+        if let sweeper { loop.cancel(sweeper) }
+        sweeper = nil
         if watched >= 0 {
             loop.unwatch(watched)
             watched = -1

@@ -8,13 +8,16 @@ public struct MicroHTTPServerLimits: Sendable {
     public var connections: Int
     /// Seconds a connection may stay idle (a slow client sending nothing) before it is dropped.
     public var idleSeconds: Int
+    /// Seconds a client has to send a request's whole head, from its connection's start or the request
+    /// before it on the connection: one that trickles it is dropped (the log says 408).
+    public var headSeconds: Int
     /// The event loops, a thread each, that accept connections, read and write them and run their
     /// handlers and the upstream calls those make (one per core serves the most).
     public var threads: Int
 
     /// The memory libmicrohttpd gives each connection: twice the head, and 4 KiB. Its 0.9.75 copies a
-    /// `Cookie` field into the same memory as the head and takes 64 bytes of it for each field, cookie and
-    /// query argument, and answers what does not fit itself, malformed or not at all: with room for a copy
+    /// `Cookie` field into the same memory as the head and takes 64 bytes of it for each field and cookie
+    /// (and would for each query argument, which the server has it skip), and answers what does not fit itself, malformed or not at all: with room for a copy
     /// as long as the head, a head up to ``requestHeadBytes`` with a usual count of fields and cookies is
     /// read whole and one over it gets the server's own 431 (docs/gateway.md, "Bounds and faults"). It is
     /// zeroed for each request: the default head, 8 KiB, keeps it at 20 KiB; 16 KiB heads would make it 36,
@@ -28,8 +31,9 @@ public struct MicroHTTPServerLimits: Sendable {
     /// Creates limits; the defaults suit a gateway in front of a single-page app.
     public init(
         requestHeadBytes: Int = 8 * 1024, requestBodyBytes: Int = 1 << 20, connections: Int = 1024,
-        idleSeconds: Int = 30, threads: Int = 2
+        idleSeconds: Int = 30, headSeconds: Int = 30, threads: Int = 2
     ) {
+        self.headSeconds = headSeconds
         self.requestHeadBytes = requestHeadBytes
         self.requestBodyBytes = requestBodyBytes
         self.connections = connections
