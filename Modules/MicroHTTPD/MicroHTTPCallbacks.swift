@@ -9,11 +9,10 @@ import Foundation
 enum MicroHTTPCallbacks {
     /// The request line is read: a context for the request, with its target exactly as sent.
     static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-        -> UnsafeMutableRawPointer? = { cls, uri, connection in
+        -> UnsafeMutableRawPointer? = { cls, uri, _ in
             guard let cls else { return nil }
             let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
             daemon.state.opened()
-            if let connection { daemon.heads.requestLineRead(connection) }
             let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/", daemon: daemon)
             // Copied: libmicrohttpd's own parse of the query, which its 0.9 versions fail by hanging, is not needed.
             hardtack_mhd_skip_query_parsing(uri)
@@ -31,12 +30,16 @@ enum MicroHTTPCallbacks {
         }
     }
 
-    /// The request's end, answered or not: the context is let go of.
-    static let completed: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
-        guard let cls, let conCls, let raw = conCls.pointee else { return }
+    /// The request's end, answered or not: the context is let go of, and the time for the connection's next
+    /// head begins.
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
+        guard let cls else { return }
+        let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+        if let connection { daemon.heads.requestEnded(connection, now: EpollLoop.now()) }
+        guard let conCls, let raw = conCls.pointee else { return }
         conCls.pointee = nil
         Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).release()
-        Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue().state.closed()
+        daemon.state.closed()
     }
 
     /// Called after the head, for each chunk of the body, once more when the body is complete, and once

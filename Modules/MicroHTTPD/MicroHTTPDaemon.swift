@@ -143,13 +143,12 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     }
 
     /// Looks at the heads being read in a second, and again every second after until ``stopNow()``: a late
-    /// one's connection is cut (libmicrohttpd is run at once, to see the end and close it) and the server's
-    /// observer told of a 408. Loop's thread only.
+    /// one's connection is cut, and libmicrohttpd run at once, to see the end and close it. Loop's thread only.
     private func scheduleSweep() {
         sweeper = loop.schedule(after: .seconds(1)) { [self] in
             sweeper = nil
             guard !stopped else { return }
-            if heads.sweep(now: EpollLoop.now(), cutting: { state.refused?("", "", 408) }) > 0 { run() }
+            if heads.sweep(now: EpollLoop.now()) > 0 { run() }
             scheduleSweep()
         }
     }

@@ -8,8 +8,8 @@ public struct MicroHTTPServerLimits: Sendable {
     public var connections: Int
     /// Seconds a connection may stay idle (a slow client sending nothing) before it is dropped.
     public var idleSeconds: Int
-    /// Seconds a client has to send a request's whole head, from its connection's start or the request
-    /// before it on the connection: one that trickles it is dropped (the log says 408).
+    /// Seconds a client has to send a request's whole head, from its connection's start or the end of the
+    /// request before it on the connection: one that trickles it is dropped.
     public var headSeconds: Int
     /// The event loops, a thread each, that accept connections, read and write them and run their
     /// handlers and the upstream calls those make (one per core serves the most).

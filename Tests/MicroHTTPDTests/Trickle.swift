@@ -8,9 +8,10 @@ import TestSupport
 /// requests on one connection.
 enum Trickle {
     /// Connects to `port`, sends `first` whole (a request, whose answer is read) if given, then a head that
-    /// never ends, a byte every 300 ms, until the server ends the connection or 20 s pass. Returns the seconds
-    /// from the first trickled byte to the end, or `nil` when the connection was still open.
-    static func run(port: UInt16, first: [UInt8]?) async -> Double? {
+    /// never ends, a byte at a time, until the server ends the connection or 20 s pass: its request line's
+    /// bytes `linePause` apart, then the fields' 300 ms apart. Returns the seconds from the first trickled
+    /// byte to the end, or `nil` when the connection was still open.
+    static func run(port: UInt16, first: [UInt8]?, linePause: Duration = .milliseconds(300)) async -> Double? {
         await withCheckedContinuation { continuation in
             Thread {
                 let socket = RawSocket.connect(port: port)
@@ -19,11 +20,13 @@ enum Trickle {
                     RawSocket.send(socket, first)
                     guard readAnswer(socket) else { return continuation.resume(returning: 0) }
                 }
-                let head = Array(("GET /slow HTTP/1.1\r\nHost: x\r\nX-Pad: " + String(repeating: "a", count: 200)).utf8)
+                let line = Array("GET /slow HTTP/1.1\r\n".utf8)
+                let head = line + Array(("Host: x\r\nX-Pad: " + String(repeating: "a", count: 200)).utf8)
                 let start = Date()
-                for byte in head {
+                for (index, byte) in head.enumerated() {
                     guard Date().timeIntervalSince(start) < 20 else { break }
-                    if ended(socket, after: [byte]) {
+                    let pause = index < line.count ? linePause : .milliseconds(300)
+                    if ended(socket, after: [byte], waiting: pause) {
                         return continuation.resume(returning: Date().timeIntervalSince(start))
                     }
                 }
@@ -63,13 +66,13 @@ enum Trickle {
         return true
     }
 
-    /// Sends `bytes` and waits 300 ms for the server to end the connection: true when it did (a read sees
-    /// the end or an error, or the send fails).
-    private static func ended(_ socket: Int32, after bytes: [UInt8]) -> Bool {
+    /// Sends `bytes` and waits up to `pause` for the server to end the connection: true when it did (a read
+    /// sees the end or an error, or the send fails).
+    private static func ended(_ socket: Int32, after bytes: [UInt8], waiting pause: Duration) -> Bool {
         let sent = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if sent < 0 { return true }
         var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&ready, 1, 300) > 0 else { return false }
+        guard poll(&ready, 1, Int32(pause / .milliseconds(1))) > 0 else { return false }
         var byte: UInt8 = 0
         return recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
     }
