@@ -17,6 +17,12 @@ extension Gateway {
         "upgrade", "set-cookie", "content-length",
     ])
 
+    /// The most bytes of an upstream answer's fields passed back (names, values and their separators): a
+    /// larger head is 502, as nginx answers one over its `proxy_buffer_size` (4 KiB). libmicrohttpd writes
+    /// an answer's head into the memory that also holds its request's head, and closes a connection whose
+    /// answer head does not fit without a word; with this bound it fits beside any request head it took.
+    static let upstreamHeadBytes = 4096
+
     /// Methods never forwarded: TRACE (and its old twin TRACK), which echo the request and its bearer back to
     /// the caller, and CONNECT, which asks for a tunnel.
     private static let unforwardedMethods = ["TRACE", "TRACK", "CONNECT"]
@@ -105,9 +111,18 @@ extension Gateway {
             var passed = HTTPHeaders()
             passed.reserveCapacity(response.headers.count)
             let hopByHop = Self.connectionOptions(response.headers, besides: Self.droppedResponseFields)
+            var headBytes = 0
             for field in response.headers {
                 if Self.isDropped(field.name, Self.droppedResponseFields, or: hopByHop) { continue }
+                headBytes += field.name.utf8.count + field.value.utf8.count + 4
                 passed.add(field.name, field.value)
+            }
+            guard headBytes <= Self.upstreamHeadBytes else {
+                response.body.cancel()
+                return .complete(
+                    GatewayReply.error(
+                        502, "upstream_head_too_large",
+                        "the API's answer head is over \(Self.upstreamHeadBytes) bytes of fields"))
             }
             // A small answer that arrived whole goes out whole, with its length; any other streams.
             if let whole = response.body.takeWhole() {

@@ -22,7 +22,8 @@ Endpoints: discovery (both well-known documents), /authorize (a sign-in and cons
 /logout (RP-Initiated Logout: id_token_hint, client_id, post_logout_redirect_uri, state; ends the
 hint's session and revokes its tokens), and a protected test API, for a valid bearer access token only:
 /api/echo[/...] (any method: what it received, as JSON; with ?answer_hop_by_hop=1 also fields a proxy
-must not pass back), GET /api/slow?ms=N, and
+must not pass back; with ?answer_header_bytes=N, N bytes more of answer head in X-Padding-* fields),
+GET /api/slow?ms=N, and
 GET /api/stream?bytes=N[&chunk=C][&delay_ms=D][&cut_after=M]: N bytes (byte i is i % 256) declared in
 Content-Length, sent in chunks of C (64 KiB by default) D ms apart; with cut_after, the connection closes
 after M bytes. /test/state counts streams_started, streams_finished (to their end, or to cut_after) and
@@ -333,6 +334,13 @@ def create_app(issuer, options):
             answer.headers["Connection"] = "X-Upstream-Hop"
             answer.headers["X-Upstream-Hop"] = "1"
             answer.headers["X-Kept"] = "yes"
+        padding = request.args.get("answer_header_bytes", "")
+        if padding.isdigit() and int(padding) <= 65536:
+            # An answer head of about that many bytes more, in fields of up to 1000 bytes.
+            left, index = int(padding), 0
+            while left > 0:
+                answer.headers["X-Padding-%d" % index] = "p" * min(1000, left)
+                left, index = left - 1000, index + 1
         return answer
 
     def api_slow():
