@@ -335,7 +335,7 @@ def create_app(issuer, options):
             answer.headers["X-Upstream-Hop"] = "1"
             answer.headers["X-Kept"] = "yes"
         padding = request.args.get("answer_header_bytes", "")
-        if padding.isdigit() and int(padding) <= 65536:
+        if padding.isdecimal() and int(padding) <= 65536:
             # An answer head of about that many bytes more, in fields of up to 1000 bytes.
             left, index = int(padding), 0
             while left > 0:
