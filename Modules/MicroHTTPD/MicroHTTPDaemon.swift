@@ -17,8 +17,9 @@ import Synchronization
 ///
 /// Safety (`@unchecked Sendable`): `pendingRun` is set in `init`, before the daemon is shared, and only read
 /// after; `pointer`, `timer`, `sweeper`, `watched`, `quiesced`, `stopped` and `heads` (a class of its own,
-/// used by libmicrohttpd's callbacks and the sweep) are read and written on the loop's thread only (``start(flags:limits:connections:)`` sets them before the loop first runs it,
-/// handing them over through the loop's lock); `runPending` is atomic; the rest is immutable.
+/// used by libmicrohttpd's callbacks and the sweep) are read and written on the loop's thread only
+/// (``start(flags:limits:connections:)`` sets them before the loop first runs it, handing them over through
+/// the loop's lock); `runPending` is atomic; the rest is immutable.
 final class MicroHTTPDaemon: @unchecked Sendable {
     /// The loop that runs the daemon and its requests' handlers.
     let loop: EpollLoop

@@ -17,8 +17,8 @@ public struct MicroHTTPServerLimits: Sendable {
 
     /// The memory libmicrohttpd gives each connection: twice the head, and 4 KiB. Its 0.9.75 copies a
     /// `Cookie` field into the same memory as the head and takes 64 bytes of it for each field and cookie
-    /// (and would for each query argument, which the server has it skip), and answers what does not fit itself, malformed or not at all: with room for a copy
-    /// as long as the head, a head up to ``requestHeadBytes`` with a usual count of fields and cookies is
+    /// (and would for each query argument, which the server has it skip), and answers what does not fit
+    /// itself, malformed or not at all: with room for a copy as long as the head, a head up to ``requestHeadBytes`` with a usual count of fields and cookies is
     /// read whole and one over it gets the server's own 431 (docs/gateway.md, "Bounds and faults"). It is
     /// zeroed for each request: the default head, 8 KiB, keeps it at 20 KiB; 16 KiB heads would make it 36,
     /// which cost the gateway several µs a call.
