@@ -20,9 +20,9 @@ extension Gateway {
     /// The most bytes of an upstream answer's fields passed back (names, values and their separators): a
     /// larger head is 502, as nginx answers one over its `proxy_buffer_size` (4 KiB). libmicrohttpd writes
     /// an answer's head into the memory that also holds its request's head, and closes a connection whose
-    /// answer head does not fit without a word. A request head of a usual size leaves some 16 KiB; one of
-    /// nearly 8 KiB of cookies leaves about 4 KiB less 64 bytes a cookie, so within this bound the answer fits
-    /// beside all but such heads (docs/gateway.md, "Bounds and faults").
+    /// answer head does not fit without a word; the server keeps room for a head of
+    /// `MicroHTTPServerLimits.answerHeadBytes` (4 KiB and 256 bytes) beside every request it admits, which
+    /// these fields, the status line and the framing fields fit (docs/gateway.md, "Bounds and faults").
     static let upstreamHeadBytes = 4096
 
     /// Methods never forwarded: TRACE (and its old twin TRACK), which echo the request and its bearer back to

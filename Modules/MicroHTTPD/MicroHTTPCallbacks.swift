@@ -63,6 +63,10 @@ enum MicroHTTPCallbacks {
             guard MicroHTTPResponder.headBytes(of: connection, method: method, target: context.target) <= limit else {
                 return refuse(MicroHTTPResponder.headTooLarge(limit))
             }
+            // What the request holds of the connection's memory stays held while its answer's head is written
+            // there; the count is within a few bytes of libmicrohttpd's own, hence the 16 more.
+            let left = state.limits.connectionMemoryBytes - hardtack_mhd_request_memory(connection)
+            guard left >= state.limits.answerHeadBytes + 16 else { return refuse(MicroHTTPResponder.headTooCrowded) }
             // A body declared longer than the server would read and drop is refused now, while an answer can
             // still be queued (mid-body, libmicrohttpd can only close the connection).
             if let declared = MicroHTTPResponder.contentLength(of: connection), declared > state.limits.requestBodyDiscardBytes {

@@ -11,18 +11,22 @@ public struct MicroHTTPServerLimits: Sendable {
     /// Seconds a client has to send a request's whole head, from its connection's start or the end of the
     /// request before it on the connection: one that trickles it is dropped.
     public var headSeconds: Int
+    /// The room kept for an answer's head: libmicrohttpd writes it into the memory that still holds its
+    /// request's head, and closes a connection whose answer head does not fit without a word, so a request
+    /// whose head, cookie copy and records would leave less is refused 431 as soon as its head is read (a head
+    /// within ``requestHeadBytes`` with up to 64 fields and cookies always leaves it). An answer's head within
+    /// it is always sent.
+    public var answerHeadBytes: Int
     /// The event loops, a thread each, that accept connections, read and write them and run their
     /// handlers and the upstream calls those make (one per core serves the most).
     public var threads: Int
 
-    /// The memory libmicrohttpd gives each connection: twice the head, and 4 KiB. Its 0.9.75 copies a
-    /// `Cookie` field into the same memory as the head and takes 64 bytes of it for each field and cookie
-    /// (and would for each query argument, which the server has it skip), and answers what does not fit
-    /// itself, malformed or not at all: with room for a copy as long as the head, a head up to ``requestHeadBytes`` with a usual count of fields and cookies is
-    /// read whole and one over it gets the server's own 431 (docs/gateway.md, "Bounds and faults"). It is
-    /// zeroed for each request: the default head, 8 KiB, keeps it at 20 KiB; 16 KiB heads would make it 36,
-    /// which cost the gateway several µs a call.
-    var connectionMemoryBytes: Int { max(2 * requestHeadBytes + 4096, 4096) }
+    /// The memory libmicrohttpd gives each connection: room for a head of ``requestHeadBytes`` and a copy as
+    /// long (its 0.9.75 copies a `Cookie` field into the same memory), for 64 fields and cookies at 64 bytes a
+    /// record, and for an answer's head of ``answerHeadBytes`` (and 16 bytes of slack); about 24 KiB with the
+    /// defaults. It is zeroed for each request, and a larger one costs: 36 KiB (for 16 KiB heads) cost the
+    /// gateway several µs a call.
+    var connectionMemoryBytes: Int { max(2 * requestHeadBytes, 0) + 64 * 64 + max(answerHeadBytes, 256) + 16 }
 
     /// How much of a body over ``requestBodyBytes`` is read and dropped so that the client reads the 413: 16
     /// times the limit, 16 MiB at least. A body declared longer is refused at once, its connection closed.
@@ -31,8 +35,9 @@ public struct MicroHTTPServerLimits: Sendable {
     /// Creates limits; the defaults suit a gateway in front of a single-page app.
     public init(
         requestHeadBytes: Int = 8 * 1024, requestBodyBytes: Int = 1 << 20, connections: Int = 1024,
-        idleSeconds: Int = 30, headSeconds: Int = 30, threads: Int = 2
+        idleSeconds: Int = 30, headSeconds: Int = 30, answerHeadBytes: Int = 4 * 1024 + 256, threads: Int = 2
     ) {
+        self.answerHeadBytes = answerHeadBytes
         self.headSeconds = headSeconds
         self.requestHeadBytes = requestHeadBytes
         self.requestBodyBytes = requestBodyBytes

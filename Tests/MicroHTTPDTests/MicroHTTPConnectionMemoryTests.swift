@@ -1,0 +1,46 @@
+import Data
+import Foundation
+import MicroHTTPD
+import TestSupport
+import Testing
+
+/// libmicrohttpd writes an answer's head into the connection memory that still holds its request's head, the
+/// copy of its `Cookie` field and a record for each field and cookie, and closes a connection whose answer
+/// head does not fit there without sending anything: the server keeps room for one.
+@Suite struct MicroHTTPConnectionMemoryTests {
+    /// A head of `cookies` cookies, 8,000 bytes in all.
+    static func head(cookies: Int) -> String {
+        let start = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: "
+        var values = (0..<cookies).map { "c\($0)=v" }
+        let used = start.utf8.count + values.joined(separator: "; ").utf8.count + 4
+        let each = (8_000 - used) / cookies
+        values = values.map { $0 + String(repeating: "v", count: each) }
+        values[0] += String(repeating: "v", count: 8_000 - used - each * cookies)
+        return start + values.joined(separator: "; ") + "\r\n\r\n"
+    }
+
+    /// However a head within the limit is made up, its answer is sent: the handler's when the memory it holds
+    /// leaves room for an answer head of ``MicroHTTPServerLimits/answerHeadBytes`` (always with up to 64 fields
+    /// and cookies), else a 431. Before the room was kept, most of these got nothing at all.
+    @Test func aHeadNearTheLimitIsAnsweredHoweverManyCookiesItHolds() async throws {
+        let padding = String(repeating: "p", count: 3_900)
+        let server = try MicroHTTPServer(port: 0) { _ in
+            HTTPResponse(status: 200, headers: HTTPHeaders([("X-Padding", padding)]), body: Data("ok".utf8))
+        }
+        var refusals = 0
+        for cookies in [1, 20, 40, 61, 62, 64, 70, 80, 100, 115, 130, 160, 200, 300] {
+            let head = Self.head(cookies: cookies)
+            #expect(head.utf8.count == 8_000)
+            let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))
+            if reply.hasPrefix("HTTP/1.1 200") {
+                #expect(reply.contains(padding) && reply.hasSuffix("ok"), "\(cookies) cookies: cut short")
+                continue
+            }
+            #expect(reply.hasPrefix("HTTP/1.1 431"), "\(cookies) cookies: \(reply.prefix(60))")
+            #expect(cookies > 61, "\(cookies) cookies and three fields were refused")
+            if reply.contains("request_head_too_large") { refusals += 1 }
+        }
+        #expect(refusals >= 3, "the server's own 431 answered the crowded heads")
+        await server.stop(grace: .seconds(1))
+    }
+}
