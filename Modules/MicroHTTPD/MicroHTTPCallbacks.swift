@@ -66,7 +66,12 @@ enum MicroHTTPCallbacks {
             // What the request holds of the connection's memory stays held while its answer's head is written
             // there; the count is within a few bytes of libmicrohttpd's own, hence the 16 more.
             let left = state.limits.connectionMemoryBytes - hardtack_mhd_request_memory(connection)
-            guard left >= state.limits.answerHeadBytes + 16 else { return refuse(MicroHTTPResponder.headTooCrowded) }
+            if left < state.limits.answerHeadBytes + 16 {
+                guard left < MicroHTTPResponder.refusalHeadRoom else { return refuse(MicroHTTPResponder.headTooCrowded) }
+                // Too little even for the refusal's head, in libmicrohttpd's hands: written here, then closed.
+                state.refused?(String(cString: method), context.target, 431)
+                return MicroHTTPResponder.writeDirectly(MicroHTTPResponder.headTooCrowded, to: connection)
+            }
             // A body declared longer than the server would read and drop is refused now, while an answer can
             // still be queued (mid-body, libmicrohttpd can only close the connection).
             if let declared = MicroHTTPResponder.contentLength(of: connection), declared > state.limits.requestBodyDiscardBytes {

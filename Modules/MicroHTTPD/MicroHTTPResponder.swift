@@ -120,8 +120,9 @@ enum MicroHTTPResponder {
     }
 
     /// The answer to a head whose fields and cookies leave too little of its connection's memory for an answer.
-    static let headTooCrowded = refusal(
-        431, "request_head_too_large", "the request head has too many cookies and fields to be answered: send fewer")
+    static var headTooCrowded: HTTPResponse {
+        refusal(431, "request_head_too_large", "the request head has too many cookies and fields to be answered: send fewer")
+    }
 
     /// The answer to a body over `limit` bytes.
     static func tooLarge(_ limit: Int) -> HTTPResponse {

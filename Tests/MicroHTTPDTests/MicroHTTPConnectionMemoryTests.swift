@@ -28,7 +28,7 @@ import Testing
             HTTPResponse(status: 200, headers: HTTPHeaders([("X-Padding", padding)]), body: Data("ok".utf8))
         }
         var refusals = 0
-        for cookies in [1, 20, 40, 61, 62, 64, 70, 80, 100, 115, 130, 160, 200, 300] {
+        for cookies in [1, 20, 40, 61, 62, 64, 70, 80, 100, 115, 130, 132, 134, 135, 136, 138, 160, 200, 300] {
             let head = Self.head(cookies: cookies)
             #expect(head.utf8.count == 8_000)
             let reply = await RawSocket.exchange(port: server.port, sending: Array(head.utf8))
@@ -38,7 +38,10 @@ import Testing
             }
             #expect(reply.hasPrefix("HTTP/1.1 431"), "\(cookies) cookies: \(reply.prefix(60))")
             #expect(cookies > 61, "\(cookies) cookies and three fields were refused")
-            if reply.contains("request_head_too_large") { refusals += 1 }
+            guard reply.contains("request_head_too_large") else { continue }
+            // The server's own, whether libmicrohttpd wrote it or, with too little room left, the server did.
+            refusals += 1
+            #expect(reply.contains("\r\nDate: ") && reply.hasSuffix("}"), "\(cookies) cookies: \(reply)")
         }
         #expect(refusals >= 3, "the server's own 431 answered the crowded heads")
         await server.stop(grace: .seconds(1))
