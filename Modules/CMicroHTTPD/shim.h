@@ -55,15 +55,38 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
     return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) != NULL;
 }
 
+/// A request head's place in libmicrohttpd's read buffer, and how many of its fields' names lie elsewhere.
+struct hardtack_mhd_head_span {
+    const char *start;
+    const char *end;
+    unsigned int moved;
+};
+
+/// Counts a field whose name lies outside the head as received.
+static inline enum MHD_Result hardtack_mhd_count_moved_field(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    struct hardtack_mhd_head_span *span = (struct hardtack_mhd_head_span *)cls;
+    if ((uintptr_t)key < (uintptr_t)span->start || (uintptr_t)key >= (uintptr_t)span->end) span->moved += 1;
+    return MHD_YES;
+}
+
 /// How much of its connection's memory a request whose head is read holds until its answer is written, as
 /// libmicrohttpd 0.9.75 takes it (each block rounded up to 16 bytes): the head as received, the copy of its
 /// `Cookie` field that its cookie parse makes, and a 56-byte record (64 rounded) for each field, cookie and
 /// query argument. The answer's head is written into what is left, and an answer whose head does not fit is
-/// not sent at all: the connection is closed without a word.
-static inline size_t hardtack_mhd_request_memory(struct MHD_Connection *connection) {
-    size_t used = 0;
+/// not sent at all: the connection is closed without a word. `method` is the access callback's, which starts
+/// the head in libmicrohttpd's read buffer. -1 when a field was folded over lines (obs-fold): libmicrohttpd
+/// then copies it into a block of its own behind the read buffer, which can no longer be given back, and
+/// nothing is left that can be counted on.
+static inline long hardtack_mhd_request_memory(struct MHD_Connection *connection, const char *method) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
-    if (info != NULL) used += (info->header_size + 15) / 16 * 16;
+    if (info == NULL || method == NULL) return -1;
+    size_t used = (info->header_size + 15) / 16 * 16;
+    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0};
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, hardtack_mhd_count_moved_field, &span);
+    if (span.moved > 0) return -1;
     const char *cookie = NULL;
     size_t cookie_length = 0;
     if (MHD_lookup_connection_value_n(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE,
@@ -73,7 +96,13 @@ static inline size_t hardtack_mhd_request_memory(struct MHD_Connection *connecti
     int records = MHD_get_connection_values(
         connection, (enum MHD_ValueKind)(MHD_HEADER_KIND | MHD_COOKIE_KIND | MHD_GET_ARGUMENT_KIND), NULL, NULL);
     if (records > 0) used += (size_t)records * ((sizeof(void *) * 6 + sizeof(int) + 15) / 16 * 16);
-    return used;
+    return (long)used;
+}
+
+/// Whether a request's chunked body ended with trailer fields: libmicrohttpd 0.9.75 reads them into the
+/// connection's memory after the head was counted, and takes a record for each.
+static inline bool hardtack_mhd_has_trailers(struct MHD_Connection *connection) {
+    return MHD_get_connection_values(connection, MHD_FOOTER_KIND, NULL, NULL) > 0;
 }
 
 /// The daemon's epoll descriptor, which is readable when it has work, or -1.

@@ -53,14 +53,29 @@ extension Gateway {
         return GatewayReply.redirect(endSessionLocation(idToken: idToken), headers: [clear])
     }
 
-    /// Where a signed-out browser goes: the issuer's end-session endpoint with `id_token_hint`, `client_id`
-    /// and `post_logout_redirect_uri` (this site's `/`), or `/` when the issuer has none.
+    /// The longest end-session address sent with `id_token_hint`. An ID token can be many kilobytes (some
+    /// issuers list a user's groups in it), and the redirect's head must fit the room the HTTP server keeps
+    /// for an answer's head (4 KiB and 256 bytes) beside a large request; without the hint, the issuer still
+    /// knows the client (`client_id`) and its registered `post_logout_redirect_uri`, and may ask the user to
+    /// confirm (OpenID Connect RP-Initiated Logout 1.0 §2).
+    static let endSessionLocationBytes = 3 * 1024
+
+    /// Where a signed-out browser goes: the issuer's end-session endpoint with `id_token_hint` (when that
+    /// keeps the address within ``endSessionLocationBytes``), `client_id` and `post_logout_redirect_uri`
+    /// (this site's `/`), or `/` when the issuer has none.
     private func endSessionLocation(idToken: SecretBytes?) -> String {
         guard let endpoint = dependencies.metadata.endSessionEndpoint else { return "/" }
-        var fields = [("client_id", configuration.clientID), ("post_logout_redirect_uri", configuration.origin + "/")]
-        if let hint = idToken?.revealedString() { fields.insert(("id_token_hint", hint), at: 0) }
+        let fields = [("client_id", configuration.clientID), ("post_logout_redirect_uri", configuration.origin + "/")]
         let separator = endpoint.absolute.absoluteString.contains("?") ? "&" : "?"
-        return endpoint.absolute.absoluteString + separator + String(decoding: FormBody.encode(fields), as: UTF8.self)
+        /// The address with `fields`.
+        func location(_ fields: [(String, String)]) -> String {
+            endpoint.absolute.absoluteString + separator + String(decoding: FormBody.encode(fields), as: UTF8.self)
+        }
+        if let hint = idToken?.revealedString() {
+            let hinted = location([("id_token_hint", hint)] + fields)
+            if hinted.utf8.count <= Self.endSessionLocationBytes { return hinted }
+        }
+        return location(fields)
     }
 
     /// `GET /healthz`: 200 when the store answers, 503 when not.
@@ -74,6 +89,7 @@ extension Gateway {
     /// 401: no session (and the cookie `clearing`, when given, deleted).
     static func notSignedIn(clearing cookie: String?) -> HTTPResponse {
         GatewayReply.error(
-            401, "not_signed_in", "no session: sign in at /bff/login", headers: cookie.map { [GatewayReply.clearCookie($0)] } ?? [])
+            401, "not_signed_in", "no session: sign in at /bff/login",
+            headers: cookie.map { [GatewayReply.clearCookie($0)] } ?? [])
     }
 }

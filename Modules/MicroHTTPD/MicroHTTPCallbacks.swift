@@ -8,16 +8,17 @@ import Foundation
 /// Each gets the ``MicroHTTPDaemon`` as its closure argument and the request's context through `con_cls`.
 enum MicroHTTPCallbacks {
     /// The request line is read: a context for the request, with its target exactly as sent.
-    static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-        -> UnsafeMutableRawPointer? = { cls, uri, _ in
-            guard let cls else { return nil }
-            let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
-            daemon.state.opened()
-            let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/", daemon: daemon)
-            // Copied: libmicrohttpd's own parse of the query, which its 0.9 versions fail by hanging, is not needed.
-            hardtack_mhd_skip_query_parsing(uri)
-            return Unmanaged.passRetained(context).toOpaque()
-        }
+    static let uriLog:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+            -> UnsafeMutableRawPointer? = { cls, uri, _ in
+                guard let cls else { return nil }
+                let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+                daemon.state.opened()
+                let context = MicroHTTPRequestContext(target: uri.map { String(cString: $0) } ?? "/", daemon: daemon)
+                // Copied: libmicrohttpd's own parse of the query, which its 0.9 versions fail by hanging, is not needed.
+                hardtack_mhd_skip_query_parsing(uri)
+                return Unmanaged.passRetained(context).toOpaque()
+            }
 
     /// A connection accepted, or about to be closed: the head deadline watches it meanwhile.
     static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
@@ -45,36 +46,61 @@ enum MicroHTTPCallbacks {
     /// Called after the head, for each chunk of the body, once more when the body is complete, and once
     /// after the connection resumes with the handler's answer.
     static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
-        guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadSize else { return MHD_Result.NO }
+        guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadSize else {
+            return MHD_Result.NO
+        }
         let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
         let state = daemon.state
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
-        if let answer = context.takeAnswer() { return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon) }
+        if let answer = context.takeAnswer() {
+            // An answer whose head would not fit beside its request would be closed without a word.
+            guard MicroHTTPResponder.headBytes(of: answer) <= context.answerRoom - 16 else {
+                if case .streamed(let streamed) = answer { streamed.body.cancel() }
+                state.refused?(method.map { String(cString: $0) } ?? "", context.target, 500)
+                return MicroHTTPResponder.queue(MicroHTTPResponder.answerHeadTooLarge, on: connection)
+            }
+            return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon)
+        }
         // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
         /// Answers the request here, without the handler, and tells the server's observer.
         func refuse(_ response: HTTPResponse) -> MHD_Result {
             state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
             return MicroHTTPResponder.queue(response, on: connection)
         }
+        /// The same, written to the socket by the server: libmicrohttpd has too little memory left to write it.
+        func refuseDirectly(_ response: HTTPResponse) -> MHD_Result {
+            state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
+            return MicroHTTPResponder.writeDirectly(
+                response, to: connection, head: method.map { strcmp($0, "HEAD") == 0 } ?? false)
+        }
         if context.isFirstCall() {
-            guard let method, MicroHTTPResponder.isToken(method) else { return refuse(MicroHTTPResponder.invalidMethod) }
-            let limit = state.limits.requestHeadBytes
-            guard context.target.utf8.count <= limit else { return refuse(MicroHTTPResponder.targetTooLong(limit)) }
-            guard MicroHTTPResponder.headBytes(of: connection, method: method, target: context.target) <= limit else {
-                return refuse(MicroHTTPResponder.headTooLarge(limit))
-            }
             // What the request holds of the connection's memory stays held while its answer's head is written
-            // there; the count is within a few bytes of libmicrohttpd's own, hence the 16 more.
-            let left = state.limits.connectionMemoryBytes - hardtack_mhd_request_memory(connection)
-            if left < state.limits.answerHeadBytes + 16 {
-                guard left < MicroHTTPResponder.refusalHeadRoom else { return refuse(MicroHTTPResponder.headTooCrowded) }
-                // Too little even for the refusal's head, in libmicrohttpd's hands: written here, then closed.
-                state.refused?(String(cString: method), context.target, 431)
-                return MicroHTTPResponder.writeDirectly(MicroHTTPResponder.headTooCrowded, to: connection)
+            // there; the count is within a few bytes of libmicrohttpd's own, hence the 16 more. A folded field
+            // (-1) leaves nothing that can be counted on.
+            let memory = hardtack_mhd_request_memory(connection, method)
+            let room = memory < 0 ? 0 : state.limits.connectionMemoryBytes - memory
+            context.answerRoom = room
+            /// A refusal, by libmicrohttpd when it has room to write one.
+            func refuseHere(_ response: HTTPResponse) -> MHD_Result {
+                room < MicroHTTPResponder.refusalHeadRoom + 16 ? refuseDirectly(response) : refuse(response)
+            }
+            guard let method, MicroHTTPResponder.isToken(method) else {
+                return refuseHere(MicroHTTPResponder.invalidMethod)
+            }
+            let limit = state.limits.requestHeadBytes
+            guard context.target.utf8.count <= limit else { return refuseHere(MicroHTTPResponder.targetTooLong(limit)) }
+            guard MicroHTTPResponder.headBytes(of: connection, method: method, target: context.target) <= limit else {
+                return refuseHere(MicroHTTPResponder.headTooLarge(limit))
+            }
+            guard memory >= 0 else { return refuseDirectly(MicroHTTPResponder.foldedField) }
+            guard room >= state.limits.answerHeadBytes + 16 else {
+                return refuseHere(MicroHTTPResponder.headTooCrowded)
             }
             // A body declared longer than the server would read and drop is refused now, while an answer can
             // still be queued (mid-body, libmicrohttpd can only close the connection).
-            if let declared = MicroHTTPResponder.contentLength(of: connection), declared > state.limits.requestBodyDiscardBytes {
+            if let declared = MicroHTTPResponder.contentLength(of: connection),
+                declared > state.limits.requestBodyDiscardBytes
+            {
                 return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes))
             }
             return MHD_Result.YES
@@ -83,11 +109,15 @@ enum MicroHTTPCallbacks {
             let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
             uploadSize.pointee = 0
             let limit = state.limits.requestBodyBytes
-            if context.append(chunk, limit: limit, discardLimit: state.limits.requestBodyDiscardBytes) { return MHD_Result.YES }
+            if context.append(chunk, limit: limit, discardLimit: state.limits.requestBodyDiscardBytes) {
+                return MHD_Result.YES
+            }
             // Over even the bytes read and dropped, with no length declared (chunked): libmicrohttpd closes the
             // connection, as it takes no answer mid-body; the log still says 413.
             return refuse(MicroHTTPResponder.tooLarge(limit))
         }
+        // Trailer fields take the connection's memory after the head was counted: refused, by the server.
+        if hardtack_mhd_has_trailers(connection) { return refuseDirectly(MicroHTTPResponder.trailersRefused) }
         if context.isRejected { return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes)) }
         if state.isDraining { return refuse(MicroHTTPServerState.unavailable) }
         guard let body = context.suspend(connection) else { return MHD_Result.YES }

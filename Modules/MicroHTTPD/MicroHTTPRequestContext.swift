@@ -26,6 +26,7 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     private var answer: HTTPReply?
     private var suspended: OpaquePointer?
     private var resumed = false
+    private var room = 0
 
     init(target: String, daemon: MicroHTTPDaemon) {
         self.target = target
@@ -39,6 +40,21 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
         defer { lock.unlock() }
         defer { headSeen = true }
         return !headSeen
+    }
+
+    /// The bytes of its connection's memory libmicrohttpd will have left for the answer's head, as counted
+    /// when the head was read.
+    var answerRoom: Int {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return room
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            room = newValue
+        }
     }
 
     /// Appends a chunk of the body. Once the body is over `limit` the request is refused and later chunks

@@ -1,26 +1,61 @@
+internal import CMicroHTTPD
+import Data
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-internal import CMicroHTTPD
-import Data
-import Foundation
 
 extension MicroHTTPResponder {
     /// The least of a connection's memory left in which libmicrohttpd is given a refusal to write (its head
-    /// is some 160 bytes); with less, ``writeDirectly(_:to:)`` sends it.
+    /// is some 160 bytes); with less, ``writeDirectly(_:to:head:)`` sends it.
     static let refusalHeadRoom = 512
+
+    /// What libmicrohttpd adds to an answer's head besides its fields, at most: the status line, `Date`,
+    /// `Connection`, `Content-Length` or `Transfer-Encoding`, and the blank line.
+    private static let framingBytes = 160
+
+    /// The most bytes `reply`'s head takes when libmicrohttpd writes it: its fields as ``add(_:to:)`` keeps
+    /// them, and the framing.
+    static func headBytes(of reply: HTTPReply) -> Int {
+        let headers: HTTPHeaders
+        switch reply {
+        case .complete(let response): headers = response.headers
+        case .streamed(let response): headers = response.headers
+        }
+        var total = framingBytes
+        for field in headers { total += field.name.utf8.count + field.value.utf8.count + 4 }
+        return total
+    }
+
+    /// The answer in place of one whose head would not fit beside its request's in the connection's memory.
+    static var answerHeadTooLarge: HTTPResponse {
+        refusal(500, "answer_head_too_large", "the answer's head is too large to be sent beside this request's head")
+    }
+
+    /// The answer to a head with a field folded over lines (obs-fold), which RFC 9112 §5.2 lets a server refuse.
+    static var foldedField: HTTPResponse {
+        refusal(400, "folded_header_field", "a header field is folded over lines: send each on one line")
+    }
+
+    /// The answer to a chunked body that ends with trailer fields.
+    static var trailersRefused: HTTPResponse {
+        refusal(
+            400, "request_trailers_refused",
+            "the request's body ends with trailer fields, which this server does not take")
+    }
 
     /// Writes `response`, one of the server's own refusals, straight to `connection`'s socket, and has
     /// libmicrohttpd close the connection (the result to return from the access callback): for a request
     /// that left too little of the connection's memory for libmicrohttpd to write even that answer's head,
-    /// which it would otherwise close without a word. Called from the access callback on the request's first
-    /// call, on the daemon's loop: nothing of this request's answer is written yet, and libmicrohttpd reads
+    /// which it would otherwise close without a word. Called from the access callback before the request is
+    /// handed over, on the daemon's loop: nothing of this request's answer is written yet (but a 100 Continue), and libmicrohttpd reads
     /// a request only once the answer before it on the connection is sent, so these bytes are the next the
     /// client reads. A socket whose buffer will not take the whole answer at once (it holds some 300 bytes;
-    /// a new request's buffer is empty) gets what it takes.
-    static func writeDirectly(_ response: HTTPResponse, to connection: OpaquePointer) -> MHD_Result {
+    /// a new request's buffer is empty) gets what it takes. The answer to a `HEAD` request (`head`) has no body.
+    static func writeDirectly(_ response: HTTPResponse, to connection: OpaquePointer, head isHead: Bool) -> MHD_Result {
         let socket = hardtack_mhd_connection_socket(connection)
         guard socket >= 0 else { return MHD_Result.NO }
         let status = code(response.status)
@@ -30,7 +65,7 @@ extension MicroHTTPResponder {
             head += "\(field.name): \(field.value)\r\n"
         }
         head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
-        let bytes = Data(head.utf8) + response.body
+        let bytes = Data(head.utf8) + (isHead ? Data() : response.body)
         _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         return MHD_Result.NO
     }
@@ -43,7 +78,8 @@ extension MicroHTTPResponder {
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday) % 7]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon) % 12]) \(parts.tm_year + 1900) "
+        return
+            "\(days[Int(parts.tm_wday) % 7]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon) % 12]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 }

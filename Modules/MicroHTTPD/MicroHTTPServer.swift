@@ -30,7 +30,8 @@ public final class MicroHTTPServer: Sendable {
     /// What answers each request with a body complete in memory or one that streams.
     public typealias ReplyHandler = @Sendable (HTTPRequest) async -> HTTPReply
     /// Told of each request the server answers itself, never handing it over: its method, its target as
-    /// sent and the status (400 for a method that is no token, 413, 414, 431, 503 while stopping).
+    /// sent and the status (400 for a method that is no token, a folded field or a body's trailer fields, 413,
+    /// 414, 431, 503 while stopping, 500 in place of an answer whose head would not fit beside its request's).
     public typealias RefusalObserver = @Sendable (_ method: String, _ target: String, _ status: Int) -> Void
 
     /// The bound port (the one the kernel chose when asked for port 0).

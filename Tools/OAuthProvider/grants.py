@@ -151,7 +151,13 @@ class SignedIDTokens:
         return {"alg": "RS256", "kid": self.keys.current.kid, "typ": "JWT"}
 
     def get_client_claims(self, client):
-        return {"iss": self.issuer, "aud": [client.get_client_id()]}
+        claims = {"iss": self.issuer, "aud": [client.get_client_id()]}
+        with self.store.lock:
+            padding = self.store.id_token_padding
+        if padding:
+            # As a provider that puts a user's groups in the ID token: a long one (POST /test/id-token-padding).
+            claims["groups"] = ["group-%04d" % index for index in range(padding // 13 + 1)]
+        return claims
 
     def generate_user_info(self, user, scope):
         return user_info(user, scope)

@@ -63,7 +63,8 @@ extension GatewayScenarios {
             for count in [20, 55, 100] {
                 // Each head nearly 8 KiB: the return path is part of the sign-in's.
                 fill(count, 7_600)
-                let echo = try await browser.get(origin + "/api/echo?answer_header_bytes=3800", headers: [("X-CSRF", "1")])
+                let echo = try await browser.get(
+                    origin + "/api/echo?answer_header_bytes=3800", headers: [("X-CSRF", "1")])
                 fill(count, 7_600 - returnPath.utf8.count)
                 let login = try await browser.get(origin + "/bff/login?returnUrl=" + returnPath)
                 if count <= 55 {
@@ -83,6 +84,33 @@ extension GatewayScenarios {
                             || (login.status == 431 && errorCode(login) == "request_head_too_large"), "\(login.status)")
                 }
             }
+        }
+
+        /// An ID token of many kilobytes (a provider listing the user's groups in it): the sign-out's redirect
+        /// leaves the hint out rather than grow past the room for an answer's head, names the client instead,
+        /// and the issuer still sends the browser back.
+        @Test func aSignOutWithALongIDTokenRedirectsWithoutTheHint() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
+            try await provider.control("/test/id-token-padding", [("bytes", "6000")])
+            do {
+                _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            } catch {
+                try await provider.control("/test/id-token-padding", [("bytes", "0")])
+                throw error
+            }
+            try await provider.control("/test/id-token-padding", [("bytes", "0")])
+            let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
+            let sid = try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])
+            let out = try await browser.get(origin + "/bff/logout?sid=" + sid)
+            let location = try #require(out.headers["Location"])
+            #expect(
+                out.status == 302 && location.hasPrefix(provider.issuer + "/logout?client_id="),
+                "\(location.prefix(120))")
+            #expect(!location.contains("id_token_hint") && location.utf8.count < 3 * 1024)
+            let atIssuer = try await browser.get(location)
+            #expect(atIssuer.status == 302 && atIssuer.headers["Location"] == origin + "/")
         }
     }
 }
