@@ -55,20 +55,26 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
     return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) != NULL;
 }
 
-/// A request head's place in libmicrohttpd's read buffer, and how many of its fields' names lie elsewhere.
+/// A request head's place in libmicrohttpd's read buffer, and how many of its fields were folded.
 struct hardtack_mhd_head_span {
     const char *start;
     const char *end;
-    unsigned int moved;
+    unsigned int folded;
 };
 
-/// Counts a field whose name lies outside the head as received.
-static inline enum MHD_Result hardtack_mhd_count_moved_field(
+/// Counts a field folded over lines. libmicrohttpd 0.9.75 parses a field in place (its name, a NUL where the
+/// colon was, its value after it) and, for a continuation line, appends the line to the field's *name* in a
+/// new block of its memory: the name then lies outside the head as received, or (when the read buffer later
+/// grew past that block) before its value no longer holds, or (grown in place) runs into its value.
+static inline enum MHD_Result hardtack_mhd_count_folded_field(
     void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
     (void)kind;
-    (void)value;
     struct hardtack_mhd_head_span *span = (struct hardtack_mhd_head_span *)cls;
-    if ((uintptr_t)key < (uintptr_t)span->start || (uintptr_t)key >= (uintptr_t)span->end) span->moved += 1;
+    uintptr_t name = (uintptr_t)key;
+    if (key == NULL || value == NULL || name < (uintptr_t)span->start || name >= (uintptr_t)span->end
+        || (uintptr_t)value < name + strlen(key) + 1) {
+        span->folded += 1;
+    }
     return MHD_YES;
 }
 
@@ -77,7 +83,8 @@ static inline enum MHD_Result hardtack_mhd_count_moved_field(
 /// `Cookie` field that its cookie parse makes, and a 56-byte record (64 rounded) for each field, cookie and
 /// query argument. The answer's head is written into what is left, and an answer whose head does not fit is
 /// not sent at all: the connection is closed without a word. `method` is the access callback's, which starts
-/// the head in libmicrohttpd's read buffer. -1 when a field was folded over lines (obs-fold): libmicrohttpd
+/// the head in libmicrohttpd's read buffer. -1 when a field was folded (or, never at the first access call,
+/// the head's size is not known) over lines (obs-fold): libmicrohttpd
 /// then copies it into a block of its own behind the read buffer, which can no longer be given back, and
 /// nothing is left that can be counted on.
 static inline long hardtack_mhd_request_memory(struct MHD_Connection *connection, const char *method) {
@@ -85,8 +92,8 @@ static inline long hardtack_mhd_request_memory(struct MHD_Connection *connection
     if (info == NULL || method == NULL) return -1;
     size_t used = (info->header_size + 15) / 16 * 16;
     struct hardtack_mhd_head_span span = {method, method + info->header_size, 0};
-    MHD_get_connection_values(connection, MHD_HEADER_KIND, hardtack_mhd_count_moved_field, &span);
-    if (span.moved > 0) return -1;
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, hardtack_mhd_count_folded_field, &span);
+    if (span.folded > 0) return -1;
     const char *cookie = NULL;
     size_t cookie_length = 0;
     if (MHD_lookup_connection_value_n(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE,

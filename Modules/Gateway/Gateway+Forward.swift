@@ -77,7 +77,8 @@ extension Gateway {
                 // worth seeing).
                 func timed() {
                     let elapsed = ContinuousClock.now - started
-                    metrics.upstream(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    metrics.upstream(
+                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                 }
                 do throws(HTTPClientError) {
                     let response = try await client.stream(call)
@@ -166,13 +167,15 @@ extension Gateway {
     /// Logs a line, and counts it, when `body` ends early: the upstream lost, late or over the limit, the
     /// browser gone, or the gateway stopping.
     private func watch(
-        _ body: HTTPBodyStream, of request: HTTPRequest, on route: GatewayRoute, status: Int, started: ContinuousClock.Instant
+        _ body: HTTPBodyStream, of request: HTTPRequest, on route: GatewayRoute, status: Int,
+        started: ContinuousClock.Instant
     ) {
         let (log, metrics) = (dependencies.log, metrics)
         body.whenEnded { ending, bytes in
             let cut: String
             switch ending {
-            case .complete: return
+            // Answered 500 in its place by the server, which logs that: no cut to tell.
+            case .complete, .failed(HTTPBodyStream.headTooLarge): return
             case .cancelled: cut = "browser_gone"
             case .failed(.timedOut): cut = "upstream_timeout"
             case .failed(.responseTooLarge): cut = "upstream_too_large"
@@ -180,7 +183,8 @@ extension Gateway {
             case .failed: cut = "upstream_lost"
             }
             metrics.streamCut()
-            var line = RequestLogLine(request: request, route: route.prefix, status: status, duration: ContinuousClock.now - started)
+            var line = RequestLogLine(
+                request: request, route: route.prefix, status: status, duration: ContinuousClock.now - started)
             line.cut = (cut, bytes)
             log(line.json)
         }

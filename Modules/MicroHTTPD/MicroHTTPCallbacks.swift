@@ -55,7 +55,7 @@ enum MicroHTTPCallbacks {
         if let answer = context.takeAnswer() {
             // An answer whose head would not fit beside its request would be closed without a word.
             guard MicroHTTPResponder.headBytes(of: answer) <= context.answerRoom - 16 else {
-                if case .streamed(let streamed) = answer { streamed.body.cancel() }
+                if case .streamed(let streamed) = answer { streamed.body.abort(HTTPBodyStream.headTooLarge) }
                 state.refused?(method.map { String(cString: $0) } ?? "", context.target, 500)
                 return MicroHTTPResponder.queue(MicroHTTPResponder.answerHeadTooLarge, on: connection)
             }
@@ -82,7 +82,7 @@ enum MicroHTTPCallbacks {
             context.answerRoom = room
             /// A refusal, by libmicrohttpd when it has room to write one.
             func refuseHere(_ response: HTTPResponse) -> MHD_Result {
-                room < MicroHTTPResponder.refusalHeadRoom + 16 ? refuseDirectly(response) : refuse(response)
+                room < MicroHTTPResponder.refusalHeadRoom ? refuseDirectly(response) : refuse(response)
             }
             guard let method, MicroHTTPResponder.isToken(method) else {
                 return refuseHere(MicroHTTPResponder.invalidMethod)

@@ -153,7 +153,7 @@ class SignedIDTokens:
     def get_client_claims(self, client):
         claims = {"iss": self.issuer, "aud": [client.get_client_id()]}
         with self.store.lock:
-            padding = self.store.id_token_padding
+            padding = self.store.id_token_padding.get(client.get_client_id(), 0)
         if padding:
             # As a provider that puts a user's groups in the ID token: a long one (POST /test/id-token-padding).
             claims["groups"] = ["group-%04d" % index for index in range(padding // 13 + 1)]

@@ -45,8 +45,9 @@ For tests only (never a token in /test/state):
   POST /test/rotate-keys             a new signing key for every later token; the JWKS keeps the one before
   POST /test/token-endpoint          delay_ms, fail=none|503: for every later /token request
   POST /test/access-token-lifetime   client_id, seconds: expires_in of that client's later tokens
-  POST /test/id-token-padding        bytes: a `groups` claim of about that many bytes in later ID tokens
-                                     (0 for none), as providers that list a user's groups make them long
+  POST /test/id-token-padding        client_id, bytes: a `groups` claim of about that many bytes in that
+                                     client's later ID tokens (0 for none), as providers that list a
+                                     user's groups make them long
 
   python provider.py [--port N] [--device-interval S] [--device-expires-in S] [--access-token-lifetime S]
 
@@ -514,12 +515,14 @@ def create_app(issuer, options):
 
     @app.post("/test/id-token-padding")
     def test_id_token_padding():
-        padding = request.form.get("bytes", "")
+        client_id, padding = request.form.get("client_id", ""), request.form.get("bytes", "")
+        if client_id not in store.clients:
+            return jsonify(error="unknown client_id"), 400
         if not padding.isdecimal() or int(padding) > 65536:
             return jsonify(error="bytes: 0 to 65536"), 400
         with store.lock:
-            store.id_token_padding = int(padding)
-            return jsonify(bytes=store.id_token_padding)
+            store.id_token_padding[client_id] = int(padding)
+            return jsonify(client_id=client_id, bytes=int(padding))
 
     @app.post("/test/access-token-lifetime")
     def test_access_token_lifetime():

@@ -261,7 +261,7 @@ class Store:
         self.backchannel_uris = {}  # client_id -> backchannel_logout_uri (tests register it)
         self.lifetimes = {}  # client_id -> access token lifetime in seconds (tests set it)
         self.token_endpoint = {"delay_ms": 0, "fail": "none"}  # faults of the token endpoint (tests)
-        self.id_token_padding = 0  # bytes of a `groups` claim in later ID tokens (tests)
+        self.id_token_padding = {}  # client_id -> bytes of a `groups` claim in its later ID tokens (tests)
         self.counters = {
             "authorization_codes_issued": 0,
             "codes_exchanged": 0,

@@ -34,6 +34,10 @@ public final class HTTPBodyStream: Sendable {
     /// What ``abort(_:)`` fails a stream with when its server stops.
     public static let stopped = HTTPClientError.transport("the server is stopping")
 
+    /// What ``abort(_:)`` fails a stream with when its server answers 500 in place of its answer, whose head
+    /// would not fit beside its request's (the server logs that itself).
+    public static let headTooLarge = HTTPClientError.transport("the answer's head does not fit beside its request's")
+
     let buffer: HTTPBodyBuffer
 
     init(buffer: HTTPBodyBuffer) {
@@ -51,7 +55,9 @@ public final class HTTPBodyStream: Sendable {
     /// A new pipe: the stream and the writer that fills it, holding at most `capacity` bytes between them
     /// (256 KiB by default), and failing with ``HTTPClientError/responseTooLarge(limit:)`` past `limit`
     /// bytes in all (`nil`: no limit).
-    public static func pipe(capacity: Int = 256 << 10, limit: Int? = nil) -> (stream: HTTPBodyStream, writer: HTTPBodyWriter) {
+    public static func pipe(
+        capacity: Int = 256 << 10, limit: Int? = nil
+    ) -> (stream: HTTPBodyStream, writer: HTTPBodyWriter) {
         let buffer = HTTPBodyBuffer(capacity: capacity, limit: limit)
         return (HTTPBodyStream(buffer: buffer), HTTPBodyWriter(buffer: buffer))
     }

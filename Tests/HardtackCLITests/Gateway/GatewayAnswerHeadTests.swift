@@ -93,14 +93,17 @@ extension GatewayScenarios {
             let provider = try TestProvider()
             let (gateway, origin) = try await gateway(provider)
             defer { _ = sandbox.stopGatewayNow(gateway) }
-            try await provider.control("/test/id-token-padding", [("bytes", "6000")])
+            try await provider.control(
+                "/test/id-token-padding", [("client_id", CLISandbox.gatewayClient.id), ("bytes", "6000")])
             do {
                 _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
             } catch {
-                try await provider.control("/test/id-token-padding", [("bytes", "0")])
+                try await provider.control(
+                    "/test/id-token-padding", [("client_id", CLISandbox.gatewayClient.id), ("bytes", "0")])
                 throw error
             }
-            try await provider.control("/test/id-token-padding", [("bytes", "0")])
+            try await provider.control(
+                "/test/id-token-padding", [("client_id", CLISandbox.gatewayClient.id), ("bytes", "0")])
             let user = try await browser.get(origin + "/bff/user", headers: [("X-CSRF", "1")])
             let sid = try #require((try JSONSerialization.jsonObject(with: user.body) as? [String: String])?["sid"])
             let out = try await browser.get(origin + "/bff/logout?sid=" + sid)
