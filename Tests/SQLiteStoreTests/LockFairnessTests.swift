@@ -36,6 +36,18 @@ import Testing
     }
 
     @Test func writersHammeringOneStoreAreNeverStarvedIntoBusy() throws {
+        // Each round is judged whole (no other errors, every acknowledged write counted); a round with busy
+        // errors is run once more, calibrated afresh. Starvation is what SQLite's own handler gives every
+        // round (13 to 17 busy errors in each here); a second chance absorbs a moment of ambient load (the
+        // whole suite running at once under the address sanitizer) that the calibration did not see, as
+        // happened once in CI: 4 busy errors.
+        var busy = try hammerRound()
+        if busy > 0 { busy = try hammerRound() }
+        #expect(busy == 0, "no writer starved in either round")
+    }
+
+    /// Ten writers hammering two counters for three waits; the busy errors they got.
+    private func hammerRound() throws -> Int {
         let path = fixture.path
         let keyFile = fixture.keyFile
         // A short wait makes starvation show quickly: 1 s, or longer where a write is slow (a sanitized
@@ -47,6 +59,11 @@ import Testing
         let busy = Locked(0)
         let otherErrors = Locked([String]())
         let writes = Locked(0)
+        let store = try fixture.open()
+        // The counters as the round begins: none before the first.
+        let before = (0..<2).map {
+            (try? store.findValue(Int.self, .genericPassword(service: "counter", account: "\($0)"))) ?? 0
+        }
         let deadline = Date().addingTimeInterval(3 * Double(waitMilliseconds) / 1000)
         let done = DispatchGroup()
         for thread in 0..<10 {
@@ -72,12 +89,13 @@ import Testing
             }.start()
         }
         done.wait()
-        #expect(busy.withLock { $0 } == 0, "no writer starved for \(waitMilliseconds) ms")
         #expect(otherErrors.withLock { $0 }.isEmpty)
-        let store = try fixture.open()
-        let total = try (0..<2).map {
+        let after = try (0..<2).map {
             try store.findValue(Int.self, .genericPassword(service: "counter", account: "\($0)"))
         }
-        #expect(total.reduce(0, +) == writes.withLock { $0 })
+        #expect(after.reduce(0, +) - before.reduce(0, +) == writes.withLock { $0 })
+        let found = busy.withLock { $0 }
+        if found > 0 { print("LockFairnessTests: \(found) busy errors in a round at \(waitMilliseconds) ms") }
+        return found
     }
 }
