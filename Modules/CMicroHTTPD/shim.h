@@ -83,10 +83,10 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
 /// `Cookie` field that its cookie parse makes, and a 56-byte record (64 rounded) for each field, cookie and
 /// query argument. The answer's head is written into what is left, and an answer whose head does not fit is
 /// not sent at all: the connection is closed without a word. `method` is the access callback's, which starts
-/// the head in libmicrohttpd's read buffer. -1 when a field was folded (or, never at the first access call,
-/// the head's size is not known) over lines (obs-fold): libmicrohttpd
-/// then copies it into a block of its own behind the read buffer, which can no longer be given back, and
-/// nothing is left that can be counted on.
+/// the head in libmicrohttpd's read buffer. -1 when a field was folded over lines (obs-fold), as
+/// ``hardtack_mhd_count_folded_field`` finds it: libmicrohttpd then copies it into a block of its own behind
+/// the read buffer, which can no longer be given back, and nothing is left that can be counted on. (-1 too
+/// when the head's size is not known, which never happens at the first access call.)
 static inline long hardtack_mhd_request_memory(struct MHD_Connection *connection, const char *method) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     if (info == NULL || method == NULL) return -1;

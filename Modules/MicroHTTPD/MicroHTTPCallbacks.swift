@@ -52,27 +52,23 @@ enum MicroHTTPCallbacks {
         let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
         let state = daemon.state
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
+        /// Answers the request here, without the handler, and tells the server's observer: queued for libmicrohttpd
+        /// to write, or, `directly`, written to the socket by the server (libmicrohttpd has too little memory left).
+        func refuse(_ response: HTTPResponse, directly: Bool = false) -> MHD_Result {
+            state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
+            guard directly else { return MicroHTTPResponder.queue(response, on: connection) }
+            return MicroHTTPResponder.writeDirectly(
+                response, to: connection, head: method.map { strcmp($0, "HEAD") == 0 } ?? false)
+        }
         if let answer = context.takeAnswer() {
             // An answer whose head would not fit beside its request would be closed without a word.
             guard MicroHTTPResponder.headBytes(of: answer) <= context.answerRoom - 16 else {
                 if case .streamed(let streamed) = answer { streamed.body.abort(HTTPBodyStream.headTooLarge) }
-                state.refused?(method.map { String(cString: $0) } ?? "", context.target, 500)
-                return MicroHTTPResponder.queue(MicroHTTPResponder.answerHeadTooLarge, on: connection)
+                return refuse(MicroHTTPResponder.answerHeadTooLarge)
             }
             return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon)
         }
         // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
-        /// Answers the request here, without the handler, and tells the server's observer.
-        func refuse(_ response: HTTPResponse) -> MHD_Result {
-            state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
-            return MicroHTTPResponder.queue(response, on: connection)
-        }
-        /// The same, written to the socket by the server: libmicrohttpd has too little memory left to write it.
-        func refuseDirectly(_ response: HTTPResponse) -> MHD_Result {
-            state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
-            return MicroHTTPResponder.writeDirectly(
-                response, to: connection, head: method.map { strcmp($0, "HEAD") == 0 } ?? false)
-        }
         if context.isFirstCall() {
             // What the request holds of the connection's memory stays held while its answer's head is written
             // there; the count is within a few bytes of libmicrohttpd's own, hence the 16 more. A folded field
@@ -82,7 +78,7 @@ enum MicroHTTPCallbacks {
             context.answerRoom = room
             /// A refusal, by libmicrohttpd when it has room to write one.
             func refuseHere(_ response: HTTPResponse) -> MHD_Result {
-                room < MicroHTTPResponder.refusalHeadRoom ? refuseDirectly(response) : refuse(response)
+                refuse(response, directly: room < MicroHTTPResponder.refusalHeadRoom)
             }
             guard let method, MicroHTTPResponder.isToken(method) else {
                 return refuseHere(MicroHTTPResponder.invalidMethod)
@@ -92,7 +88,7 @@ enum MicroHTTPCallbacks {
             guard MicroHTTPResponder.headBytes(of: connection, method: method, target: context.target) <= limit else {
                 return refuseHere(MicroHTTPResponder.headTooLarge(limit))
             }
-            guard memory >= 0 else { return refuseDirectly(MicroHTTPResponder.foldedField) }
+            guard memory >= 0 else { return refuse(MicroHTTPResponder.foldedField, directly: true) }
             guard room >= state.limits.answerHeadBytes + 16 else {
                 return refuseHere(MicroHTTPResponder.headTooCrowded)
             }
@@ -117,7 +113,7 @@ enum MicroHTTPCallbacks {
             return refuse(MicroHTTPResponder.tooLarge(limit))
         }
         // Trailer fields take the connection's memory after the head was counted: refused, by the server.
-        if hardtack_mhd_has_trailers(connection) { return refuseDirectly(MicroHTTPResponder.trailersRefused) }
+        if hardtack_mhd_has_trailers(connection) { return refuse(MicroHTTPResponder.trailersRefused, directly: true) }
         if context.isRejected { return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes)) }
         if state.isDraining { return refuse(MicroHTTPServerState.unavailable) }
         guard let body = context.suspend(connection) else { return MHD_Result.YES }
