@@ -131,24 +131,41 @@ def gateway(executable, provider, workdir):
 
 
 def chromium():
-    """A headless Chromium through Debian's chromedriver."""
+    """A headless Chromium through Debian's chromedriver; `quit_chromium` ends it. Chromium keeps its singleton
+    socket in a directory of TMPDIR that it removes only on a clean exit, which chromedriver's quit is not: each is
+    given a private TMPDIR, removed after it, so a run leaves nothing in /tmp."""
+    scratch = tempfile.mkdtemp(prefix="hardtack-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run",
                      "--disable-features=Translate,OptimizationHints", "--window-size=1200,900"]:
         options.add_argument(argument)
-    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    driver = webdriver.Chrome(options=options, service=service)
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver",
+                      env=dict(os.environ, TMPDIR=scratch))
+    try:
+        driver = webdriver.Chrome(options=options, service=service)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    driver.hardtack_scratch = scratch
     driver.set_page_load_timeout(30)
     driver.set_script_timeout(60)
     return driver
+
+
+def quit_chromium(driver):
+    """Ends a browser from `chromium` and removes its private TMPDIR."""
+    try:
+        driver.quit()
+    finally:
+        shutil.rmtree(driver.hardtack_scratch, ignore_errors=True)
 
 
 @pytest.fixture
 def browser():
     driver = chromium()
     yield driver
-    driver.quit()
+    quit_chromium(driver)
 
 
 class EvilSite:

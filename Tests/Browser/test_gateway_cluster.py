@@ -17,7 +17,7 @@ import urllib.parse
 import pytest
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import CLIENT_ID, ROOT, Gateway, chromium, free_port
+from conftest import CLIENT_ID, ROOT, Gateway, chromium, free_port, quit_chromium
 from test_gateway_browser import page_call, sign_in
 
 
@@ -189,7 +189,7 @@ def cluster(executable, provider, postgres, workdir):
 def second_browser():
     driver = chromium()
     yield driver
-    driver.quit()
+    quit_chromium(driver)
 
 
 def calls(browser, count, path="/api/echo/n"):
