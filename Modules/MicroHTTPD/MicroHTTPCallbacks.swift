@@ -39,7 +39,19 @@ enum MicroHTTPCallbacks {
         if let connection { daemon.heads.requestEnded(connection, now: EpollLoop.now()) }
         guard let conCls, let raw = conCls.pointee else { return }
         conCls.pointee = nil
-        Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).release()
+        let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeRetainedValue()
+        // An answer the connection resumed with but libmicrohttpd never took: it closes the connection as it
+        // resumes when its read there finds the client's end, though the request was read whole (a client
+        // that half-closed after its request). Here, before it shuts the socket, a whole answer is written to
+        // it; a streamed one's body is let go of.
+        switch context.takeAnswer() {
+        case .complete(let whole)?:
+            if let connection {
+                _ = MicroHTTPResponder.writeWhole(whole, to: connection, head: context.isHeadRequest)
+            }
+        case .streamed(let streamed)?: streamed.body.cancel()
+        case nil: break
+        }
         daemon.state.closed()
     }
 
@@ -116,7 +128,8 @@ enum MicroHTTPCallbacks {
         if hardtack_mhd_has_trailers(connection) { return refuse(MicroHTTPResponder.trailersRefused, directly: true) }
         if context.isRejected { return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes)) }
         if state.isDraining { return refuse(MicroHTTPServerState.unavailable) }
-        guard let body = context.suspend(connection) else { return MHD_Result.YES }
+        let head = method.map { strcmp($0, "HEAD") == 0 } ?? false
+        guard let body = context.suspend(connection, head: head) else { return MHD_Result.YES }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: context.target,
             headers: MicroHTTPResponder.headers(of: connection), body: body, received: .now)

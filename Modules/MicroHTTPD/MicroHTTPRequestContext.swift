@@ -27,6 +27,7 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
     private var suspended: OpaquePointer?
     private var resumed = false
     private var room = 0
+    private var isHead = false
 
     init(target: String, daemon: MicroHTTPDaemon) {
         self.target = target
@@ -83,11 +84,12 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
 
     /// Suspends `connection` and hands the request over, once: its body, or `nil` when it was handed
     /// over already. Called by libmicrohttpd's thread inside the access callback.
-    func suspend(_ connection: OpaquePointer) -> Data? {
+    func suspend(_ connection: OpaquePointer, head: Bool) -> Data? {
         lock.lock()
         defer { lock.unlock() }
         guard !started else { return nil }
         started = true
+        isHead = head
         suspended = connection
         MHD_suspend_connection(connection)
         return body
@@ -116,5 +118,12 @@ final class MicroHTTPRequestContext: @unchecked Sendable {
         defer { lock.unlock() }
         defer { answer = nil }
         return answer
+    }
+
+    /// Whether the request was a `HEAD` request (known once it was handed over).
+    var isHeadRequest: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isHead
     }
 }

@@ -25,19 +25,21 @@ enum MicroHTTPResponder {
     /// Adds `headers` to `made`, leaving out any field that could split the response or that only
     /// libmicrohttpd may write (see ``queue(_:on:)``).
     static func add(_ headers: HTTPHeaders, to made: OpaquePointer) {
-        for field in headers {
-            guard isToken(field.name), isSafeValue(field.value) else { continue }
-            if framing.contains(where: { field.name.caseInsensitiveEquals($0) }),
-                !(field.name.caseInsensitiveEquals("connection") && field.value.caseInsensitiveEquals("close"))
-            {
-                continue
-            }
+        for field in headers where isKept(field) {
             // Through `withCString`, which puts a short name or value on the stack: passed as an argument, a
             // short string is copied to the heap first (two allocations a field, for names like `Date`).
             _ = field.name.withCString { name in
                 field.value.withCString { value in MHD_add_response_header(made, name, value) }
             }
         }
+    }
+
+    /// Whether an answer's `field` is written: not one that could split the response, nor one only libmicrohttpd
+    /// may write (`Connection: close` is kept).
+    static func isKept(_ field: (name: String, value: String)) -> Bool {
+        guard isToken(field.name), isSafeValue(field.value) else { return false }
+        return !framing.contains(where: { field.name.caseInsensitiveEquals($0) })
+            || (field.name.caseInsensitiveEquals("connection") && field.value.caseInsensitiveEquals("close"))
     }
 
     /// The status code to write: `status` when it is one (100 to 599), else 500.

@@ -6,15 +6,22 @@ struct HTTPFuzzResults {
     var hangs: [String] = []
     /// Answers that are not HTTP, or server errors.
     var malformed: [String] = []
+    /// Real requests, sent unchanged, that were closed without an answer.
+    var unanswered: [String] = []
 
-    /// Records request `index`'s reply.
-    mutating func record(_ index: Int, request: [UInt8], reply: LoopbackClient.Reply) {
+    /// Records request `index`'s reply; a `pristine` request (one of the contracts' own, unchanged) must be
+    /// answered, even by a client that closed its side after sending it.
+    mutating func record(_ index: Int, request: [UInt8], pristine: Bool = false, reply: LoopbackClient.Reply) {
         if reply.timedOut {
             hangs.append("request \(index) (\(request.count) bytes)")
         } else if reply.refused {
             malformed.append("request \(index): connection refused")
         } else if reply.bytes.isEmpty {
             statuses["closed without an answer", default: 0] += 1
+            if pristine {
+                unanswered.append(
+                    "request \(index): " + String(decoding: request.prefix(40), as: UTF8.self).debugDescription)
+            }
         } else if let status = reply.status {
             statuses["\(status)", default: 0] += 1
             if status >= 500 && status != 503 && status != 505 {

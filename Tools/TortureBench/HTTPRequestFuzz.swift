@@ -3,10 +3,16 @@ import BenchSupport
 /// Generates HTTP/1.1 requests for `hardtack serve`: the contracts' real requests, mutated byte by byte
 /// or structurally (lengths, codings, versions, huge heads, pipelining), and plain junk.
 enum HTTPRequestFuzz {
-    /// A request, how many pieces to send it in, and whether to half-close after it.
-    static func generate(_ random: inout SeededGenerator) -> (request: [UInt8], chunks: Int, finish: Bool) {
+    /// A request, how many pieces to send it in, whether to half-close after it, and whether it is one of the
+    /// contracts' real requests unchanged (which must be answered).
+    static func generate(
+        _ random: inout SeededGenerator
+    ) -> (
+        request: [UInt8], chunks: Int, finish: Bool, pristine: Bool
+    ) {
         var request = Array(template(&random).utf8)
-        switch Int.random(in: 0..<20, using: &random) {
+        let shape = Int.random(in: 0..<20, using: &random)
+        switch shape {
         case 0, 1: break
         case 2...9: request = Mutations.mutate(request, &random, maximum: 6)
         case 10:
@@ -55,7 +61,7 @@ enum HTTPRequestFuzz {
         let chunks = random.chance(0.15) ? Int.random(in: 2...12, using: &random) : 1
         // Rarely, the connection stays open after the request: the server must answer or time out.
         let finish = !random.chance(0.01)
-        return (request, chunks, finish)
+        return (request, chunks, finish, shape < 2)
     }
 
     private static func template(_ random: inout SeededGenerator) -> String {

@@ -127,10 +127,10 @@ enum HostileInputScenario {
                     let index = next.next() - 1
                     guard index < count else { break }
                     var random = SeededGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
-                    let (request, chunks, finish) = HTTPRequestFuzz.generate(&random)
+                    let (request, chunks, finish, pristine) = HTTPRequestFuzz.generate(&random)
                     let reply = LoopbackClient.exchange(
                         port: port, request, chunks: chunks, finish: finish, timeout: 12)
-                    results.withLock { $0.record(index, request: request, reply: reply) }
+                    results.withLock { $0.record(index, request: request, pristine: pristine, reply: reply) }
                 }
                 done.leave()
             }.start()
@@ -144,13 +144,15 @@ enum HostileInputScenario {
         context.say(
             "hostile HTTP at hardtack serve: \(count) generated requests, 32 at a time, in "
                 + String(format: "%.0f s", Date().timeIntervalSince(started))
-                + " → crashes \(alive ? 0 : 1), hangs \(outcome.hangs.count), malformed answers \(outcome.malformed.count); "
+                + " → crashes \(alive ? 0 : 1), hangs \(outcome.hangs.count), malformed answers \(outcome.malformed.count), "
+                + "real requests unanswered \(outcome.unanswered.count); "
                 + "still answering: \(healthy)")
         context.say("  answers: \(shown)")
-        for line in (outcome.hangs + outcome.malformed).prefix(5) { context.say("  \(line)") }
+        for line in (outcome.hangs + outcome.malformed + outcome.unanswered).prefix(5) { context.say("  \(line)") }
         context.check(alive && healthy, "hardtack serve died or stopped answering")
         context.check(outcome.hangs.isEmpty, "\(outcome.hangs.count) requests hung")
         context.check(outcome.malformed.isEmpty, "\(outcome.malformed.count) malformed answers")
+        context.check(outcome.unanswered.isEmpty, "\(outcome.unanswered.count) real requests closed without an answer")
     }
 
     // MARK: Store files
@@ -199,7 +201,8 @@ enum HostileInputScenario {
         report(context, "store files: \(count) with random content, opened and read every way", incidents, started)
         context.say("  outcomes: \(shown); wrong values \(wrong.count)")
         for (index, what) in wrong.prefix(10) { context.say("  trial \(index): wrong: \(what)") }
-        context.check(wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5).map(\.index))")
+        context.check(
+            wrong.isEmpty, "\(wrong.count) random store files gave wrong values: \(wrong.prefix(5).map(\.index))")
         return directory + "/pristine.db"
     }
 
