@@ -1,6 +1,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
@@ -55,12 +56,25 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
     return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) != NULL;
 }
 
-/// A request head's place in libmicrohttpd's read buffer, and how many of its fields were folded.
+/// A request head's place in libmicrohttpd's read buffer, how many of its fields were folded, and the fields
+/// that frame its body (RFC 9112 §6): how many `Content-Length` and `Transfer-Encoding` fields it has, and
+/// whether the (last) `Transfer-Encoding` is `chunked` alone, or a list of codings that ends with it.
 struct hardtack_mhd_head_span {
     const char *start;
     const char *end;
     unsigned int folded;
+    unsigned int content_lengths;
+    unsigned int transfer_encodings;
+    bool chunked_only;
+    bool chunked_last;
 };
+
+/// Whether `text`, less spaces and tabs around it, is `token` in any case.
+static inline bool hardtack_mhd_trimmed_is(const char *text, size_t length, const char *token) {
+    while (length > 0 && (text[0] == ' ' || text[0] == '\t')) { text++; length--; }
+    while (length > 0 && (text[length - 1] == ' ' || text[length - 1] == '\t')) length--;
+    return length == strlen(token) && strncasecmp(text, token, length) == 0;
+}
 
 /// Counts a field folded over lines. libmicrohttpd 0.9.75 parses a field in place (its name, a NUL where the
 /// colon was, its value after it) and, for a continuation line, appends the line to the field's *name* in a
@@ -75,6 +89,19 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
         || (uintptr_t)value < name + strlen(key) + 1) {
         span->folded += 1;
     }
+    if (key == NULL || value == NULL) return MHD_YES;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        span->content_lengths += 1;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        span->transfer_encodings += 1;
+        size_t length = strlen(value);
+        const char *comma = strrchr(value, ',');
+        const char *last = comma == NULL ? value : comma + 1;
+        // Exactly as libmicrohttpd 0.9.75 takes a body to be chunked (it strips the spaces before a value, not
+        // those after it): any other value, "chunked " too, it would take for a body read to the connection's end.
+        span->chunked_only = strcasecmp(value, "chunked") == 0;
+        span->chunked_last = comma != NULL && hardtack_mhd_trimmed_is(last, length - (size_t)(last - value), "chunked");
+    }
     return MHD_YES;
 }
 
@@ -86,13 +113,16 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
 /// the head in libmicrohttpd's read buffer. -1 when a field was folded over lines (obs-fold), as
 /// ``hardtack_mhd_count_folded_field`` finds it: libmicrohttpd then copies it into a block of its own behind
 /// the read buffer, which can no longer be given back, and nothing is left that can be counted on. (-1 too
-/// when the head's size is not known, which never happens at the first access call.)
-static inline long hardtack_mhd_request_memory(struct MHD_Connection *connection, const char *method) {
+/// when the head's size is not known, which never happens at the first access call.) The same pass over the
+/// fields fills `framing` (its start, end and folded count unset) with the fields that frame the body.
+static inline long hardtack_mhd_request_memory(
+    struct MHD_Connection *connection, const char *method, struct hardtack_mhd_head_span *framing) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     if (info == NULL || method == NULL) return -1;
     size_t used = (info->header_size + 15) / 16 * 16;
-    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0};
+    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0, 0, 0, false, false};
     MHD_get_connection_values(connection, MHD_HEADER_KIND, hardtack_mhd_count_folded_field, &span);
+    *framing = span;
     if (span.folded > 0) return -1;
     const char *cookie = NULL;
     size_t cookie_length = 0;

@@ -57,7 +57,7 @@ enum MicroHTTPCallbacks {
 
     /// Called after the head, for each chunk of the body, once more when the body is complete, and once
     /// after the connection resumes with the handler's answer.
-    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
+    static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, version, uploadData, uploadSize, conCls in
         guard let cls, let connection, let conCls, let raw = conCls.pointee, let uploadSize else {
             return MHD_Result.NO
         }
@@ -85,7 +85,8 @@ enum MicroHTTPCallbacks {
             // What the request holds of the connection's memory stays held while its answer's head is written
             // there; the count is within a few bytes of libmicrohttpd's own, hence the 16 more. A folded field
             // (-1) leaves nothing that can be counted on.
-            let memory = hardtack_mhd_request_memory(connection, method)
+            var framing = hardtack_mhd_head_span()
+            let memory = hardtack_mhd_request_memory(connection, method, &framing)
             let room = memory < 0 ? 0 : state.limits.connectionMemoryBytes - memory
             context.answerRoom = room
             /// A refusal, by libmicrohttpd when it has room to write one.
@@ -101,6 +102,7 @@ enum MicroHTTPCallbacks {
                 return refuseHere(MicroHTTPResponder.headTooLarge(limit))
             }
             guard memory >= 0 else { return refuse(MicroHTTPResponder.foldedField, directly: true) }
+            if let fault = MicroHTTPResponder.framingFault(framing, version: version) { return refuseHere(fault) }
             guard room >= state.limits.answerHeadBytes + 16 else {
                 return refuseHere(MicroHTTPResponder.headTooCrowded)
             }

@@ -1,0 +1,33 @@
+internal import CMicroHTTPD
+import Data
+import Foundation
+
+extension MicroHTTPResponder {
+    /// The refusal of a request whose head frames its body in a way two readers could take differently (RFC
+    /// 9112 §6): more than one `Content-Length`, both `Content-Length` and `Transfer-Encoding`, a
+    /// `Transfer-Encoding` in HTTP/1.0, more than one, or one that is not `chunked` alone. libmicrohttpd 0.9.75
+    /// reads the first `Content-Length`, and takes a body with a `Transfer-Encoding` other than exactly `chunked`
+    /// (in any case) to run to the connection's end, so
+    /// what a proxy in front took for the body would be read here as the next request (request smuggling);
+    /// each is refused, and the connection closed after the answer. `nil` when the framing is sound.
+    static func framingFault(_ framing: hardtack_mhd_head_span, version: UnsafePointer<CChar>?) -> HTTPResponse? {
+        if framing.content_lengths > 1 {
+            return refusal(400, "invalid_content_length", "the request has more than one Content-Length field")
+        }
+        guard framing.transfer_encodings > 0 else { return nil }
+        if framing.content_lengths > 0 {
+            return refusal(
+                400, "conflicting_framing", "the request has both Transfer-Encoding and Content-Length: send one")
+        }
+        if let version, strcmp(version, "HTTP/1.0") == 0 {
+            return refusal(400, "invalid_transfer_encoding", "an HTTP/1.0 request cannot have a Transfer-Encoding")
+        }
+        if framing.transfer_encodings == 1 && framing.chunked_only { return nil }
+        if framing.transfer_encodings == 1 && framing.chunked_last {
+            return refusal(
+                501, "unsupported_transfer_coding", "this server takes a request body chunked, with no other coding")
+        }
+        return refusal(
+            400, "invalid_transfer_encoding", "the request's Transfer-Encoding must be one field: chunked")
+    }
+}

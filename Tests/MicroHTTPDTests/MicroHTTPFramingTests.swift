@@ -1,0 +1,73 @@
+import Data
+import Foundation
+import MicroHTTPD
+import TestSupport
+import Testing
+
+/// A request's body is framed by its `Content-Length` or its `Transfer-Encoding` (RFC 9112 §6). A head that
+/// frames it in a way two readers could take differently lets a proxy in front see one request where this
+/// server would read two (request smuggling): libmicrohttpd 0.9.75 reads the first of two `Content-Length`
+/// fields and takes a body whose `Transfer-Encoding` is not exactly `chunked` to run to the connection's end. Each such head is refused
+/// before the handler, and the connection closed after the answer.
+@Suite struct MicroHTTPFramingTests {
+    /// A server recording the path of each request its handler gets.
+    static func recordingServer() throws -> (MicroHTTPServer, Locked<[String]>) {
+        let paths = Locked<[String]>([])
+        let server = try MicroHTTPServer(port: 0) { request in
+            paths.withLock { $0.append(request.path) }
+            return HTTPResponse(status: 200, headers: HTTPHeaders(), body: request.body)
+        }
+        return (server, paths)
+    }
+
+    /// A second request hidden where one reader sees a body.
+    static let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    @Test(arguments: [
+        ("Content-Length: 5\r\nContent-Length: \(smuggled.utf8.count + 5)", "400", "invalid_content_length"),
+        ("Content-Length: \(smuggled.utf8.count + 5)\r\nContent-Length: 5", "400", "invalid_content_length"),
+        ("Content-Length: 5\r\nContent-Length: 5", "400", "invalid_content_length"),
+        ("Content-Length: 5\r\nTransfer-Encoding: chunked", "400", "conflicting_framing"),
+        ("Transfer-Encoding: chunked\r\nContent-Length: 5", "400", "conflicting_framing"),
+        ("Transfer-Encoding: gzip", "400", "invalid_transfer_encoding"),
+        ("Transfer-Encoding: chunked, gzip", "400", "invalid_transfer_encoding"),
+        ("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked", "400", "invalid_transfer_encoding"),
+        ("Transfer-Encoding: chunked ", "400", "invalid_transfer_encoding"),
+        ("Transfer-Encoding: gzip, chunked", "501", "unsupported_transfer_coding"),
+    ])
+    func aHeadFramingItsBodyTwoWaysIsRefused(fields: String, status: String, error: String) async throws {
+        let (server, paths) = try Self.recordingServer()
+        let request = "POST /first HTTP/1.1\r\nHost: x\r\n\(fields)\r\n\r\nhello" + Self.smuggled
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 \(status) ") && reply.contains(#""error":"\#(error)""#), "\(reply.prefix(90))")
+        #expect(reply.contains("\r\nConnection: close\r\n"))
+        // Answered once, and neither request reached the handler.
+        #expect(reply.components(separatedBy: "HTTP/1.1 ").count == 2, "\(reply)")
+        #expect(paths.withLock { $0 }.isEmpty)
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test func anHTTP10RequestWithATransferEncodingIsRefused() async throws {
+        let (server, paths) = try Self.recordingServer()
+        let request = "POST / HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 400 ") && reply.contains("invalid_transfer_encoding"), "\(reply.prefix(90))")
+        #expect(paths.withLock { $0 }.isEmpty)
+        await server.stop(grace: .seconds(1))
+    }
+
+    /// `chunked` in any case, with spaces before it, and one `Content-Length`, still frame a body as they should.
+    @Test func soundFramingIsServed() async throws {
+        let (server, paths) = try Self.recordingServer()
+        for fields in ["Transfer-Encoding: Chunked", "Transfer-Encoding:  chunked", "TRANSFER-ENCODING: CHUNKED"] {
+            let request = "POST /chunked HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\(fields)\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+            #expect(reply.hasPrefix("HTTP/1.1 200 ") && reply.hasSuffix("\r\n\r\nhello"), "\(fields): \(reply.prefix(90))")
+        }
+        let request = "POST /length HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello"
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 200 ") && reply.hasSuffix("\r\n\r\nhello"), "\(reply.prefix(90))")
+        #expect(paths.withLock { $0 } == ["/chunked", "/chunked", "/chunked", "/length"])
+        await server.stop(grace: .seconds(1))
+    }
+}
