@@ -4,6 +4,9 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#ifdef __linux__
+#include <linux/sock_diag.h>
+#endif
 #include <microhttpd.h>
 
 /// Starts a daemon on the listening socket `listener` with the options the server uses, driven by the
@@ -57,17 +60,32 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
 }
 
 /// A request head's place in libmicrohttpd's read buffer, how many of its fields were folded, and the fields
-/// that frame its body (RFC 9112 §6): how many `Content-Length` and `Transfer-Encoding` fields it has, and
-/// whether the (last) `Transfer-Encoding` is `chunked` alone, or a list of codings that ends with it.
+/// that frame its body (RFC 9112 §6): how many `Content-Length` and `Transfer-Encoding` fields it has, how many
+/// fields have a name that is not a token, and whether the (last) `Transfer-Encoding` is `chunked` alone, or a
+/// list of codings that ends with it.
 struct hardtack_mhd_head_span {
     const char *start;
     const char *end;
     unsigned int folded;
     unsigned int content_lengths;
     unsigned int transfer_encodings;
+    unsigned int invalid_names;
     bool chunked_only;
     bool chunked_last;
 };
+
+/// Whether `name` is an HTTP token (RFC 9110 §5.6.2), as a field's name must be. libmicrohttpd 0.9.75 takes a
+/// name with spaces before its colon (`Transfer-Encoding : chunked`) as that name, spaces and all, which then
+/// matches no field it or the server looks for, while a lenient proxy in front may read the field.
+static inline bool hardtack_mhd_is_token(const char *name) {
+    if (name[0] == '\0') return false;
+    for (const unsigned char *byte = (const unsigned char *)name; *byte != '\0'; byte++) {
+        unsigned char c = *byte;
+        bool alphanumeric = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alphanumeric && strchr("!#$%&'*+-.^_`|~", c) == NULL) return false;
+    }
+    return true;
+}
 
 /// Whether `text`, less spaces and tabs around it, is `token` in any case.
 static inline bool hardtack_mhd_trimmed_is(const char *text, size_t length, const char *token) {
@@ -90,6 +108,7 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
         span->folded += 1;
     }
     if (key == NULL || value == NULL) return MHD_YES;
+    if (!hardtack_mhd_is_token(key)) span->invalid_names += 1;
     if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
         span->content_lengths += 1;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
@@ -120,7 +139,7 @@ static inline long hardtack_mhd_request_memory(
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     if (info == NULL || method == NULL) return -1;
     size_t used = (info->header_size + 15) / 16 * 16;
-    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0, 0, 0, false, false};
+    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0, 0, 0, 0, false, false};
     MHD_get_connection_values(connection, MHD_HEADER_KIND, hardtack_mhd_count_folded_field, &span);
     *framing = span;
     if (span.folded > 0) return -1;
@@ -140,6 +159,20 @@ static inline long hardtack_mhd_request_memory(
 /// connection's memory after the head was counted, and takes a record for each.
 static inline bool hardtack_mhd_has_trailers(struct MHD_Connection *connection) {
     return MHD_get_connection_values(connection, MHD_FOOTER_KIND, NULL, NULL) > 0;
+}
+
+/// How many more bytes a socket's send queue takes before the kernel makes a sender wait (its send buffer less
+/// what is queued, both as the kernel counts them, with each packet's overhead), or -1 when it cannot be read.
+static inline long hardtack_socket_send_room(int socket) {
+#if defined(__linux__) && defined(SO_MEMINFO)
+    uint32_t info[SK_MEMINFO_VARS];
+    socklen_t length = sizeof(info);
+    if (getsockopt(socket, SOL_SOCKET, SO_MEMINFO, info, &length) != 0 || length < sizeof(info)) return -1;
+    return (long)info[SK_MEMINFO_SNDBUF] - (long)info[SK_MEMINFO_WMEM_QUEUED];
+#else
+    (void)socket;
+    return -1;
+#endif
 }
 
 /// The daemon's epoll descriptor, which is readable when it has work, or -1.

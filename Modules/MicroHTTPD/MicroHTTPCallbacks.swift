@@ -42,8 +42,9 @@ enum MicroHTTPCallbacks {
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeRetainedValue()
         // An answer the connection resumed with but libmicrohttpd never took: it closes the connection as it
         // resumes when its read there finds the client's end, though the request was read whole (a client
-        // that half-closed after its request). Here, before it shuts the socket, a whole answer is written to
-        // it; a streamed one's body is let go of.
+        // that half-closed after its request). It calls this before it shuts the socket (but when the daemon
+        // stops, where the send finds the socket shut and writes nothing), so a whole answer is written to it
+        // here; a streamed one's body is let go of.
         switch context.takeAnswer() {
         case .complete(let whole)?:
             if let connection {
@@ -102,6 +103,7 @@ enum MicroHTTPCallbacks {
                 return refuseHere(MicroHTTPResponder.headTooLarge(limit))
             }
             guard memory >= 0 else { return refuse(MicroHTTPResponder.foldedField, directly: true) }
+            guard framing.invalid_names == 0 else { return refuseHere(MicroHTTPResponder.invalidFieldName) }
             if let fault = MicroHTTPResponder.framingFault(framing, version: version) { return refuseHere(fault) }
             guard room >= state.limits.answerHeadBytes + 16 else {
                 return refuseHere(MicroHTTPResponder.headTooCrowded)

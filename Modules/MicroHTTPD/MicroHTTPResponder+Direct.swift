@@ -58,46 +58,59 @@ extension MicroHTTPResponder {
     static func writeDirectly(_ response: HTTPResponse, to connection: OpaquePointer, head isHead: Bool) -> MHD_Result {
         let socket = hardtack_mhd_connection_socket(connection)
         guard socket >= 0 else { return MHD_Result.NO }
-        let bytes = wire(response, head: isHead)
+        let (head, body) = wire(response, head: isHead)
+        let bytes = Data(head.utf8) + body
         _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         return MHD_Result.NO
     }
 
+    /// The largest answer the server writes to a socket itself in place of libmicrohttpd
+    /// (``writeWhole(_:to:head:)``), as nginx buffers a proxied answer up to 64 KiB.
+    static let wholeAnswerBytes = 64 << 10
+
     /// Writes `response` whole, with `Connection: close`, to `connection`'s socket, which libmicrohttpd is about
-    /// to close without having written the answer (its completion callback): `true` when it was sent, `false`
-    /// with nothing sent when the socket's buffer would not take it all at once (the loop never waits on a
-    /// client) or the client is gone. Its fields are filtered as ``add(_:to:)`` filters them.
+    /// to close without having written the answer (its completion callback): `true` when it was sent. Nothing is
+    /// sent (`false`) for an answer over ``wholeAnswerBytes``, or when the socket's send queue has less than
+    /// twice its size left as the kernel counts it (each packet's overhead included): the loop never waits on a
+    /// client. Should the kernel still take only part of it, the client reads an answer short of its
+    /// `Content-Length`, which it can tell, and the connection's end. Its fields are filtered as
+    /// ``add(_:to:)`` filters them.
     static func writeWhole(_ response: HTTPResponse, to connection: OpaquePointer, head isHead: Bool) -> Bool {
         let socket = hardtack_mhd_connection_socket(connection)
         guard socket >= 0 else { return false }
-        let bytes = wire(response, head: isHead)
-        var size: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        var queued: Int32 = 0
-        // The kernel reports twice the buffer it was asked for, half of it for its own bookkeeping.
-        guard getsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0,
-            ioctl(socket, UInt(TIOCOUTQ), &queued) == 0,
-            bytes.count <= Int(size) / 2 - Int(queued)
-        else { return false }
+        let (head, body) = wire(response, head: isHead)
+        let size = head.utf8.count + body.count
+        guard size <= wholeAnswerBytes, hardtack_socket_send_room(socket) >= 2 * size else { return false }
+        let bytes = Data(head.utf8) + body
         let sent = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         return sent == bytes.count
     }
 
-    /// `response` as written to the socket by the server itself: the status line, `Date`, its fields as
-    /// ``add(_:to:)`` keeps them, `Content-Length`, `Connection: close`, and the body (none for `HEAD`, nor
-    /// with a 1xx, 204 or 304).
-    private static func wire(_ response: HTTPResponse, head isHead: Bool) -> Data {
+    /// `response` as written to the socket by the server itself: the head (the status line, a `Date` unless it
+    /// has one, its fields as ``add(_:to:)`` keeps them and one `Date` at most, `Content-Length`,
+    /// `Connection: close`), and the body (none for `HEAD`, nor with a 1xx, 204 or 304).
+    private static func wire(_ response: HTTPResponse, head isHead: Bool) -> (head: String, body: Data) {
         let status = code(response.status)
         let reason = MHD_get_reason_phrase_for(status).map { String(cString: $0) } ?? ""
-        var head = "HTTP/1.1 \(status) \(reason)\r\nDate: \(httpDate())\r\n"
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        // One Date: the answer's own (an upstream's, passed on), as libmicrohttpd keeps it, else the server's.
+        var dated = false
+        if response.headers["Date"] == nil {
+            head += "Date: \(httpDate())\r\n"
+            dated = true
+        }
         for field in response.headers where isKept(field) && !field.name.caseInsensitiveEquals("connection") {
+            if field.name.caseInsensitiveEquals("date") {
+                if dated { continue }
+                dated = true
+            }
             head += "\(field.name): \(field.value)\r\n"
         }
         // No body, nor its length, with a status that has none (RFC 9110 §8.6).
         let bodiless = status < 200 || status == 204 || status == 304
         if !bodiless { head += "Content-Length: \(response.body.count)\r\n" }
         head += "Connection: close\r\n\r\n"
-        return Data(head.utf8) + (isHead || bodiless ? Data() : response.body)
+        return (head, isHead || bodiless ? Data() : response.body)
     }
 
     /// Now as an HTTP date (RFC 9110 §5.6.7), which an origin server with a clock sends with a 4xx answer.

@@ -3,6 +3,13 @@ import Data
 import Foundation
 
 extension MicroHTTPResponder {
+    /// The answer to a head with a field whose name is not a token (RFC 9112 §5.1 has a server refuse a space
+    /// before the colon): libmicrohttpd 0.9.75 keeps such a name, spaces and all, so `Transfer-Encoding : chunked`
+    /// frames nothing here while a lenient proxy in front may read it, and the field would be passed upstream.
+    static var invalidFieldName: HTTPResponse {
+        refusal(400, "invalid_field_name", "a header field's name is not a token (a space before its colon?)")
+    }
+
     /// The refusal of a request whose head frames its body in a way two readers could take differently (RFC
     /// 9112 §6): more than one `Content-Length`, both `Content-Length` and `Transfer-Encoding`, a
     /// `Transfer-Encoding` in HTTP/1.0, more than one, or one that is not `chunked` alone. libmicrohttpd 0.9.75

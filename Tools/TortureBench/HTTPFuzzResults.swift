@@ -24,7 +24,7 @@ struct HTTPFuzzResults {
             }
         } else if let status = reply.status {
             statuses["\(status)", default: 0] += 1
-            if status >= 500 && status != 503 && status != 505 {
+            if status >= 500 && ![501, 503, 505].contains(status) {
                 malformed.append("request \(index): status \(status)")
             }
         } else {

@@ -29,7 +29,8 @@ enum HTTPRequestFuzz {
                         "X-Big: " + String(repeating: "b", count: Int.random(in: 1000...20000, using: &random)),
                         String(repeating: "X-Many: 1\r\n", count: Int.random(in: 10...2000, using: &random))
                             + "X-Last: 1",
-                        "Bad Header: x", ": empty", "X-Folded: a\r\n b",
+                        "Bad Header: x", ": empty", "X-Folded: a\r\n b", "Transfer-Encoding: gzip",
+                        "Transfer-Encoding: chunked ", "Content-Length: 0", "Transfer-Encoding: gzip, chunked",
                     ])
                 ).utf8)
         case 12:
