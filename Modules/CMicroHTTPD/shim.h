@@ -61,8 +61,9 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
 
 /// A request head's place in libmicrohttpd's read buffer, how many of its fields were folded, and the fields
 /// that frame its body (RFC 9112 §6): how many `Content-Length` and `Transfer-Encoding` fields it has, how many
-/// fields have a name that is not a token, and whether the (last) `Transfer-Encoding` is `chunked` alone, or a
-/// list of codings that ends with it.
+/// fields have a name that is not a token or a value with a CR or LF, how many `Host` fields it has and
+/// how many of them hold no host, and whether the (last) `Transfer-Encoding` is `chunked` alone, or a list of
+/// codings that ends with it.
 struct hardtack_mhd_head_span {
     const char *start;
     const char *end;
@@ -70,6 +71,9 @@ struct hardtack_mhd_head_span {
     unsigned int content_lengths;
     unsigned int transfer_encodings;
     unsigned int invalid_names;
+    unsigned int invalid_values;
+    unsigned int hosts;
+    unsigned int invalid_hosts;
     bool chunked_only;
     bool chunked_last;
 };
@@ -87,6 +91,17 @@ static inline bool hardtack_mhd_is_token(const char *name) {
     return true;
 }
 
+/// Whether `value` (`length` bytes) is what a `Host` field holds (RFC 9112 §3.2, RFC 3986 §3.2.2): a name or
+/// address, an IPv6 one in brackets, and a port, or nothing; no space, slash, `@`, `?` or `#`.
+static inline bool hardtack_mhd_is_host(const char *value, size_t length) {
+    for (size_t index = 0; index < length; index++) {
+        unsigned char c = (unsigned char)value[index];
+        bool alphanumeric = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alphanumeric && (c == '\0' || strchr("-._~!$&'()*+,;=%:[]", c) == NULL)) return false;
+    }
+    return true;
+}
+
 /// Whether `text`, less spaces and tabs around it, is `token` in any case.
 static inline bool hardtack_mhd_trimmed_is(const char *text, size_t length, const char *token) {
     while (length > 0 && (text[0] == ' ' || text[0] == '\t')) { text++; length--; }
@@ -99,7 +114,7 @@ static inline bool hardtack_mhd_trimmed_is(const char *text, size_t length, cons
 /// new block of its memory: the name then lies outside the head as received, or (when the read buffer later
 /// grew past that block) before its value no longer holds, or (grown in place) runs into its value.
 static inline enum MHD_Result hardtack_mhd_count_folded_field(
-    void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size) {
     (void)kind;
     struct hardtack_mhd_head_span *span = (struct hardtack_mhd_head_span *)cls;
     uintptr_t name = (uintptr_t)key;
@@ -108,8 +123,19 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
         span->folded += 1;
     }
     if (key == NULL || value == NULL) return MHD_YES;
-    if (!hardtack_mhd_is_token(key)) span->invalid_names += 1;
-    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+    if (!hardtack_mhd_is_token(key) || strlen(key) != key_size) span->invalid_names += 1;
+    // A CR, LF or NUL in a value (RFC 9110 §5.5): a bare CR is a line's end to some readers. (libmicrohttpd
+    // 0.9.75 ends a value at a NUL, the rest dropped, so none is found here.)
+    for (size_t index = 0; index < value_size; index++) {
+        if (value[index] == '\r' || value[index] == '\n' || value[index] == '\0') {
+            span->invalid_values += 1;
+            break;
+        }
+    }
+    if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        span->hosts += 1;
+        if (!hardtack_mhd_is_host(value, value_size)) span->invalid_hosts += 1;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
         span->content_lengths += 1;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
         span->transfer_encodings += 1;
@@ -139,8 +165,8 @@ static inline long hardtack_mhd_request_memory(
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     if (info == NULL || method == NULL) return -1;
     size_t used = (info->header_size + 15) / 16 * 16;
-    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0, 0, 0, 0, false, false};
-    MHD_get_connection_values(connection, MHD_HEADER_KIND, hardtack_mhd_count_folded_field, &span);
+    struct hardtack_mhd_head_span span = {method, method + info->header_size, 0, 0, 0, 0, 0, 0, 0, false, false};
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, hardtack_mhd_count_folded_field, &span);
     *framing = span;
     if (span.folded > 0) return -1;
     const char *cookie = NULL;

@@ -104,6 +104,10 @@ enum MicroHTTPCallbacks {
             }
             guard memory >= 0 else { return refuse(MicroHTTPResponder.foldedField, directly: true) }
             guard framing.invalid_names == 0 else { return refuseHere(MicroHTTPResponder.invalidFieldName) }
+            guard framing.invalid_values == 0 else { return refuseHere(MicroHTTPResponder.invalidFieldValue) }
+            guard framing.hosts <= 1, framing.invalid_hosts == 0 else {
+                return refuseHere(MicroHTTPResponder.invalidHost)
+            }
             if let fault = MicroHTTPResponder.framingFault(framing, version: version) { return refuseHere(fault) }
             guard room >= state.limits.answerHeadBytes + 16 else {
                 return refuseHere(MicroHTTPResponder.headTooCrowded)

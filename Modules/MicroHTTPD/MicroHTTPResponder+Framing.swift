@@ -10,6 +10,17 @@ extension MicroHTTPResponder {
         refusal(400, "invalid_field_name", "a header field's name is not a token (a space before its colon?)")
     }
 
+    /// The answer to a head with a field value holding a bare CR (RFC 9110 §5.5, RFC 9112 §2.2), which ends a
+    /// line for some readers: passed upstream, it could add a field there.
+    static var invalidFieldValue: HTTPResponse {
+        refusal(400, "invalid_field_value", "a header field's value holds a CR")
+    }
+
+    /// The answer to a head with more than one `Host` field, or one that holds no host (RFC 9112 §3.2).
+    static var invalidHost: HTTPResponse {
+        refusal(400, "invalid_host", "the request must have one Host field, holding a host and an optional port")
+    }
+
     /// The refusal of a request whose head frames its body in a way two readers could take differently (RFC
     /// 9112 §6): more than one `Content-Length`, both `Content-Length` and `Transfer-Encoding`, a
     /// `Transfer-Encoding` in HTTP/1.0, more than one, or one that is not `chunked` alone. libmicrohttpd 0.9.75

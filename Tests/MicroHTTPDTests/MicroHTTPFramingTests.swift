@@ -77,4 +77,33 @@ import Testing
         #expect(paths.withLock { $0 } == ["/chunked", "/chunked", "/chunked", "/length"])
         await server.stop(grace: .seconds(1))
     }
+
+    @Test(arguments: [
+        ("Host: a\r\nHost: b", "invalid_host"),
+        ("Host: a b/c", "invalid_host"),
+        ("Host: user@a", "invalid_host"),
+        ("Host: a\r\nX-Injected: b\rAuthorization: Bearer mine", "invalid_field_value"),
+    ])
+    func aHeadWithAnInvalidHostOrValueIsRefused(fields: String, error: String) async throws {
+        let (server, paths) = try Self.recordingServer()
+        let request = "GET /first HTTP/1.1\r\n\(fields)\r\n\r\n"
+        let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 400 ") && reply.contains(#""error":"\#(error)""#), "\(reply.prefix(90))")
+        #expect(paths.withLock { $0 }.isEmpty)
+        await server.stop(grace: .seconds(1))
+    }
+
+    /// A host with a port, an IPv6 address, an empty `Host`, a tab or UTF-8 in a value are served.
+    @Test func soundHostsAndValuesAreServed() async throws {
+        let (server, paths) = try Self.recordingServer()
+        for fields in [
+            "Host: 127.0.0.1:8080", "Host: [::1]:8080", "Host:", "Host: a\r\nX-A: b\tc", "Host: a\r\nX-A: bé",
+        ] {
+            let request = "GET /sound HTTP/1.1\r\nConnection: close\r\n\(fields)\r\n\r\n"
+            let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+            #expect(reply.hasPrefix("HTTP/1.1 200 "), "\(fields): \(reply.prefix(90))")
+        }
+        #expect(paths.withLock { $0 }.count == 5)
+        await server.stop(grace: .seconds(1))
+    }
 }
