@@ -105,7 +105,8 @@ enum MicroHTTPCallbacks {
             guard memory >= 0 else { return refuse(MicroHTTPResponder.foldedField, directly: true) }
             guard framing.invalid_names == 0 else { return refuseHere(MicroHTTPResponder.invalidFieldName) }
             guard framing.invalid_values == 0 else { return refuseHere(MicroHTTPResponder.invalidFieldValue) }
-            guard framing.hosts <= 1, framing.invalid_hosts == 0 else {
+            let needsHost = version.map { strcmp($0, "HTTP/1.0") != 0 } ?? true
+            guard framing.hosts <= 1, framing.invalid_hosts == 0, framing.hosts == 1 || !needsHost else {
                 return refuseHere(MicroHTTPResponder.invalidHost)
             }
             if let fault = MicroHTTPResponder.framingFault(framing, version: version) { return refuseHere(fault) }

@@ -16,7 +16,8 @@ extension MicroHTTPResponder {
         refusal(400, "invalid_field_value", "a header field's value holds a CR")
     }
 
-    /// The answer to a head with more than one `Host` field, or one that holds no host (RFC 9112 §3.2).
+    /// The answer to a head with more than one `Host` field, one that holds no host, or none in HTTP/1.1 (RFC
+    /// 9112 §3.2).
     static var invalidHost: HTTPResponse {
         refusal(400, "invalid_host", "the request must have one Host field, holding a host and an optional port")
     }

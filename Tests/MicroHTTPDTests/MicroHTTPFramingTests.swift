@@ -80,6 +80,7 @@ import Testing
 
     @Test(arguments: [
         ("Host: a\r\nHost: b", "invalid_host"),
+        ("X-No-Host: 1", "invalid_host"),
         ("Host: a b/c", "invalid_host"),
         ("Host: user@a", "invalid_host"),
         ("Host: a\r\nX-Injected: b\rAuthorization: Bearer mine", "invalid_field_value"),
@@ -93,7 +94,8 @@ import Testing
         await server.stop(grace: .seconds(1))
     }
 
-    /// A host with a port, an IPv6 address, an empty `Host`, a tab or UTF-8 in a value are served.
+    /// A host with a port, an IPv6 address, an empty `Host`, a tab or UTF-8 in a value, and HTTP/1.0 without a
+    /// `Host`, are served.
     @Test func soundHostsAndValuesAreServed() async throws {
         let (server, paths) = try Self.recordingServer()
         for fields in [
@@ -103,7 +105,10 @@ import Testing
             let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
             #expect(reply.hasPrefix("HTTP/1.1 200 "), "\(fields): \(reply.prefix(90))")
         }
-        #expect(paths.withLock { $0 }.count == 5)
+        // HTTP/1.0 needs no Host.
+        let old = await RawSocket.exchange(port: server.port, sending: Array("GET /sound HTTP/1.0\r\n\r\n".utf8))
+        #expect(old.hasPrefix("HTTP/1.1 200 "), "\(old.prefix(90))")
+        #expect(paths.withLock { $0 }.count == 6)
         await server.stop(grace: .seconds(1))
     }
 }
