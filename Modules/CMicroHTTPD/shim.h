@@ -61,7 +61,7 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
 
 /// A request head's place in libmicrohttpd's read buffer, how many of its fields were folded, and the fields
 /// that frame its body (RFC 9112 §6): how many `Content-Length` and `Transfer-Encoding` fields it has, how many
-/// fields have a name that is not a token or a value with a CR or LF, how many `Host` fields it has and
+/// fields have a name that is not a token or a value with a control character, how many `Host` fields it has and
 /// how many of them hold no host, and whether the (last) `Transfer-Encoding` is `chunked` alone, or a list of
 /// codings that ends with it.
 struct hardtack_mhd_head_span {
@@ -94,6 +94,8 @@ static inline bool hardtack_mhd_is_token(const char *name) {
 /// Whether `value` (`length` bytes) is what a `Host` field holds (RFC 9112 §3.2, RFC 3986 §3.2.2): a name or
 /// address, an IPv6 one in brackets, and a port, or nothing; no space, slash, `@`, `?` or `#`.
 static inline bool hardtack_mhd_is_host(const char *value, size_t length) {
+    // libmicrohttpd keeps the spaces after a value, which RFC 9112 lets a sender write.
+    while (length > 0 && (value[length - 1] == ' ' || value[length - 1] == '\t')) length--;
     for (size_t index = 0; index < length; index++) {
         unsigned char c = (unsigned char)value[index];
         bool alphanumeric = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -124,10 +126,12 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
     }
     if (key == NULL || value == NULL) return MHD_YES;
     if (!hardtack_mhd_is_token(key) || strlen(key) != key_size) span->invalid_names += 1;
-    // A CR, LF or NUL in a value (RFC 9110 §5.5): a bare CR is a line's end to some readers. (libmicrohttpd
-    // 0.9.75 ends a value at a NUL, the rest dropped, so none is found here.)
+    // A control character in a value but a tab (RFC 9110 §5.5), as Go and Node refuse them: a bare CR is a
+    // line's end to some readers, and VT, FF and FS to GS to others. (libmicrohttpd 0.9.75 ends a value at a
+    // NUL, the rest dropped, and at a LF.)
     for (size_t index = 0; index < value_size; index++) {
-        if (value[index] == '\r' || value[index] == '\n' || value[index] == '\0') {
+        unsigned char c = (unsigned char)value[index];
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
             span->invalid_values += 1;
             break;
         }

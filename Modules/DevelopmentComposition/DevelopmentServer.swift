@@ -56,9 +56,8 @@ public final class DevelopmentServer: Sendable {
         }
     }
 
-    /// The answer to a request without `Host` (RFC 9112 §3.2 asks it of HTTP/1.1; here every request
-    /// needs it, as it names the issuer). libmicrohttpd lets it through: its strict mode would refuse it,
-    /// but 0.9.75 writes that refusal's head twice.
+    /// The answer to a request without `Host` (RFC 9112 §3.2 asks it of HTTP/1.1, and the HTTP server refuses
+    /// such a request itself; here an HTTP/1.0 request needs it too, as it names the issuer).
     static var hostRequired: HTTPResponse {
         HTTPResponse(
             status: 400, headers: HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")]),

@@ -99,6 +99,9 @@ enum MicroHTTPCallbacks {
             }
             let limit = state.limits.requestHeadBytes
             guard context.target.utf8.count <= limit else { return refuseHere(MicroHTTPResponder.targetTooLong(limit)) }
+            guard !MicroHTTPResponder.hasInvalidByte(context.target) else {
+                return refuseHere(MicroHTTPResponder.invalidTarget)
+            }
             guard MicroHTTPResponder.headBytes(of: connection, method: method, target: context.target) <= limit else {
                 return refuseHere(MicroHTTPResponder.headTooLarge(limit))
             }

@@ -65,7 +65,8 @@ extension MicroHTTPResponder {
     }
 
     /// The largest answer the server writes to a socket itself in place of libmicrohttpd
-    /// (``writeWhole(_:to:head:)``), as nginx buffers a proxied answer up to 64 KiB.
+    /// (``writeWhole(_:to:head:)``), as nginx buffers a proxied answer up to 64 KiB. (A new connection over
+    /// Ethernet starts with a send buffer of some 87 KB, so there about 40 KB get the room asked.)
     static let wholeAnswerBytes = 64 << 10
 
     /// Writes `response` whole, with `Connection: close`, to `connection`'s socket, which libmicrohttpd is about
@@ -93,17 +94,11 @@ extension MicroHTTPResponder {
         let status = code(response.status)
         let reason = MHD_get_reason_phrase_for(status).map { String(cString: $0) } ?? ""
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
-        // One Date: the answer's own (an upstream's, passed on), as libmicrohttpd keeps it, else the server's.
-        var dated = false
-        if response.headers["Date"] == nil {
-            head += "Date: \(httpDate())\r\n"
-            dated = true
-        }
-        for field in response.headers where isKept(field) && !field.name.caseInsensitiveEquals("connection") {
-            if field.name.caseInsensitiveEquals("date") {
-                if dated { continue }
-                dated = true
-            }
+        // One Date: the answer's own (an upstream's, passed on; the last, as libmicrohttpd keeps), else the server's.
+        let kept = response.headers.filter { isKept($0) && !$0.name.caseInsensitiveEquals("connection") }
+        let date = kept.lastIndex { $0.name.caseInsensitiveEquals("date") }
+        if date == nil { head += "Date: \(httpDate())\r\n" }
+        for (index, field) in kept.enumerated() where index == date || !field.name.caseInsensitiveEquals("date") {
             head += "\(field.name): \(field.value)\r\n"
         }
         // No body, nor its length, with a status that has none (RFC 9110 §8.6).

@@ -10,10 +10,20 @@ extension MicroHTTPResponder {
         refusal(400, "invalid_field_name", "a header field's name is not a token (a space before its colon?)")
     }
 
-    /// The answer to a head with a field value holding a bare CR (RFC 9110 §5.5, RFC 9112 §2.2), which ends a
-    /// line for some readers: passed upstream, it could add a field there.
+    /// The answer to a head with a field value holding a control character but a tab (RFC 9110 §5.5): a bare CR
+    /// ends a line for some readers (a VT or FF for others), so passed upstream it could add a field there.
     static var invalidFieldValue: HTTPResponse {
-        refusal(400, "invalid_field_value", "a header field's value holds a CR")
+        refusal(400, "invalid_field_value", "a header field's value holds a control character")
+    }
+
+    /// The answer to a request target with a space or a control character, which libmicrohttpd 0.9.75 takes.
+    static var invalidTarget: HTTPResponse {
+        refusal(400, "invalid_target", "the request target holds a space or a control character")
+    }
+
+    /// Whether `target` holds a space, a control character or DEL: none is in a target as RFC 3986 writes it.
+    static func hasInvalidByte(_ target: String) -> Bool {
+        target.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
     }
 
     /// The answer to a head with more than one `Host` field, one that holds no host, or none in HTTP/1.1 (RFC
