@@ -111,11 +111,13 @@ static inline bool hardtack_mhd_trimmed_is(const char *text, size_t length, cons
     return length == strlen(token) && strncasecmp(text, token, length) == 0;
 }
 
-/// Counts a field folded over lines. libmicrohttpd 0.9.75 parses a field in place (its name, a NUL where the
-/// colon was, its value after it) and, for a continuation line, appends the line to the field's *name* in a
-/// new block of its memory: the name then lies outside the head as received, or (when the read buffer later
-/// grew past that block) before its value no longer holds, or (grown in place) runs into its value.
-static inline enum MHD_Result hardtack_mhd_count_folded_field(
+/// Reads one field of a request's head into `cls`, a ``hardtack_mhd_head_span``: whether it was folded over
+/// lines, its name and value checked, and whether it is one that frames the body or names the host.
+/// libmicrohttpd 0.9.75 parses a field in place (its name, a NUL where the colon was, its value after it) and,
+/// for a continuation line, appends the line to the field's *name* in a new block of its memory: the name then
+/// lies outside the head as received, or (when the read buffer later grew past that block) before its value no
+/// longer holds, or (grown in place) runs into its value.
+static inline enum MHD_Result hardtack_mhd_read_field(
     void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size) {
     (void)kind;
     struct hardtack_mhd_head_span *span = (struct hardtack_mhd_head_span *)cls;
@@ -160,7 +162,7 @@ static inline enum MHD_Result hardtack_mhd_count_folded_field(
 /// query argument. The answer's head is written into what is left, and an answer whose head does not fit is
 /// not sent at all: the connection is closed without a word. `method` is the access callback's, which starts
 /// the head in libmicrohttpd's read buffer. -1 when a field was folded over lines (obs-fold), as
-/// ``hardtack_mhd_count_folded_field`` finds it: libmicrohttpd then copies it into a block of its own behind
+/// ``hardtack_mhd_read_field`` finds it: libmicrohttpd then copies it into a block of its own behind
 /// the read buffer, which can no longer be given back, and nothing is left that can be counted on. (-1 too
 /// when the head's size is not known, which never happens at the first access call.) The same pass over the
 /// fields fills `framing` (its start, end and folded count unset) with the fields that frame the body.
@@ -170,7 +172,7 @@ static inline long hardtack_mhd_request_memory(
     if (info == NULL || method == NULL) return -1;
     size_t used = (info->header_size + 15) / 16 * 16;
     struct hardtack_mhd_head_span span = {method, method + info->header_size, 0, 0, 0, 0, 0, 0, 0, false, false};
-    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, hardtack_mhd_count_folded_field, &span);
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, hardtack_mhd_read_field, &span);
     *framing = span;
     if (span.folded > 0) return -1;
     const char *cookie = NULL;
