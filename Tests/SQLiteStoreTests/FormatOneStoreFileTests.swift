@@ -32,6 +32,10 @@ import Testing
 
     @Test func aStoreOfFormatOneReadsWholeAndKeepsItsFormat() throws {
         try copyFixture()
+        // A raw connection goes through the store's checksum VFS, which the store registers when this process
+        // first opens one: opened here, as this test may be the process's first (it once was, and failed).
+        _ = try SQLiteSecureItemStore.open(
+            at: directory.file("registers-the-vfs.db"), keySource: .key(secret(String(repeating: "k", count: 32))))
         #expect(try RawDatabase(path: path).blob("SELECT header FROM meta WHERE id = 1")[3] == 1)
         do {
             let store = try open()
