@@ -78,8 +78,8 @@ struct hardtack_mhd_head_span {
     bool chunked_last;
 };
 
-/// Whether `name` is an HTTP token (RFC 9110 §5.6.2), as a field's name must be. libmicrohttpd 0.9.75 takes a
-/// name with spaces before its colon (`Transfer-Encoding : chunked`) as that name, spaces and all, which then
+/// Whether `name` is an HTTP token (RFC 9110 §5.6.2), as a method and a field's name must be. libmicrohttpd
+/// 0.9.75 takes a name with spaces before its colon (`Transfer-Encoding : chunked`) as that name, spaces and all, which then
 /// matches no field it or the server looks for, while a lenient proxy in front may read the field.
 static inline bool hardtack_mhd_is_token(const char *name) {
     if (name[0] == '\0') return false;
@@ -145,13 +145,12 @@ static inline enum MHD_Result hardtack_mhd_read_field(
         span->content_lengths += 1;
     } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
         span->transfer_encodings += 1;
-        size_t length = strlen(value);
         const char *comma = strrchr(value, ',');
         const char *last = comma == NULL ? value : comma + 1;
         // Exactly as libmicrohttpd 0.9.75 takes a body to be chunked (it strips the spaces before a value, not
         // those after it): any other value, "chunked " too, it would take for a body read to the connection's end.
         span->chunked_only = strcasecmp(value, "chunked") == 0;
-        span->chunked_last = comma != NULL && hardtack_mhd_trimmed_is(last, length - (size_t)(last - value), "chunked");
+        span->chunked_last = comma != NULL && hardtack_mhd_trimmed_is(last, value_size - (size_t)(last - value), "chunked");
     }
     return MHD_YES;
 }

@@ -71,7 +71,7 @@ enum MicroHTTPCallbacks {
             state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
             guard directly else { return MicroHTTPResponder.queue(response, on: connection) }
             return MicroHTTPResponder.writeDirectly(
-                response, to: connection, head: method.map { strcmp($0, "HEAD") == 0 } ?? false)
+                response, to: connection, head: MicroHTTPResponder.isHead(method))
         }
         if let answer = context.takeAnswer() {
             // An answer whose head would not fit beside its request would be closed without a word.
@@ -94,7 +94,8 @@ enum MicroHTTPCallbacks {
             func refuseHere(_ response: HTTPResponse) -> MHD_Result {
                 refuse(response, directly: room < MicroHTTPResponder.refusalHeadRoom)
             }
-            guard let method, MicroHTTPResponder.isToken(method) else {
+            // The same token check the fields' names get, in the pass over them (shim.h).
+            guard let method, hardtack_mhd_is_token(method) else {
                 return refuseHere(MicroHTTPResponder.invalidMethod)
             }
             let limit = state.limits.requestHeadBytes
@@ -140,8 +141,9 @@ enum MicroHTTPCallbacks {
         if hardtack_mhd_has_trailers(connection) { return refuse(MicroHTTPResponder.trailersRefused, directly: true) }
         if context.isRejected { return refuse(MicroHTTPResponder.tooLarge(state.limits.requestBodyBytes)) }
         if state.isDraining { return refuse(MicroHTTPServerState.unavailable) }
-        let head = method.map { strcmp($0, "HEAD") == 0 } ?? false
-        guard let body = context.suspend(connection, head: head) else { return MHD_Result.YES }
+        guard let body = context.suspend(connection, head: MicroHTTPResponder.isHead(method)) else {
+            return MHD_Result.YES
+        }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "GET", path: context.target,
             headers: MicroHTTPResponder.headers(of: connection), body: body, received: .now)

@@ -100,15 +100,9 @@ enum MicroHTTPResponder {
         refusal(400, "invalid_method", "the request's method is not an HTTP token")
     }
 
-    /// Whether the C string `text` is an HTTP token (RFC 9110 §5.6.2).
-    static func isToken(_ text: UnsafePointer<CChar>) -> Bool {
-        var pointer = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-        guard pointer.pointee != 0 else { return false }
-        while pointer.pointee != 0 {
-            guard isTokenByte(pointer.pointee) else { return false }
-            pointer += 1
-        }
-        return true
+    /// Whether a request's method, as the access callback gets it, is `HEAD` (whose answer has no body).
+    static func isHead(_ method: UnsafePointer<CChar>?) -> Bool {
+        method.map { strcmp($0, "HEAD") == 0 } ?? false
     }
 
     /// The answer to a request target (path and query) over `limit` bytes.
