@@ -60,7 +60,7 @@ public struct GatewayRoute: Sendable, Equatable {
             byte == UInt8(ascii: "%") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "\\") || byte == 0
                 || byte >= 0x80
         }
-        if plain { return basePath + rest }
+        if plain { return Self.escaped(basePath + rest) }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             guard let decoded = Self.percentDecoded(segment.utf8),
                 !decoded.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") || $0 == 0 })
@@ -68,7 +68,37 @@ public struct GatewayRoute: Sendable, Equatable {
             let name = decoded.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
             if name.elementsEqual(".".utf8) || name.elementsEqual("..".utf8) { return nil }
         }
-        return basePath + rest
+        return Self.escaped(basePath + rest)
+    }
+
+    /// `target` with each byte a URL may not hold as written percent-encoded (RFC 3986 §2.1): a browser sends
+    /// `|`, `^`, `{` and `}` in a path or query as they are, and `"`, `<`, `>` and `` ` `` in a query, which an
+    /// HTTP client refuses in a URL; `#`, which would end the path there for curl, the fragment never being
+    /// sent. Escapes already in it are kept. Most targets hold none of these, and are returned as they are.
+    static func escaped(_ target: String) -> String {
+        guard target.utf8.contains(where: { !isKeptInURL($0) }) else { return target }
+        let digits = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(target.utf8.count + 16)
+        for byte in target.utf8 {
+            if isKeptInURL(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `byte` stands in a forwarded target as it is: an unreserved or reserved character of RFC 3986
+    /// but `#`, or `%`, which starts an escape.
+    private static func isKeptInURL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: "-._~:/?[]@!$&'()*+,;=%".utf8.contains(byte)
+        }
     }
 
     /// `text` with its percent escapes decoded to bytes, or `nil` when one is not `%` and two hex digits.

@@ -16,14 +16,17 @@ extension MicroHTTPResponder {
         refusal(400, "invalid_field_value", "a header field's value holds a control character")
     }
 
-    /// The answer to a request target with a space or a control character, which libmicrohttpd 0.9.75 takes.
+    /// The answer to a request target with a space, a control character or a byte outside ASCII, which
+    /// libmicrohttpd 0.9.75 takes.
     static var invalidTarget: HTTPResponse {
-        refusal(400, "invalid_target", "the request target holds a space or a control character")
+        refusal(400, "invalid_target", "the request target holds a space, a control character or a byte outside ASCII")
     }
 
-    /// Whether `target` holds a space, a control character or DEL: none is in a target as RFC 3986 writes it.
+    /// Whether `target` holds a space, a control character, DEL or a byte outside ASCII: none is in a target as
+    /// RFC 9112 §3.2 writes it (a browser percent-encodes non-ASCII text). Such a byte that is not UTF-8 would
+    /// also have been replaced when the target was read as text, so the handler would have seen another target.
     static func hasInvalidByte(_ target: String) -> Bool {
-        target.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+        target.utf8.contains { $0 <= 0x20 || $0 >= 0x7F }
     }
 
     /// The answer to a head with more than one `Host` field, one that holds no host, or none in HTTP/1.1 (RFC

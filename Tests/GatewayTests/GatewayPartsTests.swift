@@ -15,6 +15,10 @@ import Testing
         #expect(route.upstreamTarget(for: "/api/") == "/v1/")
         #expect(route.upstreamTarget(for: "/api/a;b=1/%ff/..x/x..") == "/v1/a;b=1/%ff/..x/x..")
         #expect(route.upstreamTarget(for: "/other/items") == nil)
+        // What a browser sends as it is but a URL may not hold is escaped; escapes already there are kept.
+        #expect(route.upstreamTarget(for: "/api/a|b^c?f={\"x\":1}&g=<`>") == "/v1/a%7Cb%5Ec?f=%7B%22x%22:1%7D&g=%3C%60%3E")
+        #expect(route.upstreamTarget(for: "/api/a#b?c#d") == "/v1/a%23b?c%23d")
+        #expect(route.upstreamTarget(for: "/api/%7C.x|") == "/v1/%7C.x%7C")
         let bare = try #require(GatewayRoute("/data/=http://127.0.0.1:9000"))
         #expect(bare.upstreamTarget(for: "/data/x") == "/x")
         let six = try #require(GatewayRoute("/six/=http://[::1]:8080/base/"))

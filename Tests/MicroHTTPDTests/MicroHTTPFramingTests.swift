@@ -115,13 +115,17 @@ import Testing
         await server.stop(grace: .seconds(1))
     }
 
-    /// A space or a control character in the request target, which libmicrohttpd 0.9.75 takes (the target is
-    /// what lies between the first space and the last).
-    @Test(arguments: ["/a b", "/a\tb", "/a\u{0B}b"])
-    func aTargetWithASpaceOrAControlCharacterIsRefused(target: String) async throws {
+    /// A space, a control character or a byte outside ASCII in the request target, which libmicrohttpd 0.9.75
+    /// takes (the target is what lies between the first space and the last): raw UTF-8, and bytes that are not
+    /// UTF-8 at all, which reading the target as text would have replaced.
+    @Test(arguments: [
+        Array("/a b".utf8), Array("/a\tb".utf8), Array("/a\u{0B}b".utf8), Array("/a\u{7F}b".utf8), Array("/café".utf8),
+        Array("/a".utf8) + [0xF0, 0x9F, 0x98, 0xF0, 0x9F, 0x98], Array("/a".utf8) + [0xFF],
+    ])
+    func aTargetWithASpaceAControlCharacterOrNonASCIIIsRefused(target: [UInt8]) async throws {
         let (server, paths) = try Self.recordingServer()
-        let request = "GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n"
-        let reply = await RawSocket.exchange(port: server.port, sending: Array(request.utf8))
+        let request = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let reply = await RawSocket.exchange(port: server.port, sending: request)
         // Refused by the server, or (a line libmicrohttpd cannot parse) closed by libmicrohttpd: never handled.
         #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 400 "), "\(reply.prefix(90))")
         #expect(reply.isEmpty || reply.contains("invalid_target"), "\(reply.prefix(200))")
