@@ -68,6 +68,17 @@ def test_a_call_through_a_route_carries_the_token_and_not_the_cookie(browser, ga
     assert echo["path"] == "/api/echo/items" and echo["query"] == "q=1"
 
 
+def test_what_a_browser_leaves_unescaped_reaches_the_upstream_escaped(browser, gateway):
+    """Chromium sends | and ^ in a path, and { } | ^ ` in a query, as they are (the URL standard's percent-encode
+    sets leave them); the gateway escapes them on the way upstream, whose HTTP client refuses them raw (such a
+    call was 502)."""
+    sign_in(browser, gateway)
+    status, echo = page_call(browser, '/api/echo/a|b^c?f={"a":1}|^`')
+    assert status == 200, echo
+    assert echo["path"] == "/api/echo/a%7Cb%5Ec"
+    assert echo["query"] == "f=%7B%22a%22:1%7D%7C%5E%60"
+
+
 def test_another_sites_form_and_fetches_reach_nothing(browser, gateway, provider, evil_site):
     sign_in(browser, gateway)
     before = provider.state()["api_calls"]

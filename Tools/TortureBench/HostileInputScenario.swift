@@ -13,13 +13,14 @@ import Synchronization
 
 /// Scenario 9: hostile input from a seeded generator: the command line's arguments (and standard input
 /// and environment), the contracts' reply mapping (status, headers, JSON bodies), hostile HTTP requests
-/// at `hardtack serve` (libmicrohttpd before the embedded auth server), and store files with random
-/// content. Figures: inputs tried, crashes (0) and hangs (0).
+/// at `hardtack serve` (libmicrohttpd before the embedded auth server) and at `hardtack gateway`
+/// (``HostileGateway``), and store files with random content. Figures: inputs tried, crashes (0) and hangs (0).
 enum HostileInputScenario {
     static let scenario = Scenario(
         number: 9, name: "hostile",
-        title: "fuzzed CLI arguments, reply mapping (JSON bodies and headers), hostile HTTP at hardtack serve, random "
-            + "store files: crashes 0, hangs 0",
+        title: "fuzzed CLI arguments, reply mapping (JSON bodies and headers), hostile HTTP at hardtack serve and at "
+            + "the gateway (nothing forwarded without the session, nothing of the browser's credentials upstream), "
+            + "random store files: crashes 0, hangs 0",
         run: run)
 
     /// The documented exit statuses of `hardtack`.
@@ -37,6 +38,7 @@ enum HostileInputScenario {
         commandLine(context, server: server)
         replies(context)
         hostileHTTP(context, server: server)
+        HostileGateway.run(context)
         let pristineStore = storeFiles(context)
         libFuzzer(context, pristineStore: pristineStore)
     }
@@ -113,29 +115,15 @@ enum HostileInputScenario {
     private static func hostileHTTP(_ context: ScenarioContext, server: ServeProcess) {
         let count = context.mode.pick(3000, 30000)
         let results = Mutex(HTTPFuzzResults())
-        let next = Counter()
-        let seed = context.seed
         let port = server.port
-        let done = DispatchGroup()
         let started = Date()
         // 32 connections at a time (half of hardtack serve's 64): a request that leaves its connection open
         // waits out the server's idle limit (5 s) without holding the others back.
-        for _ in 0..<32 {
-            done.enter()
-            Thread {
-                while true {
-                    let index = next.next() - 1
-                    guard index < count else { break }
-                    var random = SeededGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
-                    let (request, chunks, finish, pristine) = HTTPRequestFuzz.generate(&random)
-                    let reply = LoopbackClient.exchange(
-                        port: port, request, chunks: chunks, finish: finish, timeout: 12)
-                    results.withLock { $0.record(index, request: request, pristine: pristine, reply: reply) }
-                }
-                done.leave()
-            }.start()
+        runSeededInputs(count: count, threads: 32, seed: context.seed) { index, random in
+            let (request, chunks, finish, pristine) = HTTPRequestFuzz.generate(&random)
+            let reply = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: finish, timeout: 12)
+            results.withLock { $0.record(index, request: request, pristine: pristine, reply: reply) }
         }
-        done.wait()
         let alive = server.isAlive
         let healthy = server.stats() != nil
         let outcome = results.withLock { $0 }

@@ -1,0 +1,250 @@
+import BenchSupport
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Scenario 9's hostile HTTP at `hardtack gateway`: one gateway on a SQLite store, signed in at `hardtack
+/// serve`, forwarding `/api/` to a ``RecordingUpstream``, gets the requests of ``GatewayRequestFuzz``. What
+/// it must hold: no crash, hang or 500; an intact call with the session answered by the upstream, once; one
+/// without the session or `X-CSRF` answered 401 or 403 and never forwarded; every head the upstream got
+/// well framed, with one bearer and none of the browser's cookies, credentials or hop-by-hop fields; the
+/// session still working after; and no cookie or token in the gateway's log.
+enum HostileGateway {
+    /// The session cookie's name.
+    private static let cookieName = "__Host-hardtack"
+    /// The origin the browser sees.
+    private static let host = "127.0.0.1:8443"
+
+    static func run(_ context: ScenarioContext) {
+        let directory = context.directory("gateway-fuzz")
+        let secretFile = directory + "/client-secret"
+        let keyFile = directory + "/store.key"
+        guard writeFile(secretFile, Array((context.random.hex(24) + "\n").utf8)),
+            writeFile(keyFile, context.random.bytes(32))
+        else {
+            context.fail("cannot write the gateway's files: \(errnoText())")
+            return
+        }
+        let serve: ServeProcess
+        let upstream: RecordingUpstream
+        do {
+            serve = try ServeProcess(
+                context,
+                ["--access-token-lifetime", "3600", "--confidential-client", "hardtack-gateway=" + secretFile],
+                errors: directory + "/serve.err")
+            upstream = try RecordingUpstream()
+        } catch {
+            context.fail("cannot start the issuer or the upstream: \(error)")
+            return
+        }
+        defer {
+            upstream.stop()
+            serve.stop()
+        }
+        let logs = directory + "/gateway"
+        let gateway: GatewayCluster
+        do {
+            gateway = try GatewayCluster(
+                count: 1, hardtack: context.hardtack,
+                arguments: [
+                    "--issuer", serve.url, "--client-id", "hardtack-gateway", "--client-secret-file", secretFile,
+                    "--public-origin", "http://" + host, "--route", "/api/=http://127.0.0.1:\(upstream.port)/v1/",
+                    "--store", directory + "/store/gateway.db", "--key-file", keyFile,
+                ],
+                environment: context.sandboxEnvironment, errors: logs)
+        } catch {
+            context.fail("cannot start the gateway: \(error)")
+            return
+        }
+        defer { gateway.stop() }
+        let port = gateway.ports[0]
+        let cookie: String
+        do {
+            let signIn = GatewaySignIn(
+                balancer: gateway.balancer, host: host, issuerPort: serve.port, cookieName: cookieName)
+            cookie = "\(cookieName)=\(try signIn.run())"
+        } catch {
+            context.fail("cannot sign in through the gateway: \(error)")
+            return
+        }
+
+        let count = context.mode.pick(3000, 30000)
+        let tally = Mutex(Tally(count: count))
+        let seed = context.seed ^ 0x6761_7465_7761_7921
+        let started = Date()
+        runSeededInputs(count: count, threads: 16, seed: seed) { index, random in
+            let (request, chunks, expectation) = GatewayRequestFuzz.generate(
+                &random, index: index, cookie: cookie, host: host)
+            // A request cut short, or with more behind it, may wait out the connection's idle timeout.
+            guard GatewayRequestFuzz.isWhole(request) else {
+                _ = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: true, timeout: 0.5)
+                tally.withLock { $0.notWhole += 1 }
+                return
+            }
+            let reply = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: true, timeout: 12)
+            // The exchange behind a hang or a server error, kept in the scratch directory.
+            if reply.timedOut || reply.status.map({ $0 >= 500 && $0 != 501 }) == true {
+                writeFile(directory + "/request-\(index)", request + Array("\n=====\n".utf8) + reply.bytes)
+            }
+            tally.withLock { $0.record(index, request: request, expectation: expectation, reply: reply) }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        var outcome = tally.withLock { $0 }
+        outcome.match(upstream.requests, host: "127.0.0.1:\(upstream.port)", cookie: cookie)
+        // The requests behind each finding, made again from their seeds, kept in the scratch directory.
+        for index in outcome.flagged.prefix(20) {
+            var random = SeededGenerator.generator(seed: seed, index: index)
+            let (request, _, _) = GatewayRequestFuzz.generate(&random, index: index, cookie: cookie, host: host)
+            writeFile(directory + "/flagged-\(index)", request)
+        }
+
+        // The session still works, and the gateway still answers.
+        let after = BrowserRequest(target: "/api/after", host: host, fields: [("Cookie", cookie), ("X-CSRF", "1")])
+            .send(to: port, timeout: 10)
+        var served = false
+        if case .answered(let answer) = after { served = answer.status == 200 && answer.field("X-Upstream") == "1" }
+        var healthy = false
+        if case .answered(let answer) = BrowserRequest(target: "/healthz", host: host).send(to: port, timeout: 10) {
+            healthy = answer.status == 200
+        }
+        let leaks = leaksInLogs(directory: directory, cookie: cookie, bearers: outcome.bearers)
+
+        let shown = outcome.results.statuses.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
+            .joined(separator: ", ")
+        context.say(
+            "hostile HTTP at hardtack gateway: \(count) generated requests, 16 at a time, in "
+                + String(format: "%.0f s", seconds) + " (\(outcome.notWhole) cut short or with more behind them, "
+                + "not waited for) → hangs \(outcome.results.hangs.count), "
+                + "malformed answers \(outcome.results.malformed.count), calls not served as they must be "
+                + "\(outcome.wrong.count), heads sent upstream at fault \(outcome.upstreamFaults.count) of "
+                + "\(outcome.upstreamCount); the session works after: \(served), healthy: \(healthy)")
+        context.say("  answers: \(shown)")
+        for line
+            in (outcome.results.hangs + outcome.results.malformed + outcome.results.unanswered + outcome.wrong
+            + outcome.upstreamFaults + leaks).prefix(8)
+        {
+            context.say("  \(line)")
+        }
+        context.check(served && healthy, "the gateway stopped serving the session or answering /healthz")
+        context.check(outcome.results.hangs.isEmpty, "\(outcome.results.hangs.count) requests to the gateway hung")
+        context.check(outcome.results.malformed.isEmpty, "\(outcome.results.malformed.count) malformed answers")
+        context.check(outcome.results.unanswered.isEmpty, "\(outcome.results.unanswered.count) calls unanswered")
+        context.check(outcome.wrong.isEmpty, "\(outcome.wrong.count) calls not served or refused as they must be")
+        context.check(outcome.upstreamFaults.isEmpty, "\(outcome.upstreamFaults.count) heads sent upstream at fault")
+        context.check(outcome.bearers.count == 1, "\(outcome.bearers.count) different bearers sent upstream")
+        context.check(leaks.isEmpty, "the gateway's log holds a cookie or a token: \(leaks.prefix(2))")
+    }
+
+    /// Where the gateway's log (every file of it) holds the session cookie's value, a bearer it sent, or a
+    /// credential a request carried (`evil-…`).
+    private static func leaksInLogs(directory: String, cookie: String, bearers: Set<String>) -> [String] {
+        let secrets = [String(cookie.dropFirst(cookieName.count + 1)), "evil-"] + Array(bearers)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var found: [String] = []
+        for file in files where file.hasPrefix("gateway") {
+            let text = String(decoding: readFile(directory + "/" + file), as: UTF8.self)
+            for secret in secrets where !secret.isEmpty && text.contains(secret) {
+                found.append("\(file) holds \(secret.hasPrefix("evil") ? "a request's credential" : "a secret")")
+            }
+        }
+        return found
+    }
+}
+
+/// What the gateway fuzz's requests got, and what reached the upstream.
+private struct Tally {
+    let count: Int
+    var results = HTTPFuzzResults()
+    var expectations: [GatewayRequestFuzz.Expectation?]
+    /// Requests that were not served, or not refused, as they must be.
+    var wrong: [String] = []
+    /// Heads the upstream got that the checks refuse.
+    var upstreamFaults: [String] = []
+    /// The requests a finding is about.
+    var flagged: [Int] = []
+    /// Requests cut short or followed by more, sent and not waited for.
+    var notWhole = 0
+    /// How many requests reached the upstream.
+    var upstreamCount = 0
+    /// The bearers sent upstream.
+    var bearers: Set<String> = []
+
+    init(count: Int) {
+        self.count = count
+        expectations = Array(repeating: nil, count: count)
+    }
+
+    mutating func record(
+        _ index: Int, request: [UInt8], expectation: GatewayRequestFuzz.Expectation, reply: LoopbackClient.Reply
+    ) {
+        results.record(index, request: request, pristine: expectation != .any, reply: reply)
+        expectations[index] = expectation
+        let status = reply.status
+        switch expectation {
+        case .forwarded:
+            let head = String(decoding: reply.bytes.prefix(4096), as: UTF8.self).lowercased()
+            if status != 200 || !head.contains("\r\nx-upstream: 1\r\n") {
+                flagged.append(index)
+                wrong.append(
+                    "request \(index): an intact call with the session answered \(status.map(String.init) ?? "nothing")"
+                )
+            }
+        case .refused where status != 401 && status != 403:
+            flagged.append(index)
+            wrong.append(
+                "request \(index): a call without the session or X-CSRF answered \(status.map(String.init) ?? "nothing")"
+            )
+        default: break
+        }
+    }
+
+    /// Checks every head the upstream got, and matches them to the requests: an intact call with the session
+    /// forwarded once, one without it never; an intact request's head with no trace of its cookie, `X-Hop` or
+    /// its own `Authorization`.
+    mutating func match(_ received: [RecordingUpstream.Received], host: String, cookie: String) {
+        upstreamCount = received.count
+        var seen = Array(repeating: 0, count: count)
+        let cookieValue = Array((cookie.split(separator: "=", maxSplits: 1).last ?? "").utf8)
+        for request in received {
+            if let fault = request.fault {
+                upstreamFaults.append("the upstream could not read a request: \(fault)")
+                continue
+            }
+            let (faults, bearer) = UpstreamHeadCheck.faults(in: request.head, host: host, prefix: "/v1/")
+            if let bearer { bearers.insert(bearer) }
+            let index = UpstreamHeadCheck.fuzzIndex(of: request.head).flatMap { $0 >= 0 && $0 < count ? $0 : nil }
+            var all = faults
+            if let index, let expectation = expectations[index], expectation != .any {
+                seen[index] += 1
+                let text = String(decoding: request.head, as: UTF8.self).lowercased()
+                if text.contains("\r\nx-hop:") { all.append("the field X-Hop, which Connection named") }
+                if text.contains("evil-") { all.append("the browser's own Authorization") }
+                if firstIndex(of: cookieValue, in: request.head) != nil {
+                    all.append("the session cookie's value")
+                }
+            }
+            if !all.isEmpty {
+                if let index { flagged.append(index) }
+                upstreamFaults.append(
+                    "request \(index.map(String.init) ?? "?") sent upstream with " + all.joined(separator: ", "))
+            }
+        }
+        for index in 0..<count {
+            switch expectations[index] {
+            case .forwarded? where seen[index] != 1:
+                flagged.append(index)
+                wrong.append(
+                    "request \(index): an intact call with the session reached the upstream \(seen[index]) times")
+            case .refused? where seen[index] != 0:
+                flagged.append(index)
+                wrong.append("request \(index): a call without the session or X-CSRF reached the upstream")
+            default: break
+            }
+        }
+    }
+}
