@@ -111,6 +111,15 @@ extension Gateway {
         if let use { await activity.record(cookie, after: use) }
         switch outcome {
         case .answered(let response):
+            // A status no browser can be given: a 1xx as the final answer (curl has read any interim one), or one
+            // past 599, which libmicrohttpd would write as 500.
+            guard (200...599).contains(response.status) else {
+                response.body.cancel()
+                return .complete(
+                    GatewayReply.error(
+                        502, "upstream_invalid_status",
+                        "the API answered with status \(response.status), which is not one to pass on"))
+            }
             var passed = HTTPHeaders()
             passed.reserveCapacity(response.headers.count)
             let hopByHop = Self.connectionOptions(response.headers, besides: Self.droppedResponseFields)

@@ -49,7 +49,8 @@ public struct GatewayRoute: Sendable, Equatable {
     /// `nil` when it is not under this route's prefix. A target whose remaining path could climb out of the
     /// upstream's base goes nowhere: a segment that is `.` or `..` once percent-decoded, or before a `;`
     /// (which Tomcat and Spring read as a path parameter: `..;`), an escape that is not valid (`%zz`) or
-    /// decodes to `/`, `\` or NUL.
+    /// decodes to `/`, `\` or NUL. Bytes a URL may not hold as written are escaped in what is returned
+    /// (``escaped(_:)``).
     public func upstreamTarget(for target: String) -> String? {
         guard target.hasPrefix(prefix) else { return nil }
         let rest = target.dropFirst(prefix.count)
@@ -71,10 +72,12 @@ public struct GatewayRoute: Sendable, Equatable {
         return Self.escaped(basePath + rest)
     }
 
-    /// `target` with each byte a URL may not hold as written percent-encoded (RFC 3986 §2.1): a browser sends
-    /// `|`, `^`, `{` and `}` in a path or query as they are, and `"`, `<`, `>` and `` ` `` in a query, which an
-    /// HTTP client refuses in a URL; `#`, which would end the path there for curl, the fragment never being
-    /// sent. Escapes already in it are kept. Most targets hold none of these, and are returned as they are.
+    /// `target` with each byte a URL may not hold as written percent-encoded (RFC 3986 §2.1), which an HTTP
+    /// client refuses in a URL: a browser sends `|` and `^` in a path, and those, `{`, `}` and `` ` `` in a
+    /// query, as they are; a script may send `"`, `<` and `>`. And `#`, which no browser sends (it starts the
+    /// fragment) and which curl would take for the path's end, removing a dot segment then left before it
+    /// (`/api/..#x` asked the upstream for its `/`). Escapes already in it are kept. Most targets hold none of
+    /// these, and are returned as they are.
     static func escaped(_ target: String) -> String {
         guard target.utf8.contains(where: { !isKeptInURL($0) }) else { return target }
         let digits = Array("0123456789ABCDEF".utf8)

@@ -18,6 +18,8 @@ import Testing
         // What a browser sends as it is but a URL may not hold is escaped; escapes already there are kept.
         #expect(route.upstreamTarget(for: "/api/a|b^c?f={\"x\":1}&g=<`>") == "/v1/a%7Cb%5Ec?f=%7B%22x%22:1%7D&g=%3C%60%3E")
         #expect(route.upstreamTarget(for: "/api/a#b?c#d") == "/v1/a%23b?c%23d")
+        // Unescaped, curl took `#x` for a fragment and then removed the dot segment left: the upstream's `/`.
+        #expect(route.upstreamTarget(for: "/api/..#x") == "/v1/..%23x")
         #expect(route.upstreamTarget(for: "/api/%7C.x|") == "/v1/%7C.x%7C")
         let bare = try #require(GatewayRoute("/data/=http://127.0.0.1:9000"))
         #expect(bare.upstreamTarget(for: "/data/x") == "/x")

@@ -119,7 +119,7 @@ import Testing
     /// takes (the target is what lies between the first space and the last): raw UTF-8, and bytes that are not
     /// UTF-8 at all, which reading the target as text would have replaced.
     @Test(arguments: [
-        Array("/a b".utf8), Array("/a\tb".utf8), Array("/a\u{0B}b".utf8), Array("/a\u{7F}b".utf8), Array("/café".utf8),
+        Array("/a b".utf8), Array("/a\tb".utf8), Array("/a\u{0B}b".utf8), Array("/a\u{7F}b".utf8), Array("/café".utf8), Array("/a?q=é".utf8),
         Array("/a".utf8) + [0xF0, 0x9F, 0x98, 0xF0, 0x9F, 0x98], Array("/a".utf8) + [0xFF],
     ])
     func aTargetWithASpaceAControlCharacterOrNonASCIIIsRefused(target: [UInt8]) async throws {

@@ -22,7 +22,8 @@ Endpoints: discovery (both well-known documents), /authorize (a sign-in and cons
 /logout (RP-Initiated Logout: id_token_hint, client_id, post_logout_redirect_uri, state; ends the
 hint's session and revokes its tokens), and a protected test API, for a valid bearer access token only:
 /api/echo[/...] (any method: what it received, as JSON; with ?answer_hop_by_hop=1 also fields a proxy
-must not pass back; with ?answer_header_bytes=N, N bytes more of answer head in X-Padding-* fields),
+must not pass back; with ?answer_header_bytes=N, N bytes more of answer head in X-Padding-* fields; with
+?answer_status=S, status S of 100 to 999),
 GET /api/slow?ms=N, and
 GET /api/stream?bytes=N[&chunk=C][&delay_ms=D][&cut_after=M]: N bytes (byte i is i % 256) declared in
 Content-Length, sent in chunks of C (64 KiB by default) D ms apart; with cut_after, the connection closes
@@ -344,6 +345,10 @@ def create_app(issuer, options):
             while left > 0:
                 answer.headers["X-Padding-%d" % index] = "p" * min(1000, left)
                 left, index = left - 1000, index + 1
+        status = request.args.get("answer_status", "")
+        if status.isdecimal() and 100 <= int(status) <= 999:
+            # A status a proxy cannot pass on as it is (a 1xx as the final answer, one past 599).
+            answer.status = "%s Strange" % status
         return answer
 
     def api_slow():

@@ -38,6 +38,25 @@ extension GatewayScenarios {
             #expect(try await browser.get(origin + "/bff/user", headers: csrf).status == 200)
         }
 
+        /// An upstream status that cannot be passed on (past 599, or a 1xx as the final answer) is 502, where
+        /// libmicrohttpd would have written it as 500; the ordinary ones pass.
+        @Test func anUpstreamStatusThatCannotBePassedOnIs502() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let csrf = [("X-CSRF", "1")]
+            for status in [999, 600] {
+                let answer = try await browser.get(origin + "/api/echo?answer_status=\(status)", headers: csrf)
+                #expect(answer.status == 502 && errorCode(answer) == "upstream_invalid_status", "\(status): \(answer.status)")
+            }
+            // A 101 it did not ask for, curl itself takes for a failed transfer.
+            #expect(try await browser.get(origin + "/api/echo?answer_status=101", headers: csrf).status == 502)
+            for status in [201, 418, 599] {
+                #expect(try await browser.get(origin + "/api/echo?answer_status=\(status)", headers: csrf).status == status)
+            }
+        }
+
         /// Beside nearly 8 KiB of cookies, in few or many: the widest upstream answer head passed back, and the
         /// gateway's own widest (a sign-in's redirect with the longest return path sealed into its cookie), are
         /// answered whole, or the request is refused 431 when its cookies leave no room; never met with silence.
