@@ -11,7 +11,10 @@ struct HTTPFuzzResults {
 
     /// Records request `index`'s reply; a `pristine` request (one of the contracts' own, unchanged) must be
     /// answered, even by a client that closed its side after sending it.
-    mutating func record(_ index: Int, request: [UInt8], pristine: Bool = false, reply: LoopbackClient.Reply) {
+    /// `tolerated` are server errors that are right here (a 502 for an upstream's broken answer).
+    mutating func record(
+        _ index: Int, request: [UInt8], pristine: Bool = false, tolerated: Set<Int> = [], reply: LoopbackClient.Reply
+    ) {
         if reply.timedOut {
             hangs.append("request \(index) (\(request.count) bytes)")
         } else if reply.refused {
@@ -24,7 +27,7 @@ struct HTTPFuzzResults {
             }
         } else if let status = reply.status {
             statuses["\(status)", default: 0] += 1
-            if status >= 500 && ![501, 503, 505].contains(status) {
+            if status >= 500 && ![501, 503, 505].contains(status) && !tolerated.contains(status) {
                 malformed.append("request \(index): status \(status)")
             }
         } else {

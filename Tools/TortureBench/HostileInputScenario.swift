@@ -19,8 +19,8 @@ enum HostileInputScenario {
     static let scenario = Scenario(
         number: 9, name: "hostile",
         title: "fuzzed CLI arguments, reply mapping (JSON bodies and headers), hostile HTTP at hardtack serve and at "
-            + "the gateway (nothing forwarded without the session, nothing of the browser's credentials upstream), "
-            + "random store files: crashes 0, hangs 0",
+            + "the gateway (nothing forwarded without the session, nothing of the browser's credentials upstream, "
+            + "broken upstream answers), random store files: crashes 0, hangs 0",
         run: run)
 
     /// The documented exit statuses of `hardtack`.

@@ -9,7 +9,8 @@ import Synchronization
 
 /// The upstream behind the gateway in the hostile fuzz: an HTTP/1.1 server on 127.0.0.1 that keeps every
 /// request's head exactly as it arrived, reads its body (by `Content-Length` or chunked, as RFC 9112 §6 frames
-/// it, and no other way), and answers `200 {"ok":true}` with `X-Upstream: 1`, keeping the connection. It reads
+/// it, and no other way), and answers `200 {"ok":true}` with `X-Upstream: 1`, keeping the connection (or, asked
+/// with `X-Fuzz-Answer: KIND`, gives ``HostileAnswer`` `KIND` and closes it). It reads
 /// strictly: a head it cannot frame is kept with the reason, and its connection closed; that is a finding
 /// about what the gateway sent, not a fault of the fuzz.
 final class RecordingUpstream: Sendable {
@@ -27,6 +28,9 @@ final class RecordingUpstream: Sendable {
     let port: UInt16
     private let listener: Int32
     private let received = Mutex<[Received]>([])
+    /// Whether the listener is open: only the accepting thread closes it, and ``stop()`` shuts it down only
+    /// while it is, so that a descriptor number used again elsewhere is never touched.
+    private let listening = Mutex(true)
 
     /// Starts listening on a free port of 127.0.0.1, a thread accepting and one a connection.
     init() throws {
@@ -53,17 +57,31 @@ final class RecordingUpstream: Sendable {
     /// Every request received so far.
     var requests: [Received] { received.withLock { $0 } }
 
-    /// Stops accepting (connections open now end when their peer closes them).
+    /// Stops accepting, which ends the accepting thread (connections open now end when their peer closes them,
+    /// or after 30 s of silence).
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
+        listening.withLock { open in
+            if open { shutdown(listener, Int32(SHUT_RDWR)) }
+        }
     }
 
+    /// Accepts connections until ``stop()`` (or an error no retry mends), a thread for each; then closes the
+    /// listener.
     private func acceptLoop() {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                close(listener)
+                let error = errno
+                if error == EINTR || error == ECONNABORTED { continue }
+                // Out of descriptors for a moment: the connections' threads give theirs back.
+                if error == EMFILE || error == ENFILE {
+                    usleep(10_000)
+                    continue
+                }
+                listening.withLock { open in
+                    close(listener)
+                    open = false
+                }
                 return
             }
             var timeout = timeval(tv_sec: 30, tv_usec: 0)
@@ -80,7 +98,7 @@ final class RecordingUpstream: Sendable {
             guard let head = reader.head(limit: 64 << 10) else {
                 if !reader.buffered.isEmpty || reader.overflowed {
                     record(
-                        Received(head: reader.buffered, bodyBytes: 0, fault: "a head that does not end within 64 KiB"))
+                        Received(head: reader.buffered, bodyBytes: 0, fault: "a head cut short or over 64 KiB"))
                 }
                 return
             }
@@ -103,6 +121,12 @@ final class RecordingUpstream: Sendable {
             }
             record(Received(head: head, bodyBytes: bodyBytes, fault: nil))
             let isHead = head.starts(with: Array("HEAD ".utf8))
+            // An answer gone wrong, when the request asks for one; the connection ends with it.
+            if let kind = UpstreamHeadCheck.field("x-fuzz-answer", in: head).flatMap({ Int($0) }), kind >= 0 {
+                let bytes = HostileAnswer.bytes(kind, isHead: isHead)
+                _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                return
+            }
             let answer =
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Upstream: 1\r\nContent-Length: 11\r\n\r\n"
                 + (isHead ? "" : #"{"ok":true}"#)
@@ -114,80 +138,8 @@ final class RecordingUpstream: Sendable {
         }
     }
 
+    /// Keeps `request`.
     private func record(_ request: Received) {
         received.withLock { $0.append(request) }
-    }
-}
-
-/// A connection's bytes as they arrive, read in whatever pieces the socket gives.
-private struct SocketBytes {
-    let socket: Int32
-    /// What was read and not yet taken.
-    var buffered: [UInt8] = []
-    /// Whether a head ran past its limit.
-    var overflowed = false
-
-    /// The next head, its blank line included, or `nil` at the connection's end (or past `limit` bytes).
-    mutating func head(limit: Int) -> [UInt8]? {
-        while true {
-            if let end = firstIndex(of: [13, 10, 13, 10], in: buffered) {
-                let head = Array(buffered[..<(end + 4)])
-                buffered.removeFirst(end + 4)
-                return head
-            }
-            if buffered.count > limit {
-                overflowed = true
-                return nil
-            }
-            guard fill() else { return nil }
-        }
-    }
-
-    /// The next `count` bytes, or `nil` when the connection ends first.
-    mutating func take(_ count: Int) -> [UInt8]? {
-        while buffered.count < count { guard fill() else { return nil } }
-        let taken = Array(buffered[..<count])
-        buffered.removeFirst(count)
-        return taken
-    }
-
-    /// A chunked body (RFC 9112 §7.1) read to its end, trailers included: its length, or `nil` when it does not
-    /// parse.
-    mutating func chunkedBody() -> Int? {
-        var total = 0
-        while true {
-            guard let line = self.line(), let size = Int(line.split(separator: ";").first ?? "", radix: 16), size >= 0
-            else { return nil }
-            if size == 0 {
-                // Trailer fields, up to the blank line.
-                while true {
-                    guard let trailer = self.line() else { return nil }
-                    if trailer.isEmpty { return total }
-                }
-            }
-            guard take(size) != nil, let end = self.line(), end.isEmpty else { return nil }
-            total += size
-        }
-    }
-
-    /// The next line without its CRLF, or `nil` at the connection's end (or past 4 KiB).
-    private mutating func line() -> String? {
-        while true {
-            if let end = firstIndex(of: [13, 10], in: buffered) {
-                let line = String(decoding: buffered[..<end], as: UTF8.self)
-                buffered.removeFirst(end + 2)
-                return line
-            }
-            guard buffered.count < 4096, fill() else { return nil }
-        }
-    }
-
-    /// Reads what the socket has: `false` at its end, an error or the read timeout.
-    private mutating func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffered += chunk[..<count]
-        return true
     }
 }

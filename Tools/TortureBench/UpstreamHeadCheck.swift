@@ -103,10 +103,15 @@ enum UpstreamHeadCheck {
         return (faults, bearer)
     }
 
+    /// The value of the first field `name` (lowercase) of `head`, when the head parses.
+    static func field(_ name: String, in head: [UInt8]) -> String? {
+        guard case .success(let parsed) = parse(head) else { return nil }
+        return parsed.fields.first { $0.name == name }?.value
+    }
+
     /// The `X-Fuzz-Index` the fuzz gave the request, when it arrived intact.
     static func fuzzIndex(of head: [UInt8]) -> Int? {
-        guard case .success(let parsed) = parse(head) else { return nil }
-        return parsed.fields.first { $0.name == "x-fuzz-index" }.flatMap { GatewayRequestFuzz.index(marked: $0.value) }
+        field("x-fuzz-index", in: head).flatMap { GatewayRequestFuzz.index(marked: $0) }
     }
 
     /// Whether a segment of `target`'s path is `.` or `..` once percent-decoded (before any `;`).
@@ -118,6 +123,7 @@ enum UpstreamHeadCheck {
         }
     }
 
+    /// Whether `text` is an HTTP token (RFC 9110 §5.6.2).
     private static func isToken(_ text: Substring) -> Bool {
         !text.isEmpty
             && text.utf8.allSatisfy { byte in

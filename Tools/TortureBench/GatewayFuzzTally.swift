@@ -1,0 +1,142 @@
+import BenchSupport
+import Foundation
+
+/// What the gateway fuzz's requests got, and what reached the upstream.
+struct GatewayFuzzTally {
+    let count: Int
+    var results = HTTPFuzzResults()
+    var expectations: [GatewayRequestFuzz.Expectation?]
+    /// Requests that were not served, or not refused, as they must be.
+    var wrong: [String] = []
+    /// Heads the upstream got that the checks refuse.
+    var upstreamFaults: [String] = []
+    /// The requests a finding is about.
+    var flagged: [Int] = []
+    /// Requests cut short or followed by more, sent and not waited for.
+    var notWhole = 0
+    /// How many requests reached the upstream.
+    var upstreamCount = 0
+    /// The bearers sent upstream.
+    var bearers: Set<String> = []
+
+    /// A tally for requests `0..<count`.
+    init(count: Int) {
+        self.count = count
+        expectations = Array(repeating: nil, count: count)
+    }
+
+    /// Records request `index`'s reply, and whether it came to what its expectation asks.
+    mutating func record(
+        _ index: Int, request: [UInt8], expectation: GatewayRequestFuzz.Expectation, reply: LoopbackClient.Reply
+    ) {
+        // An upstream's broken answer is the gateway's 502; whether it answered at all is checked below.
+        if case .hostile = expectation {
+            results.record(index, request: request, tolerated: [502], reply: reply)
+        } else {
+            // A mutated request may still ask for a broken answer.
+            let asks = firstIndex(of: Array("\r\nX-Fuzz-Answer: ".utf8), in: request) != nil
+            results.record(
+                index, request: request, pristine: expectation != .any, tolerated: asks ? [502] : [], reply: reply)
+        }
+        expectations[index] = expectation
+        let status = reply.status
+        switch expectation {
+        case .forwarded:
+            let head = String(decoding: reply.bytes.prefix(4096), as: UTF8.self).lowercased()
+            if status != 200 || !head.contains("\r\nx-upstream: 1\r\n") {
+                flagged.append(index)
+                wrong.append(
+                    "request \(index): an intact call with the session answered \(status.map(String.init) ?? "nothing")"
+                )
+            }
+        case .hostile(let kind):
+            let faults = Self.answerFaults(reply.bytes)
+            if !faults.isEmpty || status == nil || status == 500 {
+                flagged.append(index)
+                wrong.append(
+                    "request \(index): the upstream's answer \(kind) came back as \(status.map(String.init) ?? "nothing")"
+                        + (faults.isEmpty ? "" : " with " + faults.joined(separator: ", ")))
+            }
+        case .refused where status != 401 && status != 403:
+            flagged.append(index)
+            wrong.append(
+                "request \(index): a call without the session or X-CSRF answered \(status.map(String.init) ?? "nothing")"
+            )
+        default: break
+        }
+    }
+
+    /// What is wrong with the head of the gateway's answer in `reply`, passing on an upstream's: not HTTP/1.1 as
+    /// written, a field that is not a token or holds a control character, a cookie set, a hop-by-hop field or
+    /// one the upstream's `Connection` named, a field split by a bare CR, a singleton twice.
+    static func answerFaults(_ reply: [UInt8]) -> [String] {
+        guard let end = firstIndex(of: [13, 10, 13, 10], in: reply) else { return reply.isEmpty ? [] : ["no head end"] }
+        let request = Array("GET / HTTP/1.1\r\n".utf8)
+        // The answer's head in a request's clothes, so that the upstream's parser reads its fields.
+        guard let status = reply.firstIndex(of: 10),
+            String(decoding: reply[..<status], as: UTF8.self).wholeMatch(of: /HTTP\/1\.1 [1-5][0-9][0-9] [^\r]*\r/)
+                != nil
+        else { return ["a status line that is not HTTP/1.1 with a status of 100 to 599"] }
+        let head = request + reply[(status + 1)..<(end + 4)]
+        switch UpstreamHeadCheck.parse(head) {
+        case .failure(let fault): return [fault.reason]
+        case .success(let parsed):
+            var faults: [String] = []
+            let names = parsed.fields.map(\.name)
+            for name in ["set-cookie", "x-up-hop", "keep-alive", "proxy-connection", "te", "upgrade"]
+            where names.contains(name) {
+                faults.append("the field \(name)")
+            }
+            for name in ["date", "content-length", "content-type"] where names.filter({ $0 == name }).count > 1 {
+                faults.append("\(name) twice")
+            }
+            if names.contains("content-length") && names.contains("transfer-encoding") { faults.append("two framings") }
+            return faults
+        }
+    }
+
+    /// Checks every head the upstream got, and matches them to the requests: an intact call with the session
+    /// forwarded once, one without it never; an intact request's head with no trace of its cookie, `X-Hop` or
+    /// its own `Authorization`.
+    mutating func match(_ received: [RecordingUpstream.Received], host: String, cookie: String) {
+        upstreamCount = received.count
+        var seen = Array(repeating: 0, count: count)
+        let cookieValue = Array((cookie.split(separator: "=", maxSplits: 1).last ?? "").utf8)
+        for request in received {
+            if let fault = request.fault {
+                upstreamFaults.append("the upstream could not read a request: \(fault)")
+                continue
+            }
+            let (faults, bearer) = UpstreamHeadCheck.faults(in: request.head, host: host, prefix: "/v1/")
+            if let bearer { bearers.insert(bearer) }
+            let index = UpstreamHeadCheck.fuzzIndex(of: request.head).flatMap { $0 >= 0 && $0 < count ? $0 : nil }
+            var all = faults
+            if let index, let expectation = expectations[index], expectation != .any {
+                seen[index] += 1
+                let text = String(decoding: request.head, as: UTF8.self).lowercased()
+                if text.contains("\r\nx-hop:") { all.append("the field X-Hop, which Connection named") }
+                if text.contains("evil-") { all.append("the browser's own Authorization") }
+                if firstIndex(of: cookieValue, in: request.head) != nil {
+                    all.append("the session cookie's value")
+                }
+            }
+            if !all.isEmpty {
+                if let index { flagged.append(index) }
+                upstreamFaults.append(
+                    "request \(index.map(String.init) ?? "?") sent upstream with " + all.joined(separator: ", "))
+            }
+        }
+        for index in 0..<count {
+            switch expectations[index] {
+            case .forwarded? where seen[index] != 1, .hostile? where seen[index] != 1:
+                flagged.append(index)
+                wrong.append(
+                    "request \(index): an intact call with the session reached the upstream \(seen[index]) times")
+            case .refused? where seen[index] != 0:
+                flagged.append(index)
+                wrong.append("request \(index): a call without the session or X-CSRF reached the upstream")
+            default: break
+            }
+        }
+    }
+}
