@@ -111,8 +111,8 @@ extension Gateway {
         if let use { await activity.record(cookie, after: use) }
         switch outcome {
         case .answered(let response):
-            // A status no browser can be given: a 1xx as the final answer (curl has read any interim one), or one
-            // past 599, which libmicrohttpd would write as 500.
+            // A status no browser can be given: one past 599, which the server would write as 500, or none that
+            // could be read (0). (A 1xx as the last answer curl itself fails, as it does a 101 it did not ask for.)
             guard (200...599).contains(response.status) else {
                 response.body.cancel()
                 return .complete(

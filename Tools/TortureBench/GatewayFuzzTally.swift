@@ -18,6 +18,9 @@ struct GatewayFuzzTally {
     var upstreamCount = 0
     /// The bearers sent upstream.
     var bearers: Set<String> = []
+    /// Mutated requests, their mark intact, that still asked for a broken answer and got a 502: excused once the
+    /// upstream is found to have given them one.
+    var pending502: [Int] = []
 
     /// A tally for requests `0..<count`.
     init(count: Int) {
@@ -33,10 +36,13 @@ struct GatewayFuzzTally {
         if case .hostile = expectation {
             results.record(index, request: request, tolerated: [502], reply: reply)
         } else {
-            // A mutated request may still ask for a broken answer.
-            let asks = firstIndex(of: Array("\r\nX-Fuzz-Answer: ".utf8), in: request) != nil
+            // A mutated request may still ask for a broken answer: its 502 is excused when the upstream gave it one
+            // (in ``match(_:host:cookie:)``), or when its mark was mutated, which leaves no way to tell.
+            let asks = Self.asksForBrokenAnswer(request)
             results.record(
                 index, request: request, pristine: expectation != .any, tolerated: asks ? [502] : [], reply: reply)
+            let mark = Array("\r\nX-Fuzz-Index: \(GatewayRequestFuzz.mark(index))\r\n".utf8)
+            if asks && reply.status == 502 && firstIndex(of: mark, in: request) != nil { pending502.append(index) }
         }
         expectations[index] = expectation
         let status = reply.status
@@ -51,7 +57,7 @@ struct GatewayFuzzTally {
             }
         case .hostile(let kind):
             let faults = Self.answerFaults(reply.bytes)
-            if !faults.isEmpty || status == nil || status == 500 {
+            if !faults.isEmpty || !HostileAnswer.allowed(kind).contains(status ?? 0) {
                 flagged.append(index)
                 wrong.append(
                     "request \(index): the upstream's answer \(kind) came back as \(status.map(String.init) ?? "nothing")"
@@ -66,31 +72,51 @@ struct GatewayFuzzTally {
         }
     }
 
-    /// What is wrong with the head of the gateway's answer in `reply`, passing on an upstream's: not HTTP/1.1 as
-    /// written, a field that is not a token or holds a control character, a cookie set, a hop-by-hop field or
-    /// one the upstream's `Connection` named, a field split by a bare CR, a singleton twice.
+    /// Whether `request` may still ask the upstream for a broken answer: it holds `X-Fuzz-Answer:` in any case,
+    /// however a mutation spaced it (the upstream reads the field as HTTP does).
+    static func asksForBrokenAnswer(_ request: [UInt8]) -> Bool {
+        String(decoding: request, as: UTF8.self).lowercased().contains("x-fuzz-answer:")
+    }
+
+    /// What is wrong with the gateway's answer in `reply` to a call the upstream answered as ``HostileAnswer``
+    /// gives: a head not HTTP/1.1 as written (a final status of 200 to 599), a field that is not a token or
+    /// holds a control character, a hop-by-hop field, `Date`, `Content-Length` or `Content-Type` twice, two
+    /// framings; anything but a 502 without the upstream's `X-Upstream`; a 204 with a length or bytes after its
+    /// head; and, anywhere in it, a cookie the upstream planted (in its head or its trailers) or the field its
+    /// `Connection` named.
     static func answerFaults(_ reply: [UInt8]) -> [String] {
         guard let end = firstIndex(of: [13, 10, 13, 10], in: reply) else { return reply.isEmpty ? [] : ["no head end"] }
-        let request = Array("GET / HTTP/1.1\r\n".utf8)
+        var faults: [String] = []
+        let text = String(decoding: reply, as: UTF8.self).lowercased()
+        for planted in ["planted", "injected=", "x-up-hop", "set-cookie: other="] where text.contains(planted) {
+            faults.append("\(planted) passed back")
+        }
         // The answer's head in a request's clothes, so that the upstream's parser reads its fields.
-        guard let status = reply.firstIndex(of: 10),
-            String(decoding: reply[..<status], as: UTF8.self).wholeMatch(of: /HTTP\/1\.1 [1-5][0-9][0-9] [^\r]*\r/)
-                != nil
-        else { return ["a status line that is not HTTP/1.1 with a status of 100 to 599"] }
-        let head = request + reply[(status + 1)..<(end + 4)]
-        switch UpstreamHeadCheck.parse(head) {
-        case .failure(let fault): return [fault.reason]
+        let request = Array("GET / HTTP/1.1\r\n".utf8)
+        guard let lineEnd = reply.firstIndex(of: 10),
+            let match = String(decoding: reply[..<lineEnd], as: UTF8.self).wholeMatch(
+                of: /HTTP\/1\.1 ([2-5][0-9][0-9]) [^\r]*\r/)
+        else { return faults + ["a status line that is not HTTP/1.1 with a final status"] }
+        let status = Int(match.1) ?? 0
+        switch UpstreamHeadCheck.parse(request + reply[(lineEnd + 1)..<(end + 4)]) {
+        case .failure(let fault): return faults + [fault.reason]
         case .success(let parsed):
-            var faults: [String] = []
             let names = parsed.fields.map(\.name)
-            for name in ["set-cookie", "x-up-hop", "keep-alive", "proxy-connection", "te", "upgrade"]
-            where names.contains(name) {
+            for name in ["keep-alive", "proxy-connection", "te", "upgrade", "trailer"] where names.contains(name) {
                 faults.append("the field \(name)")
             }
             for name in ["date", "content-length", "content-type"] where names.filter({ $0 == name }).count > 1 {
                 faults.append("\(name) twice")
             }
             if names.contains("content-length") && names.contains("transfer-encoding") { faults.append("two framings") }
+            if status != 502 && !parsed.fields.contains(where: { $0.name == "x-upstream" && $0.value == "1" }) {
+                faults.append("a \(status) that is not the upstream's")
+            }
+            if status == 204
+                && (names.contains("content-length") || names.contains("transfer-encoding") || reply.count > end + 4)
+            {
+                faults.append("a 204 with a body or its length")
+            }
             return faults
         }
     }
@@ -125,6 +151,10 @@ struct GatewayFuzzTally {
                 upstreamFaults.append(
                     "request \(index.map(String.init) ?? "?") sent upstream with " + all.joined(separator: ", "))
             }
+        }
+        let given = Set(received.compactMap { $0.answered == nil ? nil : UpstreamHeadCheck.fuzzIndex(of: $0.head) })
+        for index in pending502 where !given.contains(index) {
+            results.malformed.append("request \(index): a 502 with no broken answer from the upstream")
         }
         for index in 0..<count {
             switch expectations[index] {

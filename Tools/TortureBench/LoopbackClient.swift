@@ -56,7 +56,9 @@ enum LoopbackClient {
             reply.refused = true
             return reply
         }
-        var sendTimeout = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        // Seconds and microseconds: a timeout under a second would otherwise be none at all.
+        var sendTimeout = timeval(
+            tv_sec: Int(timeout), tv_usec: .init((timeout - timeout.rounded(.towardZero)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
         let pieces = max(1, min(chunks, request.count))
         let size = max(1, (request.count + pieces - 1) / pieces)

@@ -22,6 +22,8 @@ final class RecordingUpstream: Sendable {
         let bodyBytes: Int
         /// Why the request could not be read, when it could not.
         let fault: String?
+        /// The ``HostileAnswer`` it was given, if it asked for one.
+        var answered: Int? = nil
     }
 
     /// The port it listens on.
@@ -119,10 +121,13 @@ final class RecordingUpstream: Sendable {
             case .invalid(let reason):
                 return record(Received(head: head, bodyBytes: 0, fault: reason))
             }
-            record(Received(head: head, bodyBytes: bodyBytes, fault: nil))
+            let kind = UpstreamHeadCheck.field("x-fuzz-answer", in: head).flatMap { Int($0) }.flatMap {
+                $0 >= 0 ? $0 : nil
+            }
+            record(Received(head: head, bodyBytes: bodyBytes, fault: nil, answered: kind))
             let isHead = head.starts(with: Array("HEAD ".utf8))
             // An answer gone wrong, when the request asks for one; the connection ends with it.
-            if let kind = UpstreamHeadCheck.field("x-fuzz-answer", in: head).flatMap({ Int($0) }), kind >= 0 {
+            if let kind {
                 let bytes = HostileAnswer.bytes(kind, isHead: isHead)
                 _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 return

@@ -38,8 +38,8 @@ extension GatewayScenarios {
             #expect(try await browser.get(origin + "/bff/user", headers: csrf).status == 200)
         }
 
-        /// An upstream status that cannot be passed on (past 599, or a 1xx as the final answer) is 502, where
-        /// libmicrohttpd would have written it as 500; the ordinary ones pass.
+        /// An upstream status that cannot be passed on (past 599) is 502, where the server wrote it as 500; a 101
+        /// not asked for is 502 too (curl fails it); the ordinary ones pass.
         @Test func anUpstreamStatusThatCannotBePassedOnIs502() async throws {
             let provider = try TestProvider()
             let (gateway, origin) = try await gateway(provider)
