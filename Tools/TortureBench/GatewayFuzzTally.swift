@@ -152,7 +152,13 @@ struct GatewayFuzzTally {
                     "request \(index.map(String.init) ?? "?") sent upstream with " + all.joined(separator: ", "))
             }
         }
-        let given = Set(received.compactMap { $0.answered == nil ? nil : UpstreamHeadCheck.fuzzIndex(of: $0.head) })
+        // Every intact mark in a head given a broken answer (a mutation may have put a damaged copy first).
+        let given = Set(
+            received.filter { $0.answered != nil }.flatMap { request in
+                UpstreamHeadCheck.fields("x-fuzz-index", in: request.head).compactMap {
+                    GatewayRequestFuzz.index(marked: $0)
+                }
+            })
         for index in pending502 where !given.contains(index) {
             results.malformed.append("request \(index): a 502 with no broken answer from the upstream")
         }

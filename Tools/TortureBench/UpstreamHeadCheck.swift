@@ -105,8 +105,13 @@ enum UpstreamHeadCheck {
 
     /// The value of the first field `name` (lowercase) of `head`, when the head parses.
     static func field(_ name: String, in head: [UInt8]) -> String? {
-        guard case .success(let parsed) = parse(head) else { return nil }
-        return parsed.fields.first { $0.name == name }?.value
+        fields(name, in: head).first
+    }
+
+    /// The values of every field `name` (lowercase) of `head`, in order, when the head parses.
+    static func fields(_ name: String, in head: [UInt8]) -> [String] {
+        guard case .success(let parsed) = parse(head) else { return [] }
+        return parsed.fields.filter { $0.name == name }.map(\.value)
     }
 
     /// The `X-Fuzz-Index` the fuzz gave the request, when it arrived intact.
