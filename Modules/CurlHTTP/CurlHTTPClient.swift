@@ -118,19 +118,9 @@ public final class CurlHTTPClient: HTTPClient {
     /// The full URL of `request`: base URL plus path. The path is left out of any error: its query string
     /// could hold a token.
     func url(for request: HTTPRequest) throws(HTTPClientError) -> String {
-        guard request.path.utf8.allSatisfy(Self.isURLByte) else {
+        guard request.path.utf8.allSatisfy(HTTPRequest.isURLByte) else {
             throw .transport("the request path is not a valid URL")
         }
         return base + (request.path.hasPrefix("/") ? request.path : "/" + request.path)
-    }
-
-    /// Whether `byte` may stand in a URL as written (RFC 3986: unreserved, reserved and `%`), which no
-    /// space, control character, quote, angle bracket, backslash or byte of non-ASCII text is.
-    private static func isURLByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
-        }
     }
 }

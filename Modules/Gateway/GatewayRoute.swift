@@ -1,3 +1,4 @@
+import Data
 public import Foundation
 
 /// One route the gateway forwards: requests whose path starts with `prefix` go to `upstream`, the rest
@@ -93,15 +94,9 @@ public struct GatewayRoute: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Whether `byte` stands in a forwarded target as it is: an unreserved or reserved character of RFC 3986
-    /// but `#`, or `%`, which starts an escape.
+    /// Whether `byte` stands in a forwarded target as it is: one the HTTP client takes in a URL, but `#`.
     private static func isKeptInURL(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default: "-._~:/?[]@!$&'()*+,;=%".utf8.contains(byte)
-        }
+        byte != UInt8(ascii: "#") && HTTPRequest.isURLByte(byte)
     }
 
     /// `text` with its percent escapes decoded to bytes, or `nil` when one is not `%` and two hex digits.

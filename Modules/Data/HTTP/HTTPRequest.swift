@@ -28,6 +28,21 @@ public struct HTTPRequest: Sendable {
     }
 }
 
+extension HTTPRequest {
+    /// Whether `byte` may stand as written in a request's ``path`` (RFC 3986: unreserved, reserved and `%`),
+    /// which no space, control character, quote, angle bracket, backslash or byte of non-ASCII text is. Inlinable:
+    /// the HTTP client checks every call's path with it.
+    @inlinable
+    public static func isURLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+        }
+    }
+}
+
 extension HTTPRequest: CustomStringConvertible {
     /// The method and path only: headers and body may carry credentials.
     public var description: String { "\(method) \(path)" }
