@@ -59,6 +59,17 @@ static inline bool hardtack_mhd_head_received(struct MHD_Connection *connection)
     return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE) != NULL;
 }
 
+/// Whether a connection is suspended (its request handed to the server's handler, not yet resumed).
+static inline bool hardtack_mhd_connection_suspended(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_SUSPENDED);
+    return info != NULL && info->suspended == MHD_YES;
+}
+
+/// Whether a connection has an answer queued (being written, or about to be).
+static inline bool hardtack_mhd_response_queued(struct MHD_Connection *connection) {
+    return MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL;
+}
+
 /// A request head's place in libmicrohttpd's read buffer, how many of its fields were folded, and the fields
 /// that frame its body (RFC 9112 §6): how many `Content-Length` and `Transfer-Encoding` fields it has, how many
 /// fields have a name that is not a token or a value with a control character, how many `Host` fields it has and

@@ -20,14 +20,14 @@ enum MicroHTTPCallbacks {
                 return Unmanaged.passRetained(context).toOpaque()
             }
 
-    /// A connection accepted, or about to be closed: the head deadline watches it meanwhile.
+    /// A connection accepted, or about to be closed: the connection watch has it meanwhile.
     static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
         guard let cls, let connection else { return }
-        let heads = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue().heads
+        let watch = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue().watch
         if code == hardtack_mhd_connection_started {
-            heads.opened(connection, now: EpollLoop.now())
+            watch.opened(connection, now: EpollLoop.now())
         } else {
-            heads.closed(connection)
+            watch.closed(connection)
         }
     }
 
@@ -36,7 +36,7 @@ enum MicroHTTPCallbacks {
     static let completed: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
         guard let cls else { return }
         let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
-        if let connection { daemon.heads.requestEnded(connection, now: EpollLoop.now()) }
+        if let connection { daemon.watch.requestEnded(connection, now: EpollLoop.now()) }
         guard let conCls, let raw = conCls.pointee else { return }
         conCls.pointee = nil
         let context = Unmanaged<MicroHTTPRequestContext>.fromOpaque(raw).takeRetainedValue()

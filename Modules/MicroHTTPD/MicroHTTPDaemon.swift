@@ -16,7 +16,7 @@ import Synchronization
 /// but `MHD_resume_connection`, which libmicrohttpd allows from any thread, followed by ``needsRun()``.
 ///
 /// Safety (`@unchecked Sendable`): `pendingRun` is set in `init`, before the daemon is shared, and only read
-/// after; `pointer`, `timer`, `sweeper`, `watched`, `quiesced`, `stopped` and `heads` (a class of its own,
+/// after; `pointer`, `timer`, `sweeper`, `watched`, `quiesced`, `stopped` and `watch` (a class of its own,
 /// used by libmicrohttpd's callbacks and the sweep) are read and written on the loop's thread only
 /// (``start(flags:limits:connections:)`` sets them before the loop first runs it, handing them over through
 /// the loop's lock); `runPending` is atomic; the rest is immutable.
@@ -29,10 +29,10 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     private var pointer: OpaquePointer?
     private var watched: Int32 = -1
     private var timer: (id: UInt64, deadline: UInt64)?
-    /// The head deadline's next look, once a second.
+    /// The connection watch's next sweep, once a second.
     private var sweeper: UInt64?
-    /// The deadline on each request's head.
-    let heads: MicroHTTPHeadDeadline
+    /// The deadline on each request's head, and requests their clients abandoned.
+    let watch: MicroHTTPConnectionWatch
     private var quiesced = false
     private var stopped = false
     private let runPending = Atomic(false)
@@ -43,7 +43,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         self.loop = loop
         self.state = state
         self.listener = listener
-        heads = MicroHTTPHeadDeadline(seconds: state.limits.headSeconds)
+        watch = MicroHTTPConnectionWatch(headSeconds: state.limits.headSeconds)
         // Set before the daemon is shared with any other thread, never again.
         pendingRun = { [weak self] in
             guard let self else { return }
@@ -143,13 +143,14 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         timer = (id, deadline)
     }
 
-    /// Looks at the heads being read in a second, and again every second after until ``stopNow()``: a late
-    /// one's connection is cut, and libmicrohttpd run at once, to see the end and close it. Loop's thread only.
+    /// Looks at the connections in a second, and again every second after until ``stopNow()``: one whose head
+    /// is late or whose request its client abandoned is cut, and libmicrohttpd run at once, to see the end and
+    /// close it. Loop's thread only.
     private func scheduleSweep() {
         sweeper = loop.schedule(after: .seconds(1)) { [self] in
             sweeper = nil
             guard !stopped else { return }
-            if heads.sweep(now: EpollLoop.now()) > 0 { run() }
+            if watch.sweep(now: EpollLoop.now()) > 0 { run() }
             scheduleSweep()
         }
     }

@@ -80,7 +80,7 @@ enum Trickle {
 
 extension Array where Element: Equatable {
     /// Whether the array ends with `suffix`.
-    fileprivate func ends(with suffix: [Element]) -> Bool {
+    func ends(with suffix: [Element]) -> Bool {
         count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
 }

@@ -12,8 +12,10 @@ struct GatewayFuzzTally {
     var upstreamFaults: [String] = []
     /// The requests a finding is about.
     var flagged: [Int] = []
-    /// Requests cut short or followed by more, sent and not waited for.
+    /// Requests cut short or followed by more, sent with the client's close.
     var notWhole = 0
+    /// Such requests whose connection the gateway still held 5 s after the client's close.
+    var heldOpen: [String] = []
     /// How many requests reached the upstream.
     var upstreamCount = 0
     /// The bearers sent upstream.
@@ -69,6 +71,16 @@ struct GatewayFuzzTally {
                 "request \(index): a call without the session or X-CSRF answered \(status.map(String.init) ?? "nothing")"
             )
         default: break
+        }
+    }
+
+    /// Records request `index`, cut short or followed by more and sent with the client's close: a fault when
+    /// the gateway held its connection open (it can never become whole).
+    mutating func recordNotWhole(_ index: Int, reply: LoopbackClient.Reply) {
+        notWhole += 1
+        if reply.timedOut {
+            flagged.append(index)
+            heldOpen.append("request \(index): cut short, its connection still open 5 s after the client's close")
         }
     }
 

@@ -131,8 +131,8 @@ enum GatewayRequestFuzz {
 
     /// Whether `request` is one whole request and nothing after it: a head, and the body its one
     /// `Content-Length` or its chunked coding frames, whole. The server answers such a request at once; one
-    /// cut short, or followed by the start of another, it may wait for until the connection's idle timeout (a
-    /// client's close that arrives with its last bytes is not seen by libmicrohttpd 0.9.75 before then).
+    /// cut short, or followed by the start of another, it waits for until the head deadline or the idle
+    /// timeout, or until a second or two after the client closes its side.
     static func isWhole(_ request: [UInt8]) -> Bool {
         // libmicrohttpd ends a line at a LF, a CR before it or not: the head ends at the first empty line.
         var lineStart = 0

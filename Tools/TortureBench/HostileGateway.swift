@@ -84,11 +84,12 @@ enum HostileGateway {
         runSeededInputs(count: count, threads: 16, seed: seed) { index, random in
             let (request, chunks, expectation) = GatewayRequestFuzz.generate(
                 &random, index: index, cookie: cookie, host: host)
-            // A request cut short, or with more behind it, may wait out the connection's idle timeout: sent, and
-            // the connection closed half a second later (a close that arrived with the last bytes would hold it).
+            // A request cut short, or with more behind it, is sent and the client's side closed: the gateway must
+            // close the connection soon (within a second or two), answered or not, not at its idle timeout.
             guard GatewayRequestFuzz.isWhole(request) else {
-                _ = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: false, timeout: 0.5)
-                tally.withLock { $0.notWhole += 1 }
+                let reply = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: true, timeout: 5)
+                if reply.timedOut { writeFile(directory + "/request-\(index)", request) }
+                tally.withLock { $0.recordNotWhole(index, reply: reply) }
                 return
             }
             // The client half-closes after its request, but for an upstream's broken answer and an intact HEAD
@@ -129,19 +130,22 @@ enum HostileGateway {
         context.say(
             "hostile HTTP at hardtack gateway: \(count) generated requests, 16 at a time, in "
                 + String(format: "%.0f s", seconds) + " (\(outcome.notWhole) cut short or with more behind them, "
-                + "not waited for) → hangs \(outcome.results.hangs.count), "
+                + "then the client's close) → hangs \(outcome.results.hangs.count), "
+                + "held open after the client's close \(outcome.heldOpen.count), "
                 + "malformed answers \(outcome.results.malformed.count), calls not served as they must be "
                 + "\(outcome.wrong.count), heads sent upstream at fault \(outcome.upstreamFaults.count) of "
                 + "\(outcome.upstreamCount); the session works after: \(served), healthy: \(healthy)")
         context.say("  answers: \(shown)")
         for line
-            in (outcome.results.hangs + outcome.results.malformed + outcome.results.unanswered + outcome.wrong
-            + outcome.upstreamFaults + leaks).prefix(60)
+            in (outcome.results.hangs + outcome.heldOpen + outcome.results.malformed + outcome.results.unanswered
+            + outcome.wrong + outcome.upstreamFaults + leaks).prefix(60)
         {
             context.say("  \(line)")
         }
         context.check(served && healthy, "the gateway stopped serving the session or answering /healthz")
         context.check(outcome.results.hangs.isEmpty, "\(outcome.results.hangs.count) requests to the gateway hung")
+        context.check(
+            outcome.heldOpen.isEmpty, "\(outcome.heldOpen.count) connections held open after their client's close")
         context.check(outcome.results.malformed.isEmpty, "\(outcome.results.malformed.count) malformed answers")
         context.check(outcome.results.unanswered.isEmpty, "\(outcome.results.unanswered.count) calls unanswered")
         context.check(outcome.wrong.isEmpty, "\(outcome.wrong.count) calls not served or refused as they must be")
