@@ -1,6 +1,7 @@
 import Foundation
-@_spi(HardtackTools) import PostgreSQLStore
 import Testing
+
+@_spi(HardtackTools) @testable import PostgreSQLStore
 
 #if canImport(Glibc)
     import Glibc
@@ -40,6 +41,31 @@ import Testing
         #expect(error.kind == .connectionFailed)
         #expect(error.description.contains("password authentication failed"), "\(error)")
         try TestServer.expectNoSecret(error, [wrong])
+    }
+
+    /// The server's code comes with a refused connection (read from libpq's verbose message, so that a server
+    /// that speaks another language is still understood), and the message reads as libpq's default says it.
+    @Test(arguments: [("password", "28P01"), ("database", "3D000")])
+    func aRefusedConnectionCarriesTheServersSQLSTATE(wrong: String, state: String) throws {
+        var components = try #require(URLComponents(string: TestServer.uri()))
+        if wrong == "password" { components.password = "wrong-\(UInt64.random(in: 1_000_000...9_999_999))" }
+        if wrong == "database" { components.path = "/no_such_database_\(UInt64.random(in: 1_000_000...9_999_999))" }
+        let error = try #require(throws: PostgreSQLError.self) {
+            try PostgreSQLConnection(uri: #require(components.string), options: .init(connectTimeout: .seconds(3)))
+        }
+        #expect(error.kind == .connectionFailed && error.sqlState == state, "\(error)")
+        #expect(error.message.contains("FATAL:  ") && !error.message.contains(state), "\(error.message)")
+        #expect(!error.message.contains("LOCATION"), "\(error.message)")
+        #expect(PostgreSQLFailure.failure(error).kind == .notAuthenticated)
+        try TestServer.expectNoSecret(error)
+    }
+
+    /// Once connected, the server's errors are read as before (their fields, not libpq's verbose words).
+    @Test func aConnectedHandlesErrorsAreNotVerbose() throws {
+        let connection = try TestServer.connect()
+        let error = try #require(throws: PostgreSQLError.self) { try connection.query("SELECT * FROM no_such_table") }
+        #expect(error.sqlState == "42P01")
+        #expect(!error.message.contains("42P01") && !error.message.contains("LOCATION"), "\(error.message)")
     }
 
     @Test func aClosedPortIsATypedErrorWithinTheTimeout() throws {

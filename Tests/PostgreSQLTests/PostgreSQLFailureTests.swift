@@ -3,8 +3,9 @@ import Testing
 
 @_spi(HardtackTools) @testable import PostgreSQLStore
 
-/// A failed connection told by libpq's and PostgreSQL 15's own words: a refusal of its credentials, role or
-/// database is no outage (trying again will not help); a server starting, stopping or full is one.
+/// A failed connection told by the server's SQLSTATE, or by libpq's and PostgreSQL 15's own words: a refusal of
+/// its credentials, role or database is no outage (trying again will not help); a server starting, stopping or
+/// full is one.
 @Suite struct PostgreSQLFailureTests {
     static let refusals = [
         #"connection to server at "127.0.0.1", port 5432 failed: "#
@@ -43,11 +44,53 @@ import Testing
         #expect(PostgreSQLFailure.failure(PostgreSQLError(.connectionFailed, message: message)).kind == .unavailable)
     }
 
+    /// A German server's refusals (PostgreSQL 15's own translations), as libpq writes them in verbose mode while
+    /// connecting: told by their SQLSTATE, and said without it or the server's source location.
+    static let german: [(said: String, state: String, refused: Bool)] = [
+        (
+            "connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  28P01: "
+                + "Passwort-Authentifizierung für Benutzer »x« fehlgeschlagen\nLOCATION:  auth_failed, auth.c:323\n",
+            "28P01", true
+        ),
+        ("FATAL:  3D000: Datenbank »y« existiert nicht\nLOCATION:  InitPostgres, postinit.c:941\n", "3D000", true),
+        ("FATAL:  28000: Rolle »x« hat keine Berechtigung zum Einloggen\n", "28000", true),
+        ("FATAL:  42501: keine Berechtigung für Datenbank »y«\nDETAIL:  x\n", "42501", true),
+        (
+            "FATAL:  57P03: das Datenbanksystem startet\nLOCATION:  ProcessStartupPacket, postmaster.c:2421\n", "57P03",
+            false
+        ),
+        ("FATAL:  53300: tut mir leid, schon zu viele Verbindungen\n", "53300", false),
+    ]
+
+    @Test(arguments: german) func aRefusalInAnotherLanguageIsToldByItsSQLSTATE(
+        said: String, state: String, refused: Bool
+    ) {
+        let (read, message) = PostgreSQLVerboseMessage.read(said)
+        #expect(read == state)
+        #expect(message.hasPrefix(said.hasPrefix("FATAL") ? "FATAL:  " : "connection to server"), "\(message)")
+        #expect(!message.contains(state) && !message.contains("LOCATION"), "\(message)")
+        let error = PostgreSQLError(.connectionFailed, message: PostgreSQLConnector.tidy(message), sqlState: read)
+        #expect(PostgreSQLFailure.failure(error).kind == (refused ? .notAuthenticated : .unavailable))
+        #expect(!PostgreSQLFailure.refusesCredentials(error.message), "told by its words, not its code")
+    }
+
+    @Test func wordsWithoutACodeAreLeftAsTheyAre() {
+        let said =
+            "connection to server at \"a\" (127.0.0.1), port 1 failed: Connection refused\n"
+            + "\tIs the server running on that host and accepting TCP/IP connections?\n"
+        let (state, message) = PostgreSQLVerboseMessage.read(said)
+        #expect(state == nil && message == said)
+        #expect(PostgreSQLVerboseMessage.read("fe_sendauth: no password supplied").sqlState == nil)
+        #expect(PostgreSQLVerboseMessage.read("FATAL:  28p01: lower case is no code").sqlState == nil)
+    }
+
     @Test func libpqsRepeatedLinesAreSaidOnceAndDistinctOnesKept() {
-        let twice = "connection to server at \"a\" failed: FATAL:  password authentication failed for user \"x\"\n"
+        let twice =
+            "connection to server at \"a\" failed: FATAL:  password authentication failed for user \"x\"\n"
             + "connection to server at \"a\" failed: FATAL:  password authentication failed for user \"x\"\n"
         #expect(PostgreSQLConnector.tidy(twice).components(separatedBy: "password authentication").count == 2)
-        let two = "connection to server at \"a\" (::1) failed: Connection refused\n\tIs the server running?\n"
+        let two =
+            "connection to server at \"a\" (::1) failed: Connection refused\n\tIs the server running?\n"
             + "connection to server at \"a\" (127.0.0.1) failed: Connection refused\n\tIs the server running?\n"
         #expect(
             PostgreSQLConnector.tidy(two)

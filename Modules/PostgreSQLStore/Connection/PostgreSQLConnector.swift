@@ -40,6 +40,9 @@ struct PostgreSQLConnector {
         guard let connection else {
             throw PostgreSQLError(.connectionFailed, message: "out of memory")
         }
+        // Verbose while connecting, so that a refusal carries the server's SQLSTATE whatever its language
+        // ([`PostgreSQLVerboseMessage`]); the default again once connected.
+        PQsetErrorVerbosity(connection, PQERRORS_VERBOSE)
         let failure = { (connection: OpaquePointer) in
             self.failure(connection, modeIsDefault: sslMode != nil, environment: environment)
         }
@@ -58,6 +61,7 @@ struct PostgreSQLConnector {
             }
             state = PQconnectPoll(connection)
         }
+        PQsetErrorVerbosity(connection, PQERRORS_DEFAULT)
         // Notices (a COMMIT outside a transaction, …) would go to stderr by default.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         guard PQsetnonblocking(connection, 1) == 0 else { throw failure(connection) }
@@ -65,11 +69,11 @@ struct PostgreSQLConnector {
     }
 
     /// Closes `connection` and describes why it failed, scrubbed of the password: a failed TLS check by
-    /// its cause, anything else in libpq's words.
+    /// its cause, anything else in libpq's words, with the server's SQLSTATE when it refused.
     private func failure(_ connection: OpaquePointer, modeIsDefault: Bool, environment: [String: String])
         -> PostgreSQLError
     {
-        let said = String(cString: PQerrorMessage(connection))
+        let (sqlState, said) = PostgreSQLVerboseMessage.read(String(cString: PQerrorMessage(connection)))
         PQfinish(connection)
         let message = location.scrub(PostgreSQLConnector.tidy(said))
         if let cause = PostgreSQLTLSFailure.cause(of: message) {
@@ -78,7 +82,8 @@ struct PostgreSQLConnector {
             let tls = PostgreSQLTLSFailure(cause: cause, modeIsDefault: modeIsDefault, rootCertificates: roots)
             return PostgreSQLError(.tlsCheckFailed, message: message, tlsFailure: tls)
         }
-        return PostgreSQLError(.connectionFailed, message: message.isEmpty ? "connection failed" : message)
+        return PostgreSQLError(
+            .connectionFailed, message: message.isEmpty ? "connection failed" : message, sqlState: sqlState)
     }
 
     /// libpq's multi-line message on one line, each line once (libpq repeats the server's refusal when it

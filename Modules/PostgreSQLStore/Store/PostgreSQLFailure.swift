@@ -28,7 +28,7 @@ enum PostgreSQLFailure {
         switch error.kind {
         case .invalidLocation:
             (kind, message) = (.other, "the PostgreSQL URI is not valid: \(error.message)")
-        case .connectionFailed where refusesCredentials(error.message):
+        case .connectionFailed where refusesCredentials(error):
             (kind, message) = (
                 .notAuthenticated, "the PostgreSQL server refused the store's connection: \(error.message)"
             )
@@ -70,15 +70,27 @@ enum PostgreSQLFailure {
         return StorageFailure(backend: "PostgreSQL", kind: kind, message: message, detail: detail)
     }
 
+    /// Whether a failed connection was refused its credentials, role or database (trying again will not
+    /// help) rather than that the server could not be reached: by the server's SQLSTATE (class 28, an
+    /// authorization refused; 3D000, no such database; 42501, no right to connect to it), else by libpq's
+    /// own words, or the server's in English.
+    static func refusesCredentials(_ error: PostgreSQLError) -> Bool {
+        if let state = error.sqlState {
+            return state.hasPrefix("28") || state == "3D000" || state == "42501"
+        }
+        return refusesCredentials(error.message)
+    }
+
     /// What libpq and the server say when they reached each other and the server refused the connection
-    /// itself (no SQLSTATE comes with a failed connection, only these words, in the server's English).
+    /// itself, in English: libpq's own words (`no password supplied`), and a server's, for a refusal whose
+    /// SQLSTATE was not read.
     private static let credentialRefusals = [
         "authentication failed", "no password supplied", "pg_hba.conf", "permission denied for database",
         "is not permitted to log in",
     ]
 
-    /// Whether a failed connection's `message` says the server refused its credentials, role or database
-    /// (trying again will not help) rather than that it could not be reached.
+    /// Whether a failed connection's `message` says, in English, that the server refused its credentials,
+    /// role or database.
     static func refusesCredentials(_ message: String) -> Bool {
         if credentialRefusals.contains(where: { message.contains($0) }) { return true }
         // `FATAL:  role "x" does not exist`, `FATAL:  database "x" does not exist`.
