@@ -48,17 +48,19 @@ struct OwnPostgreSQLServer {
     /// The port in the URI.
     var port: Int { URLComponents(string: uri)?.port ?? 0 }
 
-    /// Runs `pg_ctl` as the owner of the data directory.
-    private func pgCtl(_ arguments: [String]) async throws -> CLIResult {
+    /// Runs `pg_ctl` as the owner of the data directory, with `environment` (`NAME=value`) added to its own.
+    private func pgCtl(_ arguments: [String], environment: [String] = []) async throws -> CLIResult {
         let versions = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").compactMap { Int($0) }
-        let pgCtl = "/usr/lib/postgresql/\(versions.max() ?? 0)/bin/pg_ctl"
+        let command = ["/usr/bin/env"] + environment + ["/usr/lib/postgresql/\(versions.max() ?? 0)/bin/pg_ctl"]
         let scratch = scratch
         if getuid() == 0 {
             return try await DedicatedThread.run {
-                try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", pgCtl] + arguments, scratch: scratch)
+                try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--"] + command + arguments, scratch: scratch)
             }
         }
-        return try await DedicatedThread.run { try Self.run(pgCtl, arguments, scratch: scratch) }
+        return try await DedicatedThread.run {
+            try Self.run(command[0], Array(command.dropFirst()) + arguments, scratch: scratch)
+        }
     }
 
     /// Stops the server with `pg_ctl stop -m immediate`: every backend killed, no checkpoint.
@@ -66,9 +68,19 @@ struct OwnPostgreSQLServer {
         try await pgCtl(["-D", directory + "/data", "-m", "immediate", "-w", "-t", "30", "stop"])
     }
 
-    /// Starts the stopped server again on the same data directory and port (crash recovery first).
-    func restart() async throws -> CLIResult {
-        try await pgCtl(["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o", "-p \(port)", "start"])
+    /// Starts the stopped server again on the same data directory and port (crash recovery first). With a
+    /// `language` (gettext's, `de`), the server says its messages in it, as one set up in that language does:
+    /// `LANGUAGE` in its environment, and `lc_messages` a locale other than plain `C` (which ignores it).
+    func restart(language: String? = nil) async throws -> CLIResult {
+        let options = "-p \(port)" + (language == nil ? "" : " -c lc_messages=C.UTF-8")
+        return try await pgCtl(
+            ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o", options, "start"],
+            environment: language.map { ["LANGUAGE=\($0)"] } ?? [])
+    }
+
+    /// Stops the server as an operator does (`pg_ctl stop -m fast`), to start it again.
+    func halt() async throws -> CLIResult {
+        try await pgCtl(["-D", directory + "/data", "-m", "fast", "-w", "-t", "30", "stop"])
     }
 
     /// Stops the server and deletes its directories.
