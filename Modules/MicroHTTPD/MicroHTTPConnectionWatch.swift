@@ -20,7 +20,8 @@ internal import CMicroHTTPD
 /// socket, and waits for a readiness the close has already given. Such a request can never become whole. A
 /// connection that is neither suspended (its request with the handler) nor writing an answer, and whose
 /// socket holds nothing more to read but the client's end, is cut. A client that closes its side once its
-/// request is whole is still answered: its connection is suspended, then writing.
+/// request is whole is not: its connection is suspended while the handler runs, and writing once answered
+/// (see ``MicroHTTPCallbacks/completed`` for how a half-closed client gets its answer).
 ///
 /// Either way the socket is shut down, and libmicrohttpd, reading the end, closes the connection as it closes
 /// any other. Loop's thread only: libmicrohttpd calls ``opened(_:now:)``, ``closed(_:)`` and
@@ -70,6 +71,13 @@ final class MicroHTTPConnectionWatch {
 
     /// Whether `connection` is reading a request (not suspended, no answer queued) and its socket holds
     /// the client's end and nothing before it: a peek, which takes nothing from libmicrohttpd's reads.
+    ///
+    /// That such a connection's request can never become whole rests on two things: the handler takes every
+    /// byte of a body libmicrohttpd hands it (it never holds back), so a request read whole reaches its
+    /// suspension or its answer within the one run that read it; and the sweep runs between runs. One narrow
+    /// case is cut though it might have been answered: a client that sent `Expect: 100-continue`, its whole
+    /// body and its end, while not reading, so that libmicrohttpd's `100 Continue` (no answer of its own)
+    /// could not be written in that run.
     private func abandoned(_ connection: OpaquePointer, socket: Int32) -> Bool {
         guard !hardtack_mhd_connection_suspended(connection), !hardtack_mhd_response_queued(connection) else {
             return false

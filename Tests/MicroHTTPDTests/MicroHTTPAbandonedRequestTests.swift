@@ -45,12 +45,38 @@ import Testing
                 }
                 let bytes = Array(last.utf8)
                 let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_MORE | MSG_NOSIGNAL)) }
-                precondition(sent == bytes.count)
+                guard sent == bytes.count else { return continuation.resume(returning: (nil, "the send failed")) }
                 shutdown(fd, Int32(SHUT_WR))
                 let start = Date()
                 var ended = false
                 let text = read(fd, until: start + 15, stopAt: nil, ended: &ended)
                 continuation.resume(returning: (ended ? Date().timeIntervalSince(start) : nil, text))
+            }.start()
+        }
+    }
+
+    /// Sends a request to `port`, reads the first bytes of its answer, closes its sending side, reads nothing
+    /// for `pause` (sweeps pass while the server is still writing) and then everything; returns what it read.
+    static func closingWhileReadingSlowly(port: UInt16, pause: Duration) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let fd = RawSocket.connect(port: port)
+                defer { close(fd) }
+                RawSocket.send(fd, Array("GET /large HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                var received: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                let first = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 16, 0) }
+                guard first > 0 else { return continuation.resume(returning: []) }
+                received += chunk[0..<first]
+                shutdown(fd, Int32(SHUT_WR))
+                Thread.sleep(forTimeInterval: pause / .seconds(1))
+                let deadline = Date() + 15
+                while Date() < deadline {
+                    let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { break }
+                    received += chunk[0..<count]
+                }
+                continuation.resume(returning: received)
             }.start()
         }
     }
@@ -117,6 +143,22 @@ import Testing
         #expect(seconds != nil, "the connection was still open 15 s after the client's end")
         #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n") && text.hasSuffix("\r\n\r\nok"), "\(text.prefix(80))")
         #expect(handled.withLock { $0 } == 1)
+        await server.stop(grace: .seconds(1))
+    }
+
+    /// A client that closes its side while an answer too large for the sockets' buffers is still being written,
+    /// and reads nothing for a while: its socket holds only its end, but the connection is writing, and is not cut.
+    @Test func aLargeAnswerToAClientThatClosedItsSideWhileReadingSlowlyIsWrittenWhole() async throws {
+        let size = 24 << 20
+        let body = Data(repeating: UInt8(ascii: "b"), count: size)
+        let server = try MicroHTTPServer(port: 0, limits: Self.limits) { _ in HTTPResponse(status: 200, body: body) }
+        let received = await Self.closingWhileReadingSlowly(port: server.port, pause: .milliseconds(2500))
+        let head = String(decoding: received.prefix(512), as: UTF8.self)
+        #expect(
+            head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.contains("\r\nContent-Length: \(size)\r\n"),
+            "\(head.prefix(80))")
+        let end = try #require(received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound)
+        #expect(received.count - end == size, "\(received.count - end) of \(size) bytes of the answer")
         await server.stop(grace: .seconds(1))
     }
 }
