@@ -70,7 +70,8 @@ struct OwnPostgreSQLServer {
 
     /// Starts the stopped server again on the same data directory and port (crash recovery first). With a
     /// `language` (gettext's, `de`), the server says its messages in it, as one set up in that language does:
-    /// `LANGUAGE` in its environment, and `lc_messages` a locale other than plain `C` (which ignores it).
+    /// `LANGUAGE` in its environment, and `lc_messages` a locale other than plain `C` (which ignores it; Debian
+    /// 12's glibc honours it under `C.UTF-8`, and postgresql-15 carries the server's translations).
     func restart(language: String? = nil) async throws -> CLIResult {
         let options = "-p \(port)" + (language == nil ? "" : " -c lc_messages=C.UTF-8")
         return try await pgCtl(

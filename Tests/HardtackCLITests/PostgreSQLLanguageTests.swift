@@ -20,7 +20,9 @@ import Testing
         wrongPassword.password = "falsch-\(UInt64.random(in: 1_000_000...9_999_999))"
         var missingDatabase = right
         missingDatabase.path = "/nicht_da"
-        for (components, words) in [(wrongPassword, "Passwort-Authentifizierung"), (missingDatabase, "existiert nicht")] {
+        for (components, words) in [
+            (wrongPassword, "Passwort-Authentifizierung"), (missingDatabase, "existiert nicht"),
+        ] {
             let uri = try #require(components.string)
             let status = try await sandbox.run(
                 ["status", "--store", uri, "--key-env", "PG_KEY"],

@@ -60,14 +60,6 @@ import Testing
         try TestServer.expectNoSecret(error)
     }
 
-    /// Once connected, the server's errors are read as before (their fields, not libpq's verbose words).
-    @Test func aConnectedHandlesErrorsAreNotVerbose() throws {
-        let connection = try TestServer.connect()
-        let error = try #require(throws: PostgreSQLError.self) { try connection.query("SELECT * FROM no_such_table") }
-        #expect(error.sqlState == "42P01")
-        #expect(!error.message.contains("42P01") && !error.message.contains("LOCATION"), "\(error.message)")
-    }
-
     @Test func aClosedPortIsATypedErrorWithinTheTimeout() throws {
         let start = ContinuousClock.now
         let error = try #require(throws: PostgreSQLError.self) {

@@ -74,6 +74,38 @@ import Testing
         #expect(!PostgreSQLFailure.refusesCredentials(error.message), "told by its words, not its code")
     }
 
+    /// libpq tried two hosts (the first starting up, the second refusing the password): the last try decides.
+    @Test func theLastTrysCodeDecides() {
+        let said =
+            "connection to server at \"h1\" (10.0.0.1), port 5432 failed: FATAL:  57P03: das Datenbanksystem startet\n"
+            + "LOCATION:  ProcessStartupPacket, postmaster.c:2421\n"
+            + "connection to server at \"h2\" (10.0.0.2), port 5432 failed: FATAL:  28P01: "
+            + "Passwort-Authentifizierung für Benutzer »x« fehlgeschlagen\nLOCATION:  auth_failed, auth.c:323\n"
+        let (state, message) = PostgreSQLVerboseMessage.read(said)
+        #expect(state == "28P01")
+        #expect(
+            !message.contains("57P03") && !message.contains("LOCATION") && message.contains("startet"), "\(message)")
+        let error = PostgreSQLError(.connectionFailed, message: message, sqlState: state)
+        #expect(PostgreSQLFailure.failure(error).kind == .notAuthenticated)
+    }
+
+    /// A program that set a locale has libpq's labels translated (`ORT` for `LOCATION`); such a line goes too.
+    @Test func aTranslatedSourceLocationLineIsDropped() {
+        let (state, message) = PostgreSQLVerboseMessage.read(
+            "FATAL:  28P01: Passwort-Authentifizierung für Benutzer »x« fehlgeschlagen\nORT:  auth_failed, auth.c:323\n"
+        )
+        #expect(state == "28P01")
+        #expect(message == "FATAL:  Passwort-Authentifizierung für Benutzer »x« fehlgeschlagen\n", "\(message)")
+    }
+
+    /// Text a user chose that libpq quotes (a certificate's path, a host) is never taken for a code.
+    @Test func aCodeInQuotedTextIsNoCode() {
+        let said = #"could not read root certificate file "/tmp/a:  28P01: b": No such file or directory"#
+        #expect(PostgreSQLVerboseMessage.read(said) == (nil, said))
+        let host = #"could not translate host name "x:  28P01: y" to address: Name or service not known"#
+        #expect(PostgreSQLVerboseMessage.read(host) == (nil, host))
+    }
+
     @Test func wordsWithoutACodeAreLeftAsTheyAre() {
         let said =
             "connection to server at \"a\" (127.0.0.1), port 1 failed: Connection refused\n"

@@ -41,7 +41,8 @@ struct PostgreSQLConnector {
             throw PostgreSQLError(.connectionFailed, message: "out of memory")
         }
         // Verbose while connecting, so that a refusal carries the server's SQLSTATE whatever its language
-        // ([`PostgreSQLVerboseMessage`]); the default again once connected.
+        // ([`PostgreSQLVerboseMessage`]); the default again once connected (a connected handle's server errors
+        // are read from their fields, and libpq's own message, where one is used, stays as it was).
         PQsetErrorVerbosity(connection, PQERRORS_VERBOSE)
         let failure = { (connection: OpaquePointer) in
             self.failure(connection, modeIsDefault: sslMode != nil, environment: environment)

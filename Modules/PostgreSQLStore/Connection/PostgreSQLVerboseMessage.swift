@@ -1,31 +1,39 @@
+import Foundation
+
 /// What libpq says of a failed connection when asked to be verbose (`PQERRORS_VERBOSE`), read back: the
 /// server's SQLSTATE, and the words as the default verbosity would have said them.
 ///
 /// A server that refuses a connection sends an error whose words are in its own language (`lc_messages`:
 /// `Passwort-Authentifizierung für Benutzer »x« fehlgeschlagen` on a German server), and libpq keeps no
 /// result of a failed connection to ask for the code. In verbose mode it writes the code after the
-/// severity, `FATAL:  28P01: password authentication failed …`, and adds a `LOCATION:` line (the server's
-/// source file); libpq's own labels stay English, as this process never sets a locale.
+/// severity, `FATAL:  28P01: password authentication failed …`, and adds a line with the server's source
+/// location (`LOCATION:  auth_failed, auth.c:323`, its label in libpq's language, English unless the program
+/// set a locale). When libpq tried more than once (several hosts, or again without TLS), each try's refusal
+/// is there in turn, and the last one is how the connection ended.
 enum PostgreSQLVerboseMessage {
-    /// The first SQLSTATE in `said`, and `said` without the codes and `LOCATION:` lines.
+    /// The last SQLSTATE in `said`, and `said` without the codes and the source location lines.
     static func read(_ said: String) -> (sqlState: String?, message: String) {
         var sqlState: String?
         var lines: [Substring] = []
         for line in said.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("LOCATION:") { continue }
+            if line.wholeMatch(of: sourceLocation) != nil { continue }
             guard let range = codeRange(in: line) else {
                 lines.append(line)
                 continue
             }
-            let code = line[range].dropFirst(3).prefix(5)
-            if sqlState == nil { sqlState = String(code) }
+            sqlState = String(line[range].dropFirst(3).prefix(5))
             lines.append(line[..<range.lowerBound] + ":  " + line[range.upperBound...])
         }
         return (sqlState, lines.joined(separator: "\n"))
     }
 
-    /// Where `line` holds `:  XXXXX: ` (a severity's colon and two spaces, five digits or capital letters, a
-    /// colon and a space), which is how libpq writes a code after the severity.
+    /// libpq's line for the server's source location: a label, two spaces, a function, its file and line.
+    /// Made when asked (a `Regex` is not `Sendable`): only a failed connection asks.
+    private static var sourceLocation: Regex<Substring> { #/\s*\S+:  \w+, [\w.\-]+\.c:\d+\s*/# }
+
+    /// Where `line` holds `:  XXXXX: ` (five digits or capital letters) right after a severity: one word of
+    /// letters that begins the line or follows `: ` (`… failed: FATAL:  28P01: …`), which is how libpq writes
+    /// a code. Text a user chose that libpq quotes (a host, a path) is not taken for one.
     private static func codeRange(in line: Substring) -> Range<Substring.Index>? {
         let bytes = Array(line.utf8)
         guard bytes.count >= 10 else { return nil }
@@ -36,8 +44,15 @@ enum PostgreSQLVerboseMessage {
         {
             let utf8 = line.utf8
             let lower = utf8.index(utf8.startIndex, offsetBy: start)
+            guard isSeverity(line[..<lower]) else { continue }
             return lower..<utf8.index(lower, offsetBy: 10)
         }
         return nil
+    }
+
+    /// Whether `before` ends in a severity word that begins it or follows `: `.
+    private static func isSeverity(_ before: Substring) -> Bool {
+        let word = before.range(of: ": ", options: .backwards).map { before[$0.upperBound...] } ?? before
+        return !word.isEmpty && word.allSatisfy(\.isLetter)
     }
 }
