@@ -3,7 +3,8 @@ import Data
 import Foundation
 
 /// What curl's callbacks do during one streamed transfer: collect the head of the final response (a
-/// `1xx` is dropped), hand it over the moment it is complete, then copy the body into the writer; while
+/// `1xx` is dropped), hand it over the moment it is complete (a `HEAD`'s once the transfer is over, whole),
+/// then copy the body into the writer; while
 /// the reader is a full buffer behind, the transfer is paused (the upstream is then held back by TCP) and
 /// resumed once the reader makes room. Used only on the multi's loop.
 ///
@@ -36,13 +37,17 @@ final class CurlStreamSink {
     private var lastBytes = ContinuousClock.now
     private var status = 0
     private var headers = HTTPHeaders()
-    /// Whether a small body may be held with its head (not for `HEAD`, whose length describes no body).
+    /// Whether a small body may be held with its head (not for `HEAD`, whose length describes no body: its
+    /// head waits for the transfer's end instead).
     private let holdsSmallBodies: Bool
     /// The length of the body held with its head, while it is; the bytes of it received.
     private var held: (length: Int, received: Int)?
     /// Whether the sink itself finished the writer (a held body, complete): the transfer then ends as curl
     /// sees fit, its connection kept.
     private var finishedHere = false
+    /// Whether the head is complete and waits for the transfer's end: a `HEAD`'s, which has no body to stream,
+    /// handed over whole (its body finished, empty) once curl is done (``deliverHeadOnly()``).
+    private(set) var headAwaitsEnd = false
 
     /// The largest body held with its head.
     static let heldBodyBytes = 64 << 10
@@ -73,6 +78,15 @@ final class CurlStreamSink {
         if heldWhole { deliverHead() }
     }
 
+    /// Hands over a `HEAD`'s head with its empty body finished, once the transfer ended well; `false` when
+    /// there is none waiting.
+    func deliverHeadOnly() -> Bool {
+        guard headAwaitsEnd, !delivered else { return false }
+        writer.finish()
+        deliverHead()
+        return true
+    }
+
     private func deliverHead() {
         guard !delivered else { return }
         delivered = true
@@ -81,11 +95,17 @@ final class CurlStreamSink {
         deliver(.success((status, headers)))
     }
 
-    /// The head is complete: handed over, or held with a small body of known length.
+    /// The head is complete: handed over, held with a small body of known length, or, a `HEAD`'s, held for
+    /// the transfer's end.
     private func headEnded() {
+        guard holdsSmallBodies else {
+            headAwaitsEnd = true
+            lastBytes = ContinuousClock.now
+            return
+        }
         // The length counts the bytes curl hands over: no `Accept-Encoding` is ever set, so curl decodes
         // nothing. The writer's buffer must take a held body without waiting, since no reader has a head.
-        guard holdsSmallBodies, status != 204, status != 304, headers["Transfer-Encoding"] == nil,
+        guard status != 204, status != 304, headers["Transfer-Encoding"] == nil,
             let text = headers["Content-Length"], let length = Int(Substring(text).trimmingOptionalWhitespace()),
             (1...min(Self.heldBodyBytes, writer.capacity)).contains(length)
         else { return deliverHead() }
@@ -107,7 +127,7 @@ final class CurlStreamSink {
             sink.headers = HTTPHeaders()
             sink.headers.reserveCapacity(8)
         case .field(let name, let value): sink.headers.add(name, value)
-        case .end: if sink.status >= 200, sink.held == nil { sink.headEnded() }
+        case .end: if sink.status >= 200, sink.held == nil, !sink.headAwaitsEnd { sink.headEnded() }
         case .other: break
         }
         return length
@@ -148,7 +168,7 @@ final class CurlStreamSink {
     func shouldStop() -> Bool {
         if isCancelled() || (!finishedHere && writer.isClosed) { return true }
         if paused { return false }
-        let since = delivered || held != nil ? lastBytes : started
+        let since = delivered || held != nil || headAwaitsEnd ? lastBytes : started
         if ContinuousClock.now - since > timeout {
             timedOut = true
             return true

@@ -53,7 +53,6 @@ final class CurlStreamTransfer: Sendable {
         // No limit on the whole transfer (the sink times the waits instead, at the multi's checks), and the
         // sink's callbacks in place of the buffering ones.
         _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, 0)
-        if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
         _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlStreamSink.receiveBody)
         _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlStreamSink.receiveHeader)
         let id = multi.transferID(for: configured.pooled)
@@ -61,7 +60,7 @@ final class CurlStreamTransfer: Sendable {
         // The waits are timed at the multi's checks: four of them within the timeout.
         let started = multi.start(configured.pooled, as: id, checkEvery: checkEvery, stopIf: { sink.shouldStop() }) {
             [transfer] code in
-            let reusable = code == CURLE_OK && (sink.delivered || sink.heldWhole) && !sink.timedOut
+            let reusable = code == CURLE_OK && (sink.delivered || sink.heldWhole || sink.headAwaitsEnd) && !sink.timedOut
             transfer.release(configured, to: pool, reusable: reusable)
             self.finish(code, sink: sink, writer: writer)
         }
@@ -76,6 +75,8 @@ final class CurlStreamTransfer: Sendable {
     private func finish(_ code: CURLcode, sink: CurlStreamSink, writer: HTTPBodyWriter) {
         // A held body complete is the answer, whatever curl made of the connection after it.
         if sink.heldWhole { return sink.deliverHeld() }
+        // A `HEAD`'s head, once the transfer ended well: there is no body to wait for.
+        if code == CURLE_OK, sink.deliverHeadOnly() { return }
         let failure: HTTPClientError? =
             switch code {
             case CURLE_OK: nil

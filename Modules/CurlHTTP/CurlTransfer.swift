@@ -165,6 +165,9 @@ final class CurlTransfer: Sendable {
                 _ = hardtack_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, "")
             }
         }
+        // A HEAD's answer has no body, whatever its length says (a `GET`'s): without this curl waits for one.
+        // Set last, it also leaves out a body a HEAD came with, as it always has.
+        if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
         _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlResponseSink.receiveBody)
         _ = hardtack_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
         _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlResponseSink.receiveHeader)

@@ -16,6 +16,12 @@ extension Gateway {
         "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
         "upgrade", "set-cookie", "content-length",
     ])
+    /// The same for the answer to a `HEAD`, which keeps its `Content-Length`: the length its `GET` would have
+    /// (RFC 9110 §9.3.2), which the server writes with no body.
+    private static let droppedHeadResponseFields = HTTPFieldNameSet([
+        "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
+        "upgrade", "set-cookie",
+    ])
 
     /// The most bytes of an upstream answer's fields passed back (names, values and their separators): a
     /// larger head is 502, as nginx answers one over its `proxy_buffer_size` (4 KiB). libmicrohttpd writes
@@ -122,10 +128,11 @@ extension Gateway {
             }
             var passed = HTTPHeaders()
             passed.reserveCapacity(response.headers.count)
-            let hopByHop = Self.connectionOptions(response.headers, besides: Self.droppedResponseFields)
+            let dropped = request.method == "HEAD" ? Self.droppedHeadResponseFields : Self.droppedResponseFields
+            let hopByHop = Self.connectionOptions(response.headers, besides: dropped)
             var headBytes = 0
             for field in response.headers {
-                if Self.isDropped(field.name, Self.droppedResponseFields, or: hopByHop) { continue }
+                if Self.isDropped(field.name, dropped, or: hopByHop) { continue }
                 headBytes += field.name.utf8.count + field.value.utf8.count + 4
                 passed.add(field.name, field.value)
             }

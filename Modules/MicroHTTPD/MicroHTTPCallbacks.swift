@@ -79,7 +79,7 @@ enum MicroHTTPCallbacks {
                 if case .streamed(let streamed) = answer { streamed.body.abort(HTTPBodyStream.headTooLarge) }
                 return refuse(MicroHTTPResponder.answerHeadTooLarge)
             }
-            return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon)
+            return MicroHTTPResponder.queue(answer, on: connection, daemon: daemon, head: context.isHeadRequest)
         }
         // The first call comes with the head alone; the body, if any, follows in chunks, then a last call.
         if context.isFirstCall() {

@@ -88,8 +88,9 @@ extension MicroHTTPResponder {
     }
 
     /// `response` as written to the socket by the server itself: the head (the status line, a `Date` unless it
-    /// has one, its fields as ``add(_:to:)`` keeps them and one `Date` at most, `Content-Length`,
-    /// `Connection: close`), and the body (none for `HEAD`, nor with a 1xx, 204 or 304).
+    /// has one, its fields as ``add(_:to:)`` keeps them and one `Date` at most, `Content-Length` (for `HEAD`,
+    /// the one declared, ``declaredLength(of:)``), `Connection: close`), and the body (none for `HEAD`, nor with
+    /// a 1xx, 204 or 304).
     private static func wire(_ response: HTTPResponse, head isHead: Bool) -> (head: String, body: Data) {
         let status = code(response.status)
         let reason = MHD_get_reason_phrase_for(status).map { String(cString: $0) } ?? ""
@@ -103,7 +104,8 @@ extension MicroHTTPResponder {
         }
         // No body, nor its length, with a status that has none (RFC 9110 §8.6).
         let bodiless = status < 200 || status == 204 || status == 304
-        if !bodiless { head += "Content-Length: \(response.body.count)\r\n" }
+        let length = isHead ? declaredLength(of: response) ?? response.body.count : response.body.count
+        if !bodiless { head += "Content-Length: \(length)\r\n" }
         head += "Connection: close\r\n\r\n"
         return (head, isHead || bodiless ? Data() : response.body)
     }

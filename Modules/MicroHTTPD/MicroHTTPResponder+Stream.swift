@@ -3,11 +3,13 @@ import Data
 import Foundation
 
 extension MicroHTTPResponder {
-    /// Queues `reply` on `connection`: a complete body with its length, a streamed one as it arrives
-    /// (chunked, or to the connection's close for HTTP/1.0).
-    static func queue(_ reply: HTTPReply, on connection: OpaquePointer, daemon: MicroHTTPDaemon) -> MHD_Result {
+    /// Queues `reply` on `connection`: a complete body with its length (one declared for the answer to a
+    /// `HEAD`, `head`), a streamed one as it arrives (chunked, or to the connection's close for HTTP/1.0).
+    static func queue(_ reply: HTTPReply, on connection: OpaquePointer, daemon: MicroHTTPDaemon, head: Bool)
+        -> MHD_Result
+    {
         switch reply {
-        case .complete(let response): return queue(response, on: connection)
+        case .complete(let response): return queue(response, on: connection, head: head)
         case .streamed(let response): return queue(response, on: connection, daemon: daemon)
         }
     }

@@ -10,16 +10,44 @@ enum MicroHTTPResponder {
 
     /// Queues `response` on `connection`. A field whose name or value could split the response (a CR, LF
     /// or NUL, or a name that is not a token) is left out; `Connection: close` is kept, so that a handler
-    /// can ask for the connection to close after the answer.
-    static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let made = response.body.withUnsafeBytes { body in
-            MHD_create_response_from_buffer(
-                body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+    /// can ask for the connection to close after the answer. The answer to a `HEAD` request (`head`) keeps
+    /// the length its handler declares (``declaredLength(of:)``); libmicrohttpd sends no body with it.
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, head: Bool = false) -> MHD_Result {
+        let made: OpaquePointer?
+        if head, let length = declaredLength(of: response) {
+            // Of that size, with a reader libmicrohttpd never calls for a `HEAD` (it takes the body as sent).
+            made = MHD_create_response_from_callback(
+                UInt64(length), 1024, { _, _, _, _ in hardtack_mhd_end_with_error }, nil, nil)
+        } else {
+            made = response.body.withUnsafeBytes { body in
+                MHD_create_response_from_buffer(
+                    body.count, UnsafeMutableRawPointer(mutating: body.baseAddress),
+                    MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            }
         }
         guard let made else { return MHD_Result.NO }
         defer { MHD_destroy_response(made) }
         add(response.headers, to: made)
         return MHD_queue_response(connection, code(response.status), made)
+    }
+
+    /// The length of the body an answer to `HEAD` would have had as the answer to `GET` (RFC 9110 §9.3.2: a
+    /// `HEAD` gets the fields a `GET` would): its one `Content-Length`, a number, when it has no body of its
+    /// own (a proxy passing on its upstream's answer to a `HEAD`) and a status that has a body. Else `nil`,
+    /// and the length is its body's, as for any answer.
+    static func declaredLength(of response: HTTPResponse) -> Int? {
+        guard response.body.isEmpty, (200...599).contains(response.status), response.status != 204,
+            response.status != 304
+        else { return nil }
+        var declared: Int?
+        for field in response.headers where field.name.caseInsensitiveEquals("content-length") {
+            let digits = Substring(field.value).trimmingOptionalWhitespace()
+            guard declared == nil, (1...18).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let length = Int(digits)
+            else { return nil }
+            declared = length
+        }
+        return declared
     }
 
     /// Adds `headers` to `made`, leaving out any field that could split the response or that only

@@ -56,6 +56,12 @@ struct GatewayFuzzTally {
                 wrong.append(
                     "request \(index): an intact call with the session answered \(status.map(String.init) ?? "nothing")"
                 )
+            } else if request.starts(with: Array("HEAD ".utf8))
+                && (!head.contains("\r\ncontent-length: 11\r\n") || !head.hasSuffix("\r\n\r\n"))
+            {
+                // The upstream's answer to HEAD declares its GET's 11 bytes: passed on, with no body.
+                flagged.append(index)
+                wrong.append("request \(index): an intact HEAD's answer lost the upstream's length, or has a body")
             }
         case .hostile(let kind):
             let faults = Self.answerFaults(reply.bytes)

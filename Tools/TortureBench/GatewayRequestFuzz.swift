@@ -99,9 +99,6 @@ enum GatewayRequestFuzz {
             fields.append(chunked ? ("Transfer-Encoding", "chunked") : ("Content-Length", "\(body.count)"))
         }
         if method == "HEAD" && !body.isEmpty && expectation != .refused { expectation = .any }
-        // A HEAD's answer may leave the gateway streamed, and a streamed answer to a client that half-closed is
-        // not written (docs/gateway.md): an intact HEAD asks for the connection's close instead.
-        if method == "HEAD" && expectation == .forwarded { fields.append(("Connection", "close")) }
         random.shuffleTail(&fields, from: 2)
         var request = Array("\(method) \(target) HTTP/1.1\r\n".utf8)
         for (name, value) in fields { request += Array("\(name): \(value)\r\n".utf8) }

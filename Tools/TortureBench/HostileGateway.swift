@@ -92,9 +92,9 @@ enum HostileGateway {
                 tally.withLock { $0.recordNotWhole(index, reply: reply) }
                 return
             }
-            // The client half-closes after its request, but for an upstream's broken answer and an intact HEAD
-            // (they asked for the connection's close instead).
-            var halfCloses = !(expectation == .forwarded && request.starts(with: Array("HEAD ".utf8)))
+            // The client half-closes after its request, but for an upstream's broken answer (which asked for the
+            // connection's close instead).
+            var halfCloses = true
             if case .hostile = expectation { halfCloses = false }
             let reply = LoopbackClient.exchange(port: port, request, chunks: chunks, finish: halfCloses, timeout: 12)
             // The exchange behind a hang or a server error, kept in the scratch directory.

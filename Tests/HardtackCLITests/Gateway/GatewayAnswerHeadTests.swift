@@ -38,6 +38,24 @@ extension GatewayScenarios {
             #expect(try await browser.get(origin + "/bff/user", headers: csrf).status == 200)
         }
 
+        /// A `HEAD` through a route has the upstream's answer to it: its `Content-Length` (the length its `GET`
+        /// would have, which the server wrote as 0), and no body; the upstream's connection stays in use.
+        @Test func aHEADThroughARouteHasTheUpstreamsLengthAndNoBody() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let csrf = [("X-CSRF", "1")]
+            let get = try await browser.get(origin + "/api/echo", headers: csrf)
+            let head = try await browser.send("HEAD", origin + "/api/echo", headers: csrf)
+            #expect(head.status == 200 && head.body.isEmpty)
+            // The echo names the method it answers, so its answer to HEAD is one letter longer than to GET.
+            let length = try #require(head.headers["Content-Length"].flatMap { Int($0) }, "\(head.headers)")
+            #expect(length == get.body.count + 1, "\(length) against \(get.body.count)")
+            #expect(head.headers["Content-Type"] == "application/json")
+            #expect(try await browser.get(origin + "/api/echo", headers: csrf).status == 200)
+        }
+
         /// An upstream status that cannot be passed on (past 599) is 502, where the server wrote it as 500; a 101
         /// not asked for is 502 too (curl fails it); the ordinary ones pass.
         @Test func anUpstreamStatusThatCannotBePassedOnIs502() async throws {
