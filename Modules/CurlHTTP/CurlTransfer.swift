@@ -150,7 +150,8 @@ final class CurlTransfer: Sendable {
         _ = hardtack_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = hardtack_curl_set_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
         _ = hardtack_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds)
-        _ = hardtack_curl_set_size(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit))
+        // A HEAD's length is the GET's and comes with no body: no limit to hold it to.
+        if request.method != "HEAD" { _ = hardtack_curl_set_size(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)) }
         _ = hardtack_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headers)
         switch request.method {
         case "GET" where body.isEmpty: _ = hardtack_curl_set_long(handle, CURLOPT_HTTPGET, 1)
@@ -166,8 +167,13 @@ final class CurlTransfer: Sendable {
             }
         }
         // A HEAD's answer has no body, whatever its length says (a `GET`'s): without this curl waits for one.
-        // Set last, it also leaves out a body a HEAD came with, as it always has.
-        if request.method == "HEAD" { _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1) }
+        // Set last, it also leaves out a body a HEAD came with. Its connection is not kept: an upstream that
+        // sends a body after all would have it read as the head of the next answer on that connection (curl
+        // drops only what arrives with the head), which may be another caller's.
+        if request.method == "HEAD" {
+            _ = hardtack_curl_set_long(handle, CURLOPT_NOBODY, 1)
+            _ = hardtack_curl_set_long(handle, CURLOPT_FORBID_REUSE, 1)
+        }
         _ = hardtack_curl_set_write(handle, CURLOPT_WRITEFUNCTION, CurlResponseSink.receiveBody)
         _ = hardtack_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
         _ = hardtack_curl_set_write(handle, CURLOPT_HEADERFUNCTION, CurlResponseSink.receiveHeader)

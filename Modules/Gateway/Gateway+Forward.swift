@@ -143,6 +143,13 @@ extension Gateway {
                         502, "upstream_head_too_large",
                         "the API's answer head is over \(Self.upstreamHeadBytes) bytes of fields"))
             }
+            // A HEAD's length is passed on when it is one number and frames nothing else (a Transfer-Encoding
+            // beside it wins, RFC 9112 §6.3); without one, its answer goes as a stream of no bytes, which the
+            // server frames as the GET's would have been (chunked), not as an empty body.
+            if request.method == "HEAD", response.headers["Transfer-Encoding"] != nil || passed.contentLength == nil {
+                passed["Content-Length"] = nil
+                return .streamed(HTTPStreamedResponse(status: response.status, headers: passed, body: response.body))
+            }
             // A small answer that arrived whole goes out whole, with its length; any other streams.
             if let whole = response.body.takeWhole() {
                 return .complete(HTTPResponse(status: response.status, headers: passed, body: whole))

@@ -69,9 +69,9 @@ enum MicroHTTPCallbacks {
         /// to write, or, `directly`, written to the socket by the server (libmicrohttpd has too little memory left).
         func refuse(_ response: HTTPResponse, directly: Bool = false) -> MHD_Result {
             state.refused?(method.map { String(cString: $0) } ?? "", context.target, response.status)
-            guard directly else { return MicroHTTPResponder.queue(response, on: connection) }
-            return MicroHTTPResponder.writeDirectly(
-                response, to: connection, head: MicroHTTPResponder.isHead(method))
+            let head = MicroHTTPResponder.isHead(method)
+            guard directly else { return MicroHTTPResponder.queue(response, on: connection, head: head) }
+            return MicroHTTPResponder.writeDirectly(response, to: connection, head: head)
         }
         if let answer = context.takeAnswer() {
             // An answer whose head would not fit beside its request would be closed without a word.

@@ -12,7 +12,7 @@ enum MicroHTTPResponder {
     /// or NUL, or a name that is not a token) is left out; `Connection: close` is kept, so that a handler
     /// can ask for the connection to close after the answer. The answer to a `HEAD` request (`head`) keeps
     /// the length its handler declares (``declaredLength(of:)``); libmicrohttpd sends no body with it.
-    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, head: Bool = false) -> MHD_Result {
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, head: Bool) -> MHD_Result {
         let made: OpaquePointer?
         if head, let length = declaredLength(of: response) {
             // Of that size, with a reader libmicrohttpd never calls for a `HEAD` (it takes the body as sent).
@@ -39,15 +39,7 @@ enum MicroHTTPResponder {
         guard response.body.isEmpty, (200...599).contains(response.status), response.status != 204,
             response.status != 304
         else { return nil }
-        var declared: Int?
-        for field in response.headers where field.name.caseInsensitiveEquals("content-length") {
-            let digits = Substring(field.value).trimmingOptionalWhitespace()
-            guard declared == nil, (1...18).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let length = Int(digits)
-            else { return nil }
-            declared = length
-        }
-        return declared
+        return response.headers.contentLength
     }
 
     /// Adds `headers` to `made`, leaving out any field that could split the response or that only

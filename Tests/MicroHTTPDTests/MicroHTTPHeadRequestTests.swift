@@ -26,6 +26,7 @@ import Testing
         }
     }
 
+    /// The server's answer to `HEAD`, with the length its handler declared and nothing after the head.
     @Test func aHEADsDeclaredLengthIsSentWithNoBody() async throws {
         let server = try Self.server()
         let head = await RawSocket.exchange(
@@ -67,5 +68,52 @@ import Testing
         let get = try await client.send(HTTPRequest(method: "GET", path: "/"))
         #expect(get.body.count == 5000)
         await server.stop(grace: .seconds(1))
+    }
+
+    /// An upstream that sends a body after all, late, to a `HEAD`: the connection it came on is not used again,
+    /// so the next call's answer is its own, not those stray bytes read as its head.
+    @Test func aBodySentLateToAHEADIsNotTakenForTheNextAnswer() async throws {
+        let (listener, port) = RawSocket.silentListener()
+        defer { close(listener) }
+        Thread { LateBodyUpstream.serve(listener) }.start()
+        let client = CurlHTTPClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeout: 5)
+        let head = try await client.send(HTTPRequest(method: "HEAD", path: "/"))
+        #expect(head.status == 200 && head.body.isEmpty && head.headers["Content-Length"] == "5")
+        let get = try await client.send(HTTPRequest(method: "GET", path: "/"))
+        #expect(
+            get.status == 200 && get.body == Data("ok".utf8),
+            "\(get.status) \(String(decoding: get.body, as: UTF8.self))")
+    }
+}
+
+/// An upstream that answers a `HEAD` with `Content-Length: 5`, then, 300 ms later, five bytes it must not send,
+/// keeping the connection for the next request; and any other request with `ok`. A connection at a time, each
+/// on the accepting thread, until the listener is closed.
+enum LateBodyUpstream {
+    static func serve(_ listener: Int32) {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            var buffered: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                while !buffered.ends(with: Array("\r\n\r\n".utf8)) {
+                    let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+                    guard count > 0 else { break }
+                    buffered += chunk[0..<count]
+                }
+                guard buffered.ends(with: Array("\r\n\r\n".utf8)) else { break }
+                let isHead = buffered.starts(with: Array("HEAD ".utf8))
+                buffered = []
+                if isHead {
+                    RawSocket.send(connection, Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n".utf8))
+                    Thread.sleep(forTimeInterval: 0.3)
+                    RawSocket.send(connection, Array("stray".utf8))
+                } else {
+                    RawSocket.send(connection, Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
+                }
+            }
+            close(connection)
+        }
     }
 }

@@ -27,8 +27,9 @@ must not pass back; with ?answer_header_bytes=N, N bytes more of answer head in 
 GET /api/slow?ms=N, and
 GET /api/stream?bytes=N[&chunk=C][&delay_ms=D][&cut_after=M]: N bytes (byte i is i % 256) declared in
 Content-Length, sent in chunks of C (64 KiB by default) D ms apart; with cut_after, the connection closes
-after M bytes. /test/state counts streams_started, streams_finished (to their end, or to cut_after) and
-streams_dropped (the client went away first).
+after M bytes; with framing=none, no Content-Length (a GET's answer chunked); HEAD too, with framing=both
+its answer declaring a Transfer-Encoding beside its length. /test/state counts streams_started,
+streams_finished (to their end, or to cut_after) and streams_dropped (the client went away first), of GETs.
 
 For tests only (never a token in /test/state):
   GET  /test/state                   counters, per-client counts, sessions (sid, sub, client, active)
@@ -306,7 +307,7 @@ def create_app(issuer, options):
     def api(rest):
         if rest == "slow" and request.method == "GET":
             return api_slow()
-        if rest == "stream" and request.method == "GET":
+        if rest == "stream" and request.method in ("GET", "HEAD"):
             return api_stream()
         if rest != "echo" and not rest.startswith("echo/"):
             return jsonify(error="not_found"), 404
@@ -383,7 +384,8 @@ def create_app(issuer, options):
         if live is None:
             return refused()
         store.count("api_calls")
-        store.count("streams_started")
+        if request.method == "GET":
+            store.count("streams_started")
         pattern = bytes(range(256)) * (chunk // 256 + 2)
 
         def generate():
@@ -399,6 +401,13 @@ def create_app(issuer, options):
                 store.count("streams_finished" if sent >= cut_after else "streams_dropped")
 
         headers = {"Content-Length": str(total), "Content-Type": "application/octet-stream", "Cache-Control": "no-store"}
+        framing = request.args.get("framing", "")
+        if framing == "none":
+            # No length: a GET's answer is chunked; a HEAD's has neither field.
+            del headers["Content-Length"]
+        elif framing == "both" and request.method == "HEAD":
+            # Framed two ways, which a proxy must not pass on as it is (RFC 9112 §6.3).
+            headers["Transfer-Encoding"] = "chunked"
         return app.response_class(generate(), headers=headers)
 
     @app.get("/test/state")

@@ -53,7 +53,28 @@ extension GatewayScenarios {
             let length = try #require(head.headers["Content-Length"].flatMap { Int($0) }, "\(head.headers)")
             #expect(length == get.body.count + 1, "\(length) against \(get.body.count)")
             #expect(head.headers["Content-Type"] == "application/json")
-            #expect(try await browser.get(origin + "/api/echo", headers: csrf).status == 200)
+            #expect(try await browser.get(origin + "/api/echo", headers: csrf).status == 200, "the next call")
+        }
+
+        /// A `HEAD` whose upstream answer has no length (its `GET` streams) goes without one, framed as its `GET`
+        /// would be (chunked), not with `Content-Length: 0`; so does one whose length a `Transfer-Encoding` beside it
+        /// overrides (RFC 9112 §6.3); a known length is passed on.
+        @Test func aHEADWithoutAUsableLengthIsFramedAsItsGETWouldBe() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider)
+            defer { _ = sandbox.stopGatewayNow(gateway) }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let csrf = [("X-CSRF", "1")]
+            for framing in ["none", "both"] {
+                let head = try await browser.send("HEAD", origin + "/api/stream?bytes=1000&framing=\(framing)", headers: csrf)
+                #expect(head.status == 200 && head.body.isEmpty, "\(framing): \(head.status)")
+                #expect(head.headers["Content-Length"] == nil, "\(framing): \(head.headers)")
+                #expect(head.headers["Transfer-Encoding"] == "chunked", "\(framing): \(head.headers)")
+            }
+            let known = try await browser.send("HEAD", origin + "/api/stream?bytes=1000", headers: csrf)
+            #expect(known.status == 200 && known.body.isEmpty && known.headers["Content-Length"] == "1000")
+            let get = try await browser.get(origin + "/api/stream?bytes=1000&framing=none", headers: csrf)
+            #expect(get.status == 200 && get.body.count == 1000)
         }
 
         /// An upstream status that cannot be passed on (past 599) is 502, where the server wrote it as 500; a 101
