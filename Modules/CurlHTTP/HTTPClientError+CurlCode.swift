@@ -17,7 +17,11 @@ extension HTTPClientError {
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE:
             self = .transport("the secure connection failed")
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: self = .transport("the server URL is not usable")
+        case CURLE_URL_MALFORMAT: self = .transport("the server URL is not usable")
+        // What curl says of a reply that does not begin as HTTP does (HTTP/0.9, which it refuses), and of a URL
+        // whose scheme is not one a transfer may use (http, https).
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            self = .transport("the reply was not HTTP (or the URL's scheme is not http or https)")
         default: self = .transport("the connection failed (curl error \(code.rawValue))")
         }
     }
