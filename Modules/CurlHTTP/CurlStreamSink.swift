@@ -37,9 +37,9 @@ final class CurlStreamSink {
     private var lastBytes = ContinuousClock.now
     private var status = 0
     private var headers = HTTPHeaders()
-    /// Whether a small body may be held with its head (not for `HEAD`, whose length describes no body: its
-    /// head waits for the transfer's end instead).
-    private let holdsSmallBodies: Bool
+    /// Whether the request was `HEAD`: its answer's length describes no body, so no body is held with its head,
+    /// and the head waits for the transfer's end instead.
+    private let isHead: Bool
     /// The length of the body held with its head, while it is; the bytes of it received.
     private var held: (length: Int, received: Int)?
     /// Whether the sink itself finished the writer (a held body, complete): the transfer then ends as curl
@@ -52,13 +52,12 @@ final class CurlStreamSink {
     /// The largest body held with its head.
     static let heldBodyBytes = 64 << 10
 
-    /// A sink writing into `writer`, handing the head to `deliver`; `holdsSmallBodies` unless the request
-    /// was `HEAD`.
+    /// A sink writing into `writer`, handing the head to `deliver`, for a `HEAD` request when `isHead`.
     init(
-        writer: HTTPBodyWriter, timeout: Duration, holdsSmallBodies: Bool, isCancelled: @escaping () -> Bool,
+        writer: HTTPBodyWriter, timeout: Duration, isHead: Bool, isCancelled: @escaping () -> Bool,
         deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
     ) {
-        self.holdsSmallBodies = holdsSmallBodies
+        self.isHead = isHead
         self.writer = writer
         self.timeout = timeout
         self.isCancelled = isCancelled
@@ -98,7 +97,7 @@ final class CurlStreamSink {
     /// The head is complete: handed over, held with a small body of known length, or, a `HEAD`'s, held for
     /// the transfer's end.
     private func headEnded() {
-        guard holdsSmallBodies else {
+        guard !isHead else {
             headAwaitsEnd = true
             lastBytes = ContinuousClock.now
             return

@@ -41,7 +41,7 @@ final class CurlStreamTransfer: Sendable {
         deliver: @escaping (Result<(Int, HTTPHeaders), HTTPClientError>) -> Void
     ) {
         let sink = CurlStreamSink(
-            writer: writer, timeout: timeout, holdsSmallBodies: request.method != "HEAD",
+            writer: writer, timeout: timeout, isHead: request.method == "HEAD",
             isCancelled: { [self] in cancelled.load(ordering: .acquiring) }, deliver: deliver)
         // The sink outlives the transfer: `finished` holds it until the loop is done with the handle, and
         // curl's callbacks reach it through this pointer on the loop's thread only.

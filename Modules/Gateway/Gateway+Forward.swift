@@ -10,18 +10,17 @@ extension Gateway {
         "cookie", "authorization", "host", "content-length", "connection", "keep-alive", "proxy-authorization",
         "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "expect", "x-csrf",
     ])
-    /// Fields never passed back to the browser: hop-by-hop ones, and cookies, which an upstream must not set
-    /// on the gateway's origin (they would sit beside, or shadow, the session cookie).
-    private static let droppedResponseFields = HTTPFieldNameSet([
-        "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
-        "upgrade", "set-cookie", "content-length",
-    ])
-    /// The same for the answer to a `HEAD`, which keeps its `Content-Length`: the length its `GET` would have
-    /// (RFC 9110 §9.3.2), which the server writes with no body.
-    private static let droppedHeadResponseFields = HTTPFieldNameSet([
+    /// Fields never passed back to the browser, whatever the method: hop-by-hop ones, and cookies, which an
+    /// upstream must not set on the gateway's origin (they would sit beside, or shadow, the session cookie).
+    private static let droppedAnswerFieldNames = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-connection", "te", "trailer", "transfer-encoding",
         "upgrade", "set-cookie",
-    ])
+    ]
+    /// Those, and `Content-Length`, which the server writes from the body it sends.
+    private static let droppedResponseFields = HTTPFieldNameSet(droppedAnswerFieldNames + ["content-length"])
+    /// Those alone, for the answer to a `HEAD`, which keeps its `Content-Length`: the length its `GET` would
+    /// have (RFC 9110 §9.3.2), which the server writes with no body.
+    private static let droppedHeadResponseFields = HTTPFieldNameSet(droppedAnswerFieldNames)
 
     /// The most bytes of an upstream answer's fields passed back (names, values and their separators): a
     /// larger head is 502, as nginx answers one over its `proxy_buffer_size` (4 KiB). libmicrohttpd writes
@@ -128,7 +127,8 @@ extension Gateway {
             }
             var passed = HTTPHeaders()
             passed.reserveCapacity(response.headers.count)
-            let dropped = request.method == "HEAD" ? Self.droppedHeadResponseFields : Self.droppedResponseFields
+            let isHead = request.method == "HEAD"
+            let dropped = isHead ? Self.droppedHeadResponseFields : Self.droppedResponseFields
             let hopByHop = Self.connectionOptions(response.headers, besides: dropped)
             var headBytes = 0
             for field in response.headers {
@@ -146,7 +146,7 @@ extension Gateway {
             // A HEAD's length is passed on when it is one number and frames nothing else (a Transfer-Encoding
             // beside it wins, RFC 9112 §6.3); without one, its answer goes as a stream of no bytes, which the
             // server frames as the GET's would have been (chunked), not as an empty body.
-            if request.method == "HEAD", response.headers["Transfer-Encoding"] != nil || passed.contentLength == nil {
+            if isHead, response.headers["Transfer-Encoding"] != nil || passed.contentLength == nil {
                 passed["Content-Length"] = nil
                 return .streamed(HTTPStreamedResponse(status: response.status, headers: passed, body: response.body))
             }
