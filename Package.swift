@@ -135,7 +135,7 @@ let package = Package(
         .target(name: "CommandLineKit", path: "Modules/CommandLineKit", swiftSettings: swiftSettings),
         // The store on PostgreSQL (libpq). Its connection layer has its own errors, translated by the adapter.
         .target(
-            name: "PostgreSQLStore", dependencies: ["StoreCore", "Data", "Domain", "CLibPQ"],
+            name: "PostgreSQLStore", dependencies: ["StoreCore", "Data", "Domain", "CLibPQ", "COpenSSL"],
             path: "Modules/PostgreSQLStore",
             swiftSettings: swiftSettings),
         .executableTarget(

@@ -50,6 +50,8 @@ public final class PostgreSQLInstanceLock: Sendable {
         var options = options
         options.applicationName = String((options.applicationName + " instance").prefix(63))
         do {
+            // Set up the exit gate before the first check can run.
+            _ = PostgreSQLExitGate.process
             let connection = try PostgreSQLConnection(to: location, options: options)
             configureEndDetection(connection)
             for _ in 0..<8 {
@@ -117,7 +119,8 @@ public final class PostgreSQLInstanceLock: Sendable {
     public func release() {
         lock.lock()
         defer { lock.unlock() }
-        connection?.close()
+        // Once the process is exiting, the connection is left for the exit to close.
+        _ = PostgreSQLExitGate.process.pass { connection?.close() }
         connection = nil
     }
 
@@ -128,11 +131,20 @@ public final class PostgreSQLInstanceLock: Sendable {
         return connection == nil
     }
 
-    deinit { connection?.close() }
+    deinit {
+        let connection = connection
+        _ = PostgreSQLExitGate.process.pass { connection?.close() }
+    }
 
     /// Runs `body` on the connection, opening it again and retaking the lock first when it was lost;
-    /// `nil` when the server cannot be asked, or after ``release()``.
+    /// `nil` when the server cannot be asked, after ``release()``, or once the process is exiting
+    /// (``PostgreSQLExitGate``).
     private func withConnection<Value>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> Value) -> Value? {
+        PostgreSQLExitGate.process.pass { withOpenConnection(body) }
+    }
+
+    /// ``withConnection(_:)`` inside the exit gate.
+    private func withOpenConnection<Value>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> Value) -> Value? {
         lock.lock()
         defer { lock.unlock() }
         guard let connection else { return nil }
