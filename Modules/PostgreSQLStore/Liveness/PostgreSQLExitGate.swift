@@ -1,51 +1,78 @@
 import COpenSSL
 import Foundation
 
-/// Keeps the instance locks' background checks out of the process's exit.
+/// Keeps the instance locks' background work out of the process's exit.
 ///
-/// A check runs on a dispatch thread every second and, when its connection was lost, connects again
-/// through libpq, which calls OpenSSL. `exit` runs OpenSSL's own exit handler, which frees OpenSSL's
-/// locks while those threads still run: a reconnect at that moment used freed memory (AddressSanitizer
-/// caught one, in `RAND_status`, as a test process ended). Checks pass through this gate, sharing it;
-/// the exit handler registered here closes it, waiting for a check under way, and no check starts
-/// after. The handler is registered after OpenSSL is set up, so it runs before OpenSSL's (exit runs
-/// its handlers last registered first).
+/// A lock's check runs on a dispatch thread every second and, when its connection was lost, connects
+/// again through libpq, which calls OpenSSL. `exit` runs OpenSSL's exit handler, which frees OpenSSL's
+/// locks while those threads still run: a reconnect at that moment used freed memory and killed the
+/// process (AddressSanitizer caught one, in `RAND_status`, as a test process ended). The checks, and
+/// the closing of a lock's connection, pass through this gate. The exit handler registered here closes
+/// it at once, so that nothing more passes, and waits for what is passing; it is registered after
+/// OpenSSL's, so it runs before it (exit runs its handlers last registered first).
 package final class PostgreSQLExitGate: Sendable {
     /// The gate the process's exit closes.
     package static let process: PostgreSQLExitGate = {
         let gate = PostgreSQLExitGate()
-        // OpenSSL registers its exit handler when first set up for any option (with none, it does
-        // nothing): set it up now, with the error strings libpq loads anyway, so that ours, registered
-        // after, runs first.
+        // OpenSSL registers its exit handler when first set up for some option (asked for none, it
+        // returns at once): set it up now, with the error strings libpq loads anyway, so that ours,
+        // registered after, runs first.
         _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_LOAD_CRYPTO_STRINGS), nil)
         atexit { PostgreSQLExitGate.process.close() }
         return gate
     }()
 
-    /// Shared by passing checks, taken whole by ``close()``. Never freed: the gate lives as long as
-    /// the process.
-    // Safety: a pthread rwlock is made to be used from many threads at once; the pointer never changes.
-    private nonisolated(unsafe) let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
-    // Safety: written only under the write lock, read only under a read lock.
+    /// Guards the state below, and wakes ``close()`` when the last pass ends.
+    private let condition = NSCondition()
+    // Safety: read and written only while `condition` is locked.
     private nonisolated(unsafe) var isClosed = false
+    /// How many bodies are running in ``pass(_:)``.
+    // Safety: read and written only while `condition` is locked.
+    private nonisolated(unsafe) var passing = 0
+    /// libpq handles let go unclosed once the gate was closed, kept reachable to the end (see
+    /// ``keep(_:)``).
+    // Safety: read and written only while `condition` is locked.
+    private nonisolated(unsafe) var kept: [OpaquePointer] = []
 
     /// An open gate (tests make their own; the instance locks use ``process``).
-    package init() {
-        rwlock = .allocate(capacity: 1)
-        pthread_rwlock_init(rwlock, nil)
-    }
+    package init() {}
 
-    /// Runs `body` unless the gate is closed, holding the gate open meanwhile; `nil` once closed.
+    /// Runs `body` unless the gate is closed; `nil` once closed, without running it.
     package func pass<Value>(_ body: () -> Value?) -> Value? {
-        pthread_rwlock_rdlock(rwlock)
-        defer { pthread_rwlock_unlock(rwlock) }
-        return isClosed ? nil : body()
+        condition.lock()
+        guard !isClosed else {
+            condition.unlock()
+            return nil
+        }
+        passing += 1
+        condition.unlock()
+        defer {
+            condition.lock()
+            passing -= 1
+            if passing == 0 { condition.broadcast() }
+            condition.unlock()
+        }
+        return body()
     }
 
-    /// Closes the gate for good, after the checks passing through it have ended.
+    /// Runs `body` unless the gate is closed; whether it ran.
+    package func passes(_ body: () -> Void) -> Bool {
+        pass { () -> Void? in body() } != nil
+    }
+
+    /// Closes the gate for good: nothing passes from now on, and it returns once what is passing has.
     package func close() {
-        pthread_rwlock_wrlock(rwlock)
-        defer { pthread_rwlock_unlock(rwlock) }
+        condition.lock()
+        defer { condition.unlock() }
         isClosed = true
+        while passing > 0 { condition.wait() }
+    }
+
+    /// Keeps a libpq handle that a closed gate kept from being closed: the exit closes its socket, and
+    /// a leak checker still finds it reachable.
+    func keep(_ handle: OpaquePointer) {
+        condition.lock()
+        defer { condition.unlock() }
+        kept.append(handle)
     }
 }

@@ -36,28 +36,30 @@ public final class PostgreSQLInstanceLock: Sendable {
     private static let checkInterval: DispatchTimeInterval = .seconds(1)
     /// Where an owner id's lock key starts.
     static let tagPrefix = "+pglock"
+    /// What the checks and the closing of the connection pass through, closed by the process's exit.
+    private let gate: PostgreSQLExitGate
 
-    private init(key: Int64, connection: PostgreSQLConnection) {
+    private init(key: Int64, connection: PostgreSQLConnection, gate: PostgreSQLExitGate) {
         self.key = key
         self.connection = connection
+        self.gate = gate
     }
 
-    /// Opens a connection of its own to `location` and takes a lock under a random key nobody holds.
+    /// Opens a connection of its own to `location` and takes a lock under a random key nobody holds;
+    /// its checks pass through `gate` (tests give their own).
     /// - Throws: ``SecureStoreError/storage(_:)`` when the server cannot be reached.
-    package static func take(location: PostgreSQLLocation, options: PostgreSQLConnectionOptions)
-        throws(SecureStoreError) -> PostgreSQLInstanceLock
-    {
+    package static func take(
+        location: PostgreSQLLocation, options: PostgreSQLConnectionOptions, gate: PostgreSQLExitGate = .process
+    ) throws(SecureStoreError) -> PostgreSQLInstanceLock {
         var options = options
         options.applicationName = String((options.applicationName + " instance").prefix(63))
         do {
-            // Set up the exit gate before the first check can run.
-            _ = PostgreSQLExitGate.process
             let connection = try PostgreSQLConnection(to: location, options: options)
             configureEndDetection(connection)
             for _ in 0..<8 {
                 let key = Int64.random(in: 1...Int64.max)
                 if try connection.query("SELECT pg_try_advisory_lock($1)", [.int64(key)]).bool(0, 0) {
-                    let taken = PostgreSQLInstanceLock(key: key, connection: connection)
+                    let taken = PostgreSQLInstanceLock(key: key, connection: connection, gate: gate)
                     taken.scheduleCheck()
                     return taken
                 }
@@ -118,10 +120,11 @@ public final class PostgreSQLInstanceLock: Sendable {
     /// check stops.
     public func release() {
         lock.lock()
-        defer { lock.unlock() }
-        // Once the process is exiting, the connection is left for the exit to close.
-        _ = PostgreSQLExitGate.process.pass { connection?.close() }
+        let released = connection
         connection = nil
+        lock.unlock()
+        // Closed outside the lock: a check holds it while it passes the gate.
+        if let released { finish(released) }
     }
 
     /// Whether ``release()`` was called.
@@ -132,15 +135,19 @@ public final class PostgreSQLInstanceLock: Sendable {
     }
 
     deinit {
-        let connection = connection
-        _ = PostgreSQLExitGate.process.pass { connection?.close() }
+        if let connection { finish(connection) }
+    }
+
+    /// Closes `connection`, or, once the process is exiting, lets it go unclosed for the exit to close.
+    private func finish(_ connection: PostgreSQLConnection) {
+        if !gate.passes({ connection.close() }) { connection.abandon(to: gate) }
     }
 
     /// Runs `body` on the connection, opening it again and retaking the lock first when it was lost;
     /// `nil` when the server cannot be asked, after ``release()``, or once the process is exiting
     /// (``PostgreSQLExitGate``).
     private func withConnection<Value>(_ body: (PostgreSQLConnection) throws(PostgreSQLError) -> Value) -> Value? {
-        PostgreSQLExitGate.process.pass { withOpenConnection(body) }
+        gate.pass { withOpenConnection(body) }
     }
 
     /// ``withConnection(_:)`` inside the exit gate.
