@@ -86,8 +86,10 @@ struct Bench {
         } catch {
             return Verdict(passed: false, reason: "cannot start: \(error)")
         }
-        // Every scenario stops by itself well before these limits; they only catch a bench bug.
-        let limit = options.mode.pick(15.0 * 60, 150.0 * 60)
+        // Every scenario stops by itself well before these limits; they only catch a bench bug. (Quick
+        // mode's was 15 minutes until the sanitizer scenario, a build of about 5 and a sanitized suite of
+        // about 10 on two cores, came within seconds of it.)
+        let limit = options.mode.pick(25.0 * 60, 150.0 * 60)
         let deadline = Date().addingTimeInterval(limit)
         let reader = LineReader(child.stdoutPipe!)
         var verdict: Verdict?

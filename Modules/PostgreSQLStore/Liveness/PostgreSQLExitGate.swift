@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+internal import CLibPQ
 
 /// Keeps the instance locks' background work out of the process's exit.
 ///
@@ -36,6 +37,12 @@ package final class PostgreSQLExitGate: Sendable {
 
     /// An open gate (tests make their own; the instance locks use ``process``).
     package init() {}
+
+    /// A gate of a test's own ends before the process: what it kept is closed now (the process's gate
+    /// lives to the exit, which closes the sockets).
+    deinit {
+        for handle in kept { PQfinish(handle) }
+    }
 
     /// Runs `body` unless the gate is closed; `nil` once closed, without running it.
     package func pass<Value>(_ body: () -> Value?) -> Value? {
