@@ -59,14 +59,6 @@ internal import CLibPQ
         statements.removeAll()
     }
 
-    /// Lets the connection go without closing it, for the process's exit once `gate` is closed: closing
-    /// a TLS connection calls OpenSSL, whose state the exit frees. The exit closes the socket.
-    func abandon(to gate: PostgreSQLExitGate) {
-        if let handle { gate.keep(handle) }
-        handle = nil
-        statements.removeAll()
-    }
-
     /// Whether the connection is open and libpq has seen nothing wrong with it (`PQstatus`). A broken
     /// connection is only noticed when it is next used.
     @_spi(HardtackTools) public var isHealthy: Bool {

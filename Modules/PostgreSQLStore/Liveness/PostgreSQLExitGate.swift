@@ -1,6 +1,5 @@
 import COpenSSL
 import Foundation
-internal import CLibPQ
 
 /// Keeps the instance locks' background work out of the process's exit.
 ///
@@ -30,19 +29,13 @@ package final class PostgreSQLExitGate: Sendable {
     /// How many bodies are running in ``pass(_:)``.
     // Safety: read and written only while `condition` is locked.
     private nonisolated(unsafe) var passing = 0
-    /// libpq handles let go unclosed once the gate was closed, kept reachable to the end (see
-    /// ``keep(_:)``).
-    // Safety: read and written only while `condition` is locked.
-    private nonisolated(unsafe) var kept: [OpaquePointer] = []
+    /// Connections let go unclosed once the gate was closed, kept to the end (see ``keep(_:)``).
+    // Safety: read and written only while `condition` is locked; the connections in it are held, never
+    // used, so no two threads use one.
+    private nonisolated(unsafe) var kept: [PostgreSQLConnection] = []
 
     /// An open gate (tests make their own; the instance locks use ``process``).
     package init() {}
-
-    /// A gate of a test's own ends before the process: what it kept is closed now (the process's gate
-    /// lives to the exit, which closes the sockets).
-    deinit {
-        for handle in kept { PQfinish(handle) }
-    }
 
     /// Runs `body` unless the gate is closed; `nil` once closed, without running it.
     package func pass<Value>(_ body: () -> Value?) -> Value? {
@@ -75,11 +68,12 @@ package final class PostgreSQLExitGate: Sendable {
         while passing > 0 { condition.wait() }
     }
 
-    /// Keeps a libpq handle that a closed gate kept from being closed: the exit closes its socket, and
-    /// a leak checker still finds it reachable.
-    func keep(_ handle: OpaquePointer) {
+    /// Keeps a connection that a closed gate kept from being closed: closing a TLS connection calls
+    /// OpenSSL, whose state the exit frees. The process's gate keeps it to the exit, which closes its
+    /// socket (and a leak checker still finds it reachable); a test's own gate closes it when it ends.
+    func keep(_ connection: PostgreSQLConnection) {
         condition.lock()
         defer { condition.unlock() }
-        kept.append(handle)
+        kept.append(connection)
     }
 }

@@ -140,7 +140,7 @@ public final class PostgreSQLInstanceLock: Sendable {
 
     /// Closes `connection`, or, once the process is exiting, lets it go unclosed for the exit to close.
     private func finish(_ connection: PostgreSQLConnection) {
-        if !gate.passes({ connection.close() }) { connection.abandon(to: gate) }
+        if !gate.passes({ connection.close() }) { gate.keep(connection) }
     }
 
     /// Runs `body` on the connection, opening it again and retaking the lock first when it was lost;
