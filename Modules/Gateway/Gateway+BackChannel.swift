@@ -42,8 +42,14 @@ extension Gateway {
             for _ in ended { metrics.sessionEnded() }
             // Copies may be kept by another instance (or an earlier run) even when this one keeps none.
             // After the answer: the issuer that sent the logout may wait for it before it answers anything
-            // else. What fails there (the issuer unreachable, this process gone) is left to the next sweep.
-            if !ended.isEmpty { Task { _ = await revokeEnded(Set(ended), after: .backChannelLogout) } }
+            // else. What fails there (the issuer unreachable, the gateway stopping) is left to the next sweep.
+            // Counted while it runs, so that a stop waits for it: its count begins while this request's still holds.
+            if !ended.isEmpty, beginWork() {
+                Task {
+                    defer { endWork() }
+                    _ = await revokeEnded(Set(ended), after: .backChannelLogout)
+                }
+            }
         } catch {
             // Nothing is known to have ended: the issuer may send the token again.
             await seen.forget(logout)

@@ -24,7 +24,8 @@ extension Gateway {
         -> RevokeEndedSessions.Outcome?
     {
         do throws(AuthenticationError) {
-            let outcome = try await sessions.revokeEnded(sessionIDs, limit: limit, yielding: cause.yieldsToWaitingPasses)
+            let outcome = try await sessions.revokeEnded(
+                sessionIDs, limit: limit, yielding: cause.yieldsToWaitingPasses, stopping: { isStopping })
             metrics.tokensRevoked(outcome.revoked)
             if outcome != RevokeEndedSessions.Outcome() {
                 dependencies.log(Self.revocationLine(outcome, after: cause))
@@ -36,15 +37,15 @@ extension Gateway {
         }
     }
 
-    /// The log line of a revocation pass: what it followed, its counts, whether it yielded to another pass,
-    /// and the last failure's reason (never a token).
-    static func revocationLine(_ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause)
-        -> String
-    {
+    /// The log line of a revocation pass: what it followed, its counts, whether it stopped early for another
+    /// pass (`yielded`) or for the gateway's stop (`stopping`), and the last failure's reason (never a token).
+    static func revocationLine(
+        _ outcome: RevokeEndedSessions.Outcome, after cause: RevocationCause
+    ) -> String {
         var line = "{\"event\":\"revocation\",\"after\":\"\(cause.rawValue)\",\"revoked\":\(outcome.revoked),"
             + "\"expired\":\(outcome.expired),\"unsupported\":\(outcome.unsupported),\"refused\":\(outcome.refused),"
             + "\"deferred\":\(outcome.deferred)"
-        if outcome.yielded { line += ",\"yielded\":true" }
+        if outcome.stopped { line += ",\"stopping\":true" } else if outcome.yielded { line += ",\"yielded\":true" }
         if let why = outcome.lastFailure { line += ",\"lastFailure\":\(RequestLogLine.quoted(why))" }
         return line + "}"
     }

@@ -24,13 +24,14 @@ public final class Gateway: Sendable {
     let cookies = SessionCookieCache(capacity: 10_000)
     let metrics = GatewayMetrics()
     let loginKey: SecretBytes
-    /// The requests being handled now: their answers may have been given up on (a stopping server answers
-    /// 503), while their work (a refresh whose new tokens are not stored yet) goes on.
+    /// The requests being handled now, and the work that follows none (a sweep, a back-channel logout's
+    /// revocation after its answer): their answers may have been given up on (a stopping server answers
+    /// 503), while their work (a refresh whose new tokens are not stored yet) goes on. Sequentially
+    /// consistent with ``stopping``: see ``beginWork()``.
     private let handling = Atomic(0)
+    /// Set by ``beginStopping()``.
+    private let stopping = Atomic(false)
 
-    /// How many requests are being handled now, answered or not: a stopping process waits for none to be
-    /// left, so that no refreshed token is lost with it.
-    public var requestsInHand: Int { handling.load(ordering: .acquiring) }
     /// The key of the session cookies' tags, derived from the login key (shared by every instance).
     let cookieTagKey: SecretBytes
     let policy: AuthenticationPolicy
@@ -85,6 +86,38 @@ public final class Gateway: Sendable {
             store: dependencies.store, now: dependencies.now, interval: min(60, (configuration.idleTimeout ?? 600) / 10))
         loginKey = try await GatewayKeys.loginKey(in: dependencies.store)
         cookieTagKey = GatewaySeal.derive(loginKey, purpose: "hardtack gateway session cookie tag")
+    }
+
+    /// How many requests are being handled now, answered or not, and sweeps and revocations under way: a
+    /// stopping process waits for none to be left, so that no refreshed token is lost with it and no store
+    /// write or call to the issuer is cut by its exit.
+    public var requestsInHand: Int { handling.load(ordering: .sequentiallyConsistent) }
+
+    /// Says the gateway is stopping, before its server stops: no sweep begins after this, and a revocation
+    /// pass under way starts no other send (what is left waits for the next sweep, here or elsewhere).
+    public func beginStopping() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether ``beginStopping()`` was called.
+    var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    /// Counts work that follows no request in ``requestsInHand``, unless the gateway is stopping: then
+    /// `false`, and nothing is counted. Counted before the check, as the stop says so before it reads the
+    /// count (both sequentially consistent), so that either the stop waits for the work or the work
+    /// sees the stop. Each `true` needs an ``endWork()``.
+    func beginWork() -> Bool {
+        handling.add(1, ordering: .sequentiallyConsistent)
+        if isStopping {
+            endWork()
+            return false
+        }
+        return true
+    }
+
+    /// Ends work counted by ``beginWork()``.
+    func endWork() {
+        handling.subtract(1, ordering: .sequentiallyConsistent)
     }
 
     /// Answers `request`, an upstream's answer with its body streaming; logs one JSON line for it once its

@@ -178,6 +178,62 @@ import Testing
         #expect(try await sessions.copies.copies().isEmpty)
     }
 
+    /// A pass under way when the gateway stops: the send at the issuer is answered and its copy removed, and
+    /// no other send starts (the rest wait for the next sweep); a back-channel logout's pass stops so too.
+    @Test func aPassStopsSendingAfterTheSendInFlightOnceTheGatewayStops() async throws {
+        let store = try store()
+        let issuer = ScriptedAuthenticationGateway(clock: clock)
+        let sessions = gatewaySessions(store, issuer, keeping: true)
+        for tag in ["1", "2", "3", "4", "5"] {
+            _ = try await sessions.signIn(issued: try session(tag, user: tag < "4" ? "alice" : "bob"), cookie: .fresh())
+        }
+        let admin = GatewaySessionAdmin(store: store)
+        let stopping = Locked(false)
+        // A sweep's pass over alice's three, then a back-channel logout's over bob's two.
+        for (user, yielding) in [("alice", true), ("bob", false)] {
+            let ended = try await admin.end(user: user)
+            issuer.holdRevokes()
+            let calls = issuer.revokeCalls
+            let pass = Task {
+                try await sessions.revokeEnded(
+                    yielding ? nil : Set(ended), yielding: yielding, stopping: { stopping.withLock { $0 } })
+            }
+            await issuer.untilRevokeCalls(calls + 1)
+            stopping.withLock { $0 = true }
+            issuer.releaseRevokes()
+            let outcome = try await pass.value
+            #expect(outcome.revoked == 1 && outcome.stopped && !outcome.yielded, "\(user)'s")
+            #expect(issuer.revokeCalls == calls + 1, "no send after \(user)'s first")
+            #expect(outcome.deferred == ended.count - 1, "the rest of \(user)'s kept for the next sweep")
+            stopping.withLock { $0 = false }
+        }
+        #expect(try await sessions.copies.copies().count == 3, "each copy sent was removed, the others kept")
+        #expect(Set(issuer.revokedTokens).count == 2, "no token sent twice")
+        // A pass that begins (or got its turn) once the gateway stops sends nothing, not even a first token.
+        let calls = issuer.revokeCalls
+        let late = try await sessions.revokeEnded(stopping: { true })
+        #expect(late.revoked == 0 && late.stopped && late.deferred == 3 && issuer.revokeCalls == calls)
+    }
+
+    /// A sweep's batch starts no pass once the gateway stops, whether before its first or after one that yielded.
+    @Test func aSweepsBatchStartsNoPassOnceTheGatewayStops() async {
+        var yielded = RevokeEndedSessions.Outcome()
+        (yielded.revoked, yielded.yielded) = (1, true)
+        let passes = Locked(0)
+        let stopping = Locked(false)
+        let filled = await Gateway.revokeInBatch(500, stopping: { stopping.withLock { $0 } }) { _ in
+            passes.withLock { $0 += 1 }
+            stopping.withLock { $0 = true }
+            return yielded
+        }
+        #expect(!filled && passes.withLock { $0 } == 1, "no pass after the one that yielded for the stop")
+        let none = await Gateway.revokeInBatch(500, stopping: { true }) { _ in
+            passes.withLock { $0 += 1 }
+            return yielded
+        }
+        #expect(!none && passes.withLock { $0 } == 1, "none at all once stopped before the first")
+    }
+
     /// A sweep's batch goes on after a pass that yielded, with what is left of the batch, and stops after a
     /// pass that did not yield, when the batch is full, or when the store failed.
     @Test func aSweepsBatchGoesOnAfterAYieldedPassOnly() async {

@@ -27,6 +27,11 @@ import Testing
         outcome.yielded = true
         let yielded = try #require(parsed(Gateway.revocationLine(outcome, after: .sweep)))
         #expect(yielded["yielded"] as? Bool == true, "a pass that let a waiting one go first says so")
+        outcome.stopped = true
+        let stopping = try #require(parsed(Gateway.revocationLine(outcome, after: .sweep)))
+        #expect(
+            stopping["stopping"] as? Bool == true && stopping["yielded"] == nil,
+            "a pass that stopped sending for the gateway's stop says that instead")
     }
 
     @Test func aSweepsPassYieldsToAWaitingPassAndABackChannelLogoutsNever() {

@@ -13,7 +13,8 @@ import Testing
 
     @Test func answersCutButNothingBeingHandled() {
         let said = GatewayServeCommand.stoppedAtOnce(inFlight: 2, inHand: 0)
-        #expect(said == "stopped at once at a second signal, with 2 requests in flight and 0 being handled (answered or not)")
+        #expect(said == "stopped at once at a second signal, with 2 requests in flight and 0 being handled (requests answered or "
+                + "not, sweeps, revocations)")
     }
 
     @Test func aRequestStillBeingHandledMayHaveLostARefresh() {

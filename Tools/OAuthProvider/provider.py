@@ -46,6 +46,8 @@ For tests only (never a token in /test/state):
                                      {"status", "logout_token", "ended", "sent_to"}
   POST /test/rotate-keys             a new signing key for every later token; the JWKS keeps the one before
   POST /test/token-endpoint          delay_ms, fail=none|503: for every later /token request
+  POST /test/revocation-endpoint     client_id, delay_ms: for every later /revoke request of that client
+                                     (each /revoke is counted on arrival, in revocation_requests_by_client)
   POST /test/access-token-lifetime   client_id, seconds: expires_in of that client's later tokens
   POST /test/id-token-padding        client_id, bytes: a `groups` claim of about that many bytes in that
                                      client's later ID tokens (0 for none), as providers that list a
@@ -59,7 +61,7 @@ It prints `listening on URL` once it accepts connections; URL is also the issuer
 import argparse
 import sys
 import time
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import unquote_plus, urlencode, urlsplit
 
 from flask import Flask, jsonify, redirect, request
 from joserfc.jwk import KeySet, RSAKey
@@ -247,6 +249,19 @@ def create_app(issuer, options):
 
     @app.post("/revoke")
     def revoke():
+        # Counted as it arrives, before any delay, for the client its credentials name (Basic, whose user name
+        # is form-encoded (RFC 6749 section 2.3.1), or the form's client_id, which Flask has decoded),
+        # authenticated or not: `revocation_requests_by_client` in /test/state.
+        auth = request.authorization
+        if auth is not None and auth.type == "basic":
+            client_id = unquote_plus(auth.username or "")
+        else:
+            client_id = request.form.get("client_id", "")
+        store.count_for("revocation_requests", client_id)
+        with store.lock:
+            delay_ms = store.revocation_delays.get(client_id, 0)
+        if delay_ms:
+            time.sleep(delay_ms / 1000)
         return server.create_endpoint_response("revocation")
 
     @app.route("/userinfo", methods=["GET", "POST"])
@@ -526,6 +541,19 @@ def create_app(issuer, options):
         with store.lock:
             store.token_endpoint.update(delay_ms=delay_ms, fail=fail)
             return jsonify(store.token_endpoint)
+
+    @app.post("/test/revocation-endpoint")
+    def test_revocation_endpoint():
+        client_id = request.form.get("client_id", "")
+        try:
+            delay_ms = int(request.form.get("delay_ms", "0"))
+        except ValueError:
+            delay_ms = -1
+        if client_id not in store.clients or not 0 <= delay_ms <= MAX_DELAY_MS:
+            return jsonify(error="client_id: a registered client, delay_ms: 0 to {}".format(MAX_DELAY_MS)), 400
+        with store.lock:
+            store.revocation_delays[client_id] = delay_ms
+            return jsonify(client_id=client_id, delay_ms=delay_ms)
 
     @app.post("/test/id-token-padding")
     def test_id_token_padding():

@@ -261,6 +261,7 @@ class Store:
         self.backchannel_uris = {}  # client_id -> backchannel_logout_uri (tests register it)
         self.lifetimes = {}  # client_id -> access token lifetime in seconds (tests set it)
         self.token_endpoint = {"delay_ms": 0, "fail": "none"}  # faults of the token endpoint (tests)
+        self.revocation_delays = {}  # client_id -> ms each /revoke of that client waits first (tests)
         self.id_token_padding = {}  # client_id -> bytes of a `groups` claim in its later ID tokens (tests)
         self.counters = {
             "authorization_codes_issued": 0,
@@ -284,7 +285,9 @@ class Store:
             "streams_finished": 0,
             "streams_dropped": 0,
         }
-        self.by_client = {"refreshes": {}, "reuse_detections": {}, "revocations": {}, "tokens_issued": {}}
+        self.by_client = {
+            "refreshes": {}, "reuse_detections": {}, "revocations": {}, "revocation_requests": {}, "tokens_issued": {},
+        }
         self.poll_times = {}  # user_code -> [time of each poll]
 
     def count(self, name, by=1):
@@ -373,6 +376,7 @@ class Store:
                 "refreshes_by_client": dict(self.by_client["refreshes"]),
                 "reuse_detections_by_client": dict(self.by_client["reuse_detections"]),
                 "revocations_by_client": dict(self.by_client["revocations"]),
+                "revocation_requests_by_client": dict(self.by_client["revocation_requests"]),
                 "tokens_issued_by_client": dict(self.by_client["tokens_issued"]),
                 "sessions": [
                     {

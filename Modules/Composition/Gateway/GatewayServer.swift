@@ -109,9 +109,13 @@ public final class GatewayServer: Sendable {
     /// Stops accepting, lets the requests in flight (answers still streaming too) finish for up to `grace`,
     /// cuts what is left, and stops; then waits up to `settle` for the work of requests it gave up on (a
     /// refresh whose new tokens are not yet stored: lost with the process, it would end its session at the
-    /// next refresh, when the issuer sees the old token again). That work has its own bounds (the issuer's
-    /// timeout, the store write's retries: within the refresh claim's 45 s lease), within `settle`.
+    /// next refresh, when the issuer sees the old token again) and for a sweep or a back-channel logout's
+    /// revocations under way, which start no other send once this begins (``Gateway/beginStopping()``), so
+    /// that the exit that follows cuts no store write and no call to the issuer. That work has its own
+    /// bounds (the issuer's timeout, the store write's retries: within the refresh claim's 45 s lease),
+    /// within `settle`.
     public func stop(grace: Duration = .seconds(10), settle: Duration = .seconds(60)) async {
+        gateway.beginStopping()
         sweeper.cancel()
         await server.stop(grace: grace)
         let deadline = ContinuousClock.now.advanced(by: settle)

@@ -31,6 +31,9 @@ public struct RevokeEndedSessions: Sendable {
         /// Whether the pass stopped sending early to let another pass that waited run first; the copies
         /// it left are counted in `deferred`.
         public var yielded = false
+        /// Whether the pass stopped sending because its caller stops (``callAsFunction(_:now:limit:yieldingWhen:stoppingWhen:)``'s
+        /// `stopping`); the copies it left are counted in `deferred`.
+        public var stopped = false
 
         /// Creates an empty outcome.
         public init() {}
@@ -51,11 +54,14 @@ public struct RevokeEndedSessions: Sendable {
     /// logout just ended), at most `limit` sent to the issuer. Before each send but the first, a pass
     /// for which `othersWait` says so stops sending and defers the rest (``Outcome/yielded``), so that a
     /// pass that waits (a logout's) need not wait for a long one (a sweep's), which still makes headway.
+    /// Before every send, the first too, a pass for which `stopping` says so sends nothing more and defers
+    /// the rest (``Outcome/stopped``): its caller is shutting down and must not be left under a send.
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)``, ``AuthenticationError/storeDamaged(_:)`` or
     ///   ``AuthenticationError/storageFailed(_:)`` when the store cannot be read or written; what was
     ///   revoked before stays removed, the rest waits for the next pass.
     public func callAsFunction(
-        _ keys: Set<String>? = nil, now: Date, limit: Int = .max, yieldingWhen othersWait: () -> Bool = { false }
+        _ keys: Set<String>? = nil, now: Date, limit: Int = .max, yieldingWhen othersWait: () -> Bool = { false },
+        stoppingWhen stopping: () -> Bool = { false }
     ) async throws(AuthenticationError) -> Outcome {
         // The copies first, then the sessions: a copy read here was stored no earlier than its session, so a
         // session that still exists is in the catalog read next.
@@ -71,6 +77,10 @@ public struct RevokeEndedSessions: Sendable {
             if token.isExpired(at: now) {
                 if try await copies.remove(key, ifStill: token) { outcome.expired += 1 }
                 continue
+            }
+            if goOn, sent < limit, stopping() {
+                goOn = false
+                outcome.stopped = true
             }
             if goOn, sent > 0, sent < limit, othersWait() {
                 goOn = false

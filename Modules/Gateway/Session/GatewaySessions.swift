@@ -112,15 +112,17 @@ final class GatewaySessions: Sendable {
     /// of its own after it, from a fresh read. A token may still be sent twice (across
     /// instances, or by a sweep between a sign-out's removal of its session and of its copy), which the
     /// issuer answers as it did the first time (RFC 7009): a copy is removed only once the issuer answered
-    /// for its token or the token expired, so that none is dropped unrevoked.
-    func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max, yielding: Bool = false)
-        async throws(AuthenticationError) -> RevokeEndedSessions.Outcome
-    {
+    /// for its token or the token expired, so that none is dropped unrevoked. Any pass, one that waited its
+    /// turn too, sends nothing more once `stopping` says the gateway stops (``RevokeEndedSessions/Outcome/stopped``).
+    func revokeEnded(
+        _ sessionIDs: Set<String>? = nil, limit: Int = .max, yielding: Bool = false, stopping: () -> Bool = { false }
+    ) async throws(AuthenticationError) -> RevokeEndedSessions.Outcome {
         let passes = revocationPasses
         return try await passes.run { () async throws(AuthenticationError) -> RevokeEndedSessions.Outcome in
             // The time once the pass may begin: a token that expired while it waited is removed unsent.
             try await RevokeEndedSessions(gateway: gateway, catalog: catalog, copies: copies)(
-                sessionIDs, now: now(), limit: limit, yieldingWhen: { yielding && passes.waitingCount > 0 })
+                sessionIDs, now: now(), limit: limit,
+                yieldingWhen: { yielding && passes.waitingCount > 0 }, stoppingWhen: stopping)
         }
     }
 

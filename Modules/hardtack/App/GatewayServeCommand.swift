@@ -80,17 +80,17 @@ struct GatewayServeCommand: HardtackCommand {
     /// What the gateway says as it begins to stop.
     static let stopping =
         "stopping: requests in flight may finish for 10 s, then those still being handled (a refresh storing its "
-        + "tokens, a call waiting on its upstream) for up to 60 s"
+        + "tokens, a call waiting on its upstream) and a sweep's or a back-channel logout's revocations under way for up to 60 s"
 
     /// What the gateway says when a second signal cut its stop short: what was left, and what that may cost.
     static func stoppedAtOnce(inFlight: Int, inHand: Int) -> String {
         let said = "stopped at once at a second signal"
         guard inFlight > 0 || inHand > 0 else { return said + "; nothing was in flight" }
         return said + ", with \(inFlight) request\(inFlight == 1 ? "" : "s") in flight and \(inHand) being handled "
-            + "(answered or not)"
+            + "(requests answered or not, sweeps, revocations)"
             + (inHand == 0
                 ? ""
-                : ": a refresh among them may have lost the new tokens the issuer gave it, and that user will have "
+                : ": a refresh among them (if any) may have lost the new tokens the issuer gave it, and that user will have "
                     + "to sign in again")
     }
 

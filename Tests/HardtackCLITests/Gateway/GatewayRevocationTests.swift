@@ -21,6 +21,16 @@ extension GatewayScenarios {
             (try await provider.state()["refresh_tokens"] as? [String: Int])?["active"] ?? -1
         }
 
+        /// The gateway client's revocations at `provider`: as they arrived, and as it carried them out.
+        func revocationCounts(_ provider: TestProvider) async throws -> (arrived: Int, revoked: Int) {
+            let state = try await provider.state()
+            let client = CLISandbox.gatewayClient.id
+            return (
+                (state["revocation_requests_by_client"] as? [String: Int])?[client] ?? 0,
+                (state["revocations_by_client"] as? [String: Int])?[client] ?? 0
+            )
+        }
+
         /// With `--revoke-ended-sessions`, a back-channel logout also revokes the ended session's refresh token
         /// at the issuer (which, here, ended its own session without revoking anything); the other user's
         /// token is not touched, and the log says what was revoked, never a token.
@@ -95,6 +105,95 @@ extension GatewayScenarios {
                 return lines.count >= 2 ? lines.count : nil
             }
             #expect(logged == 2, "each revocation said to follow a sweep: \(gateway.errorsSoFar.suffix(600))")
+        }
+
+        /// A stop right after a back-channel logout was answered: the revocation that follows the answer is
+        /// not cut by the exit. The stop waits for it, and it is logged and carried out before the gateway exits 0.
+        @Test func aStopRightAfterABackChannelLogoutWaitsForItsRevocation() async throws {
+            let provider = try TestProvider()
+            let (gateway, origin) = try await gateway(provider, extra: ["--revoke-ended-sessions"])
+            defer { if gateway.process.isRunning { _ = sandbox.stopGatewayNow(gateway) } }
+            _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+            let client = CLISandbox.gatewayClient.id
+            let before = try await revocationCounts(provider)
+            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "2000")])
+            try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
+            let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
+            try await provider.control("/test/backchannel-uri", [("uri", "")])
+            // The revocation is at the issuer, which answers it 2 s after it came: stop now. Bounded at 60 s
+            // only against a hang.
+            let arrived = try await Eventually.wait(every: .milliseconds(20)) {
+                try await revocationCounts(provider).arrived > before.arrived
+            }
+            let stopped = await sandbox.stopGateway(gateway)
+            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "0")])
+            #expect(sent["status"] as? Int == 200, "\(sent)")
+            try #require(arrived, "a revocation reached the issuer")
+            #expect(stopped.status == 0, "\(stopped.stderr.suffix(600))")
+            // Said to follow the back-channel logout, or (rarely, 5 to 30 s after the start) the first sweep.
+            #expect(
+                stopped.stderr.contains(#""event":"revocation","after":"#)
+                    && stopped.stderr.contains(#"","revoked":1,"#),
+                "the revocation was answered and logged before the exit: \(stopped.stderr.suffix(600))")
+            let atStop = try await revocationCounts(provider)
+            #expect(atStop.revoked == before.revoked + 1 && atStop.arrived == before.arrived + 1, "sent once, carried out")
+        }
+
+        /// A stop during a sweep's revocation: the send under way is answered and recorded, no other starts, and
+        /// the gateway exits 0 once it is done (the stop waits for the sweep, so its exit cuts no store write and
+        /// no call to the issuer). The next start sends only what is left: each token once. Both users' sessions
+        /// are revoked while no gateway runs, so that the first sweep after the start holds both copies.
+        @Test func aStopDuringASweepsRevocationFinishesTheSendUnderWayAndStartsNoOther() async throws {
+            let provider = try TestProvider()
+            let revoking = ["--revoke-ended-sessions", "--sweep-interval", "1"]
+            let (first, origin) = try await gateway(provider, extra: revoking)
+            let bob = TestBrowser()
+            do {
+                defer { if first.process.isRunning { _ = sandbox.stopGatewayNow(first) } }
+                _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
+                _ = try await bob.signIn(gateway: origin, user: "bob", password: "builder")
+                let stopped = await sandbox.stopGateway(first)
+                #expect(stopped.status == 0, "\(stopped.stderr.suffix(600))")
+            }
+            for user in ["alice", "bob"] {
+                let revoke = try await sandbox.run(["gateway", "revoke", "--user", user, "--store", sandbox.store])
+                #expect(revoke.status == 0, "\(revoke.stderr)")
+            }
+            let client = CLISandbox.gatewayClient.id
+            let before = try await revocationCounts(provider)
+            // Only this client's revocations wait: other suites share the provider.
+            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "3000")])
+            let (gateway, _) = try await self.gateway(provider, extra: revoking)
+            defer { if gateway.process.isRunning { _ = sandbox.stopGatewayNow(gateway) } }
+            // The first send is at the issuer, which answers it 3 s after it came: stop now. Bounded at 60 s
+            // only against a hang.
+            let arrived = try await Eventually.wait(every: .milliseconds(20)) {
+                try await revocationCounts(provider).arrived > before.arrived
+            }
+            let stopped = await sandbox.stopGateway(gateway)
+            // Set back at once, so that no later test sharing the provider waits on it, whatever failed here.
+            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "0")])
+            try #require(arrived, "a revocation reached the issuer")
+            #expect(stopped.status == 0, "\(stopped.stderr.suffix(600))")
+            #expect(
+                stopped.stderr.contains(#"{"event":"revocation","after":"sweep","revoked":1,"#)
+                    && stopped.stderr.contains(#""deferred":1,"stopping":true}"#),
+                "the send under way was answered and recorded, the other left: \(stopped.stderr.suffix(600))")
+            #expect(!stopped.stderr.contains("lastFailure"), "nothing was cut: \(stopped.stderr.suffix(600))")
+            let atStop = try await revocationCounts(provider)
+            #expect(atStop.arrived == before.arrived + 1, "no other send started once the stop began")
+            #expect(atStop.revoked == before.revoked + 1, "the one sent was carried out before the gateway exited")
+
+            // The next start's first sweep (within a second) sends the other user's, and not the one sent before.
+            let (again, _) = try await self.gateway(provider, extra: revoking)
+            defer { _ = sandbox.stopGatewayNow(again) }
+            var after = atStop
+            _ = try await Eventually.wait(every: .milliseconds(100)) {
+                after = try await revocationCounts(provider)
+                return after.revoked > atStop.revoked
+            }
+            #expect(after.revoked == before.revoked + 2, "the other user's token revoked at the next start")
+            #expect(after.arrived == before.arrived + 2, "each token sent once")
         }
     }
 }
