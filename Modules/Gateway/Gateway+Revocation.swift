@@ -18,7 +18,7 @@ extension Gateway {
 
     /// Revokes the kept copies of sessions that are gone (only those of `sessionIDs` when given, at most
     /// `limit`; a sweep's pass stops early when a back-channel logout's waits, see
-    /// ``GatewaySessions/revokeEnded(_:limit:yielding:)``); logs one JSON line when it did something or failed
+    /// ``GatewaySessions/revokeEnded(_:limit:yielding:stopping:)``); logs one JSON line when it did something or failed
     /// (never a token), saying what it followed. `nil` when the store failed (the next sweep tries again).
     func revokeEnded(_ sessionIDs: Set<String>? = nil, limit: Int = .max, after cause: RevocationCause) async
         -> RevokeEndedSessions.Outcome?

@@ -13,7 +13,7 @@ extension Gateway {
     /// removed anything or failed; ended sessions count in `/metrics`.
     ///
     /// A sweep under way when the stop comes is not cut: its store work ends, the send to the issuer under
-    /// way is answered and recorded, no other send starts (``beginStopping()``), and it counts in
+    /// way is answered and recorded, no other send starts once it sees the stop (``beginStopping()``), and it counts in
     /// ``requestsInHand`` meanwhile, which a stop waits for. Cancelling this task ends only the wait for the
     /// next sweep.
     public func sweepPeriodically() async {

@@ -94,7 +94,8 @@ public final class Gateway: Sendable {
     public var requestsInHand: Int { handling.load(ordering: .sequentiallyConsistent) }
 
     /// Says the gateway is stopping, before its server stops: no sweep begins after this, and a revocation
-    /// pass under way starts no other send (what is left waits for the next sweep, here or elsewhere).
+    /// pass under way, which looks before each send, starts none once it sees this (what is left waits for
+    /// the next sweep, here or at another instance). Calling it again does nothing more.
     public func beginStopping() {
         stopping.store(true, ordering: .sequentiallyConsistent)
     }

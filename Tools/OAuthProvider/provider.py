@@ -46,8 +46,10 @@ For tests only (never a token in /test/state):
                                      {"status", "logout_token", "ended", "sent_to"}
   POST /test/rotate-keys             a new signing key for every later token; the JWKS keeps the one before
   POST /test/token-endpoint          delay_ms, fail=none|503: for every later /token request
-  POST /test/revocation-endpoint     client_id, delay_ms: for every later /revoke request of that client
-                                     (each /revoke is counted on arrival, in revocation_requests_by_client)
+  POST /test/revocation-hold         client_id, hold=next|none: `next` holds the next /revoke request of
+                                     that client (after it is counted, on arrival, in
+                                     revocation_requests_by_client) until `none` releases it, or 30 s pass;
+                                     `none` also disarms a hold no request took yet
   POST /test/access-token-lifetime   client_id, seconds: expires_in of that client's later tokens
   POST /test/id-token-padding        client_id, bytes: a `groups` claim of about that many bytes in that
                                      client's later ID tokens (0 for none), as providers that list a
@@ -60,6 +62,7 @@ It prints `listening on URL` once it accepts connections; URL is also the issuer
 
 import argparse
 import sys
+import threading
 import time
 from urllib.parse import unquote_plus, urlencode, urlsplit
 
@@ -85,6 +88,8 @@ AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"]
 GATEWAY = "hardtack-gateway"
 BACKCHANNEL_HOSTS = ("localhost", "127.0.0.1", "::1")
 MAX_DELAY_MS = 120000
+# How long a held /revoke waits at most for its release (/test/revocation-hold).
+REVOCATION_HOLD_S = 30
 
 
 def metadata(issuer):
@@ -249,19 +254,23 @@ def create_app(issuer, options):
 
     @app.post("/revoke")
     def revoke():
-        # Counted as it arrives, before any delay, for the client its credentials name (Basic, whose user name
-        # is form-encoded (RFC 6749 section 2.3.1), or the form's client_id, which Flask has decoded),
-        # authenticated or not: `revocation_requests_by_client` in /test/state.
+        # Counted as it arrives, before any hold, for the registered client its credentials name (Basic, whose
+        # user name is form-encoded (RFC 6749 section 2.3.1), or the form's client_id, which Flask has
+        # decoded), authenticated or not: `revocation_requests_by_client` in /test/state.
         auth = request.authorization
         if auth is not None and auth.type == "basic":
             client_id = unquote_plus(auth.username or "")
         else:
             client_id = request.form.get("client_id", "")
-        store.count_for("revocation_requests", client_id)
-        with store.lock:
-            delay_ms = store.revocation_delays.get(client_id, 0)
-        if delay_ms:
-            time.sleep(delay_ms / 1000)
+        if client_id in store.clients:
+            store.count_for("revocation_requests", client_id)
+            with store.lock:
+                # One request takes the hold: the next waits no more.
+                hold = store.revocation_holds.pop(client_id, None)
+                if hold is not None:
+                    store.revocations_held[client_id] = hold
+            if hold is not None:
+                hold.wait(REVOCATION_HOLD_S)
         return server.create_endpoint_response("revocation")
 
     @app.route("/userinfo", methods=["GET", "POST"])
@@ -542,18 +551,20 @@ def create_app(issuer, options):
             store.token_endpoint.update(delay_ms=delay_ms, fail=fail)
             return jsonify(store.token_endpoint)
 
-    @app.post("/test/revocation-endpoint")
-    def test_revocation_endpoint():
-        client_id = request.form.get("client_id", "")
-        try:
-            delay_ms = int(request.form.get("delay_ms", "0"))
-        except ValueError:
-            delay_ms = -1
-        if client_id not in store.clients or not 0 <= delay_ms <= MAX_DELAY_MS:
-            return jsonify(error="client_id: a registered client, delay_ms: 0 to {}".format(MAX_DELAY_MS)), 400
+    @app.post("/test/revocation-hold")
+    def test_revocation_hold():
+        client_id, hold = request.form.get("client_id", ""), request.form.get("hold", "")
+        if client_id not in store.clients or hold not in ("next", "none"):
+            return jsonify(error="client_id: a registered client, hold: next or none"), 400
         with store.lock:
-            store.revocation_delays[client_id] = delay_ms
-            return jsonify(client_id=client_id, delay_ms=delay_ms)
+            # Whatever was armed or is held is released: a hold never outlives the test that set it.
+            for table in (store.revocation_holds, store.revocations_held):
+                released = table.pop(client_id, None)
+                if released is not None:
+                    released.set()
+            if hold == "next":
+                store.revocation_holds[client_id] = threading.Event()
+            return jsonify(client_id=client_id, hold=hold)
 
     @app.post("/test/id-token-padding")
     def test_id_token_padding():

@@ -261,7 +261,8 @@ class Store:
         self.backchannel_uris = {}  # client_id -> backchannel_logout_uri (tests register it)
         self.lifetimes = {}  # client_id -> access token lifetime in seconds (tests set it)
         self.token_endpoint = {"delay_ms": 0, "fail": "none"}  # faults of the token endpoint (tests)
-        self.revocation_delays = {}  # client_id -> ms each /revoke of that client waits first (tests)
+        self.revocation_holds = {}  # client_id -> Event the next /revoke of that client waits on (tests)
+        self.revocations_held = {}  # client_id -> Event a /revoke of that client waits on now (tests)
         self.id_token_padding = {}  # client_id -> bytes of a `groups` claim in its later ID tokens (tests)
         self.counters = {
             "authorization_codes_issued": 0,

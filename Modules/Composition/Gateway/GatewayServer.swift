@@ -110,7 +110,7 @@ public final class GatewayServer: Sendable {
     /// cuts what is left, and stops; then waits up to `settle` for the work of requests it gave up on (a
     /// refresh whose new tokens are not yet stored: lost with the process, it would end its session at the
     /// next refresh, when the issuer sees the old token again) and for a sweep or a back-channel logout's
-    /// revocations under way, which start no other send once this begins (``Gateway/beginStopping()``), so
+    /// revocations under way, which start no send once they see this begin (``Gateway/beginStopping()``), so
     /// that the exit that follows cuts no store write and no call to the issuer. That work has its own
     /// bounds (the issuer's timeout, the store write's retries: within the refresh claim's 45 s lease),
     /// within `settle`.

@@ -24,7 +24,7 @@ public struct RevokeEndedSessions: Sendable {
         /// not this client).
         public var refused = 0
         /// Copies left for the next pass: the issuer could not be reached, failed, or refused this client,
-        /// the pass's limit was reached, or the pass yielded to another.
+        /// the pass's limit was reached, the pass yielded to another, or its caller stops.
         public var deferred = 0
         /// Why the last refusal or deferral happened, for the log (never a token).
         public var lastFailure: String?
@@ -55,7 +55,8 @@ public struct RevokeEndedSessions: Sendable {
     /// for which `othersWait` says so stops sending and defers the rest (``Outcome/yielded``), so that a
     /// pass that waits (a logout's) need not wait for a long one (a sweep's), which still makes headway.
     /// Before every send, the first too, a pass for which `stopping` says so sends nothing more and defers
-    /// the rest (``Outcome/stopped``): its caller is shutting down and must not be left under a send.
+    /// the rest (``Outcome/stopped``): its caller is shutting down and must not be left under a send. (Copies
+    /// whose tokens expired are still removed: a store write each, which needs no issuer.)
     /// - Throws: ``AuthenticationError/storeUnavailable(_:)``, ``AuthenticationError/storeDamaged(_:)`` or
     ///   ``AuthenticationError/storageFailed(_:)`` when the store cannot be read or written; what was
     ///   revoked before stays removed, the rest waits for the next pass.

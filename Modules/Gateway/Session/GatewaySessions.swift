@@ -18,7 +18,7 @@ final class GatewaySessions: Sendable {
     private let stormGuard = RefreshStormGuard()
     private let refreshers = RefresherCache(capacity: 10_000)
     private let reads: SessionReadCache
-    /// Revocation passes, one at a time (see ``revokeEnded(_:limit:yielding:)``).
+    /// Revocation passes, one at a time (see ``revokeEnded(_:limit:yielding:stopping:)``).
     private let revocationPasses = OneAtATime()
     /// The sessions' revocation copies: written only when ``keepsCopies``, always revoked and removed once
     /// their sessions are gone (so that copies left by an earlier run with them on are not forgotten).
@@ -92,7 +92,7 @@ final class GatewaySessions: Sendable {
     }
 
     /// Ends the sessions `logout` names through ``EndLoggedOutSessions``; the ids of those ended. Their
-    /// tokens are revoked by ``revokeEnded(_:limit:yielding:)`` when copies are kept.
+    /// tokens are revoked by ``revokeEnded(_:limit:yielding:stopping:)`` when copies are kept.
     func end(_ logout: IssuerLogout) async throws(AuthenticationError) -> [String] {
         let ended = try await EndLoggedOutSessions(catalog: catalog)(logout)
         for sessionID in ended {

@@ -31,6 +31,36 @@ extension GatewayScenarios {
             )
         }
 
+        /// Holds the gateway client's next revocation at `provider` while `body` runs, and releases it after,
+        /// whatever `body` did: a hold left armed would hold a later test's revocation (for up to 30 s).
+        func holdingTheNextRevocation<T>(_ provider: TestProvider, _ body: () async throws -> T) async throws -> T {
+            let client = ("client_id", CLISandbox.gatewayClient.id)
+            try await provider.control("/test/revocation-hold", [client, ("hold", "next")])
+            do {
+                let value = try await body()
+                try await provider.control("/test/revocation-hold", [client, ("hold", "none")])
+                return value
+            } catch {
+                _ = try? await provider.control("/test/revocation-hold", [client, ("hold", "none")])
+                throw error
+            }
+        }
+
+        /// Stops `gateway` with SIGTERM while `provider` holds its revocation: once it said it stops, gives it
+        /// a second in which it must not exit (its stop waits for the revocation), then lets the issuer answer
+        /// and waits for the exit. Whether it exited within that second, and how it ended.
+        func stopWhileTheRevocationIsHeld(_ gateway: RunningProcess, _ provider: TestProvider) async throws
+            -> (exitedWhileHeld: Bool, result: CLIResult)
+        {
+            kill(gateway.process.processIdentifier, SIGTERM)
+            // Bounded at 60 s only against a hang.
+            _ = try await gateway.awaitOutput { $0.errorsSoFar.contains("stopping: ") ? true : nil }
+            let exited = try await gateway.awaitOutput(bound: 1) { $0.process.isRunning ? nil : true } != nil
+            try await provider.control(
+                "/test/revocation-hold", [("client_id", CLISandbox.gatewayClient.id), ("hold", "none")])
+            return (exited, await gateway.wait())
+        }
+
         /// With `--revoke-ended-sessions`, a back-channel logout also revokes the ended session's refresh token
         /// at the issuer (which, here, ended its own session without revoking anything); the other user's
         /// token is not touched, and the log says what was revoked, never a token.
@@ -108,41 +138,42 @@ extension GatewayScenarios {
         }
 
         /// A stop right after a back-channel logout was answered: the revocation that follows the answer is
-        /// not cut by the exit. The stop waits for it, and it is logged and carried out before the gateway exits 0.
+        /// not cut by the exit. The stop waits for it (held at the issuer until then), and it is logged and
+        /// carried out before the gateway exits 0.
         @Test func aStopRightAfterABackChannelLogoutWaitsForItsRevocation() async throws {
             let provider = try TestProvider()
             let (gateway, origin) = try await gateway(provider, extra: ["--revoke-ended-sessions"])
             defer { if gateway.process.isRunning { _ = sandbox.stopGatewayNow(gateway) } }
             _ = try await browser.signIn(gateway: origin, user: "alice", password: "wonderland")
-            let client = CLISandbox.gatewayClient.id
             let before = try await revocationCounts(provider)
-            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "2000")])
-            try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
-            let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
-            try await provider.control("/test/backchannel-uri", [("uri", "")])
-            // The revocation is at the issuer, which answers it 2 s after it came: stop now. Bounded at 60 s
-            // only against a hang.
-            let arrived = try await Eventually.wait(every: .milliseconds(20)) {
-                try await revocationCounts(provider).arrived > before.arrived
+            let (stopped, sent) = try await holdingTheNextRevocation(provider) {
+                try await provider.control("/test/backchannel-uri", [("uri", origin + "/bff/backchannel")])
+                let sent = try await provider.control("/test/end-session", [("sub", "alice"), ("revoke_tokens", "no")])
+                try await provider.control("/test/backchannel-uri", [("uri", "")])
+                // The revocation is held at the issuer: stop now. Bounded at 60 s only against a hang.
+                let arrived = try await Eventually.wait(every: .milliseconds(20)) {
+                    try await revocationCounts(provider).arrived > before.arrived
+                }
+                try #require(arrived, "a revocation reached the issuer: \(sent)")
+                return (try await stopWhileTheRevocationIsHeld(gateway, provider), sent)
             }
-            let stopped = await sandbox.stopGateway(gateway)
-            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "0")])
             #expect(sent["status"] as? Int == 200, "\(sent)")
-            try #require(arrived, "a revocation reached the issuer")
-            #expect(stopped.status == 0, "\(stopped.stderr.suffix(600))")
+            #expect(!stopped.exitedWhileHeld, "the stop waited for the revocation: \(stopped.result.stderr.suffix(600))")
+            #expect(stopped.result.status == 0, "\(stopped.result.stderr.suffix(600))")
             // Said to follow the back-channel logout, or (rarely, 5 to 30 s after the start) the first sweep.
             #expect(
-                stopped.stderr.contains(#""event":"revocation","after":"#)
-                    && stopped.stderr.contains(#"","revoked":1,"#),
-                "the revocation was answered and logged before the exit: \(stopped.stderr.suffix(600))")
+                stopped.result.stderr.contains(#""event":"revocation","after":"#)
+                    && stopped.result.stderr.contains(#"","revoked":1,"#),
+                "the revocation was answered and logged before the exit: \(stopped.result.stderr.suffix(600))")
             let atStop = try await revocationCounts(provider)
             #expect(atStop.revoked == before.revoked + 1 && atStop.arrived == before.arrived + 1, "sent once, carried out")
         }
 
-        /// A stop during a sweep's revocation: the send under way is answered and recorded, no other starts, and
-        /// the gateway exits 0 once it is done (the stop waits for the sweep, so its exit cuts no store write and
-        /// no call to the issuer). The next start sends only what is left: each token once. Both users' sessions
-        /// are revoked while no gateway runs, so that the first sweep after the start holds both copies.
+        /// A stop during a sweep's revocation: the send under way (held at the issuer until the gateway said it
+        /// stops) is answered and recorded, no other starts, and the gateway exits 0 once it is done (the stop
+        /// waits for the sweep, so its exit cuts no store write and no call to the issuer). The next start sends
+        /// only what is left: each token once. Both users' sessions are revoked while no gateway runs, so that
+        /// the first sweep after the start holds both copies.
         @Test func aStopDuringASweepsRevocationFinishesTheSendUnderWayAndStartsNoOther() async throws {
             let provider = try TestProvider()
             let revoking = ["--revoke-ended-sessions", "--sweep-interval", "1"]
@@ -159,27 +190,25 @@ extension GatewayScenarios {
                 let revoke = try await sandbox.run(["gateway", "revoke", "--user", user, "--store", sandbox.store])
                 #expect(revoke.status == 0, "\(revoke.stderr)")
             }
-            let client = CLISandbox.gatewayClient.id
             let before = try await revocationCounts(provider)
-            // Only this client's revocations wait: other suites share the provider.
-            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "3000")])
-            let (gateway, _) = try await self.gateway(provider, extra: revoking)
-            defer { if gateway.process.isRunning { _ = sandbox.stopGatewayNow(gateway) } }
-            // The first send is at the issuer, which answers it 3 s after it came: stop now. Bounded at 60 s
-            // only against a hang.
-            let arrived = try await Eventually.wait(every: .milliseconds(20)) {
-                try await revocationCounts(provider).arrived > before.arrived
+            let stopped = try await holdingTheNextRevocation(provider) {
+                let (gateway, _) = try await self.gateway(provider, extra: revoking)
+                defer { if gateway.process.isRunning { _ = sandbox.stopGatewayNow(gateway) } }
+                // The first sweep's first send is held at the issuer: stop now. Bounded at 60 s only against a hang.
+                let arrived = try await Eventually.wait(every: .milliseconds(20)) {
+                    try await revocationCounts(provider).arrived > before.arrived
+                }
+                try #require(arrived, "a revocation reached the issuer")
+                return try await stopWhileTheRevocationIsHeld(gateway, provider)
             }
-            let stopped = await sandbox.stopGateway(gateway)
-            // Set back at once, so that no later test sharing the provider waits on it, whatever failed here.
-            try await provider.control("/test/revocation-endpoint", [("client_id", client), ("delay_ms", "0")])
-            try #require(arrived, "a revocation reached the issuer")
-            #expect(stopped.status == 0, "\(stopped.stderr.suffix(600))")
+            let stderr = stopped.result.stderr.suffix(600)
+            #expect(!stopped.exitedWhileHeld, "the stop waited for the sweep: \(stderr)")
+            #expect(stopped.result.status == 0, "\(stderr)")
             #expect(
-                stopped.stderr.contains(#"{"event":"revocation","after":"sweep","revoked":1,"#)
-                    && stopped.stderr.contains(#""deferred":1,"stopping":true}"#),
-                "the send under way was answered and recorded, the other left: \(stopped.stderr.suffix(600))")
-            #expect(!stopped.stderr.contains("lastFailure"), "nothing was cut: \(stopped.stderr.suffix(600))")
+                stopped.result.stderr.contains(#"{"event":"revocation","after":"sweep","revoked":1,"#)
+                    && stopped.result.stderr.contains(#""deferred":1,"stopping":true}"#),
+                "the send under way was answered and recorded, the other left: \(stderr)")
+            #expect(!stopped.result.stderr.contains("lastFailure"), "nothing was cut: \(stderr)")
             let atStop = try await revocationCounts(provider)
             #expect(atStop.arrived == before.arrived + 1, "no other send started once the stop began")
             #expect(atStop.revoked == before.revoked + 1, "the one sent was carried out before the gateway exited")
