@@ -49,7 +49,7 @@ For tests only (never a token in /test/state):
   POST /test/revocation-hold         client_id, hold=next|none: `next` holds the next /revoke request of
                                      that client (after it is counted, on arrival, in
                                      revocation_requests_by_client) until `none` releases it, or 30 s pass;
-                                     `none` also disarms a hold no request took yet
+                                     either first releases (or disarms) that client's earlier hold
   POST /test/access-token-lifetime   client_id, seconds: expires_in of that client's later tokens
   POST /test/id-token-padding        client_id, bytes: a `groups` claim of about that many bytes in that
                                      client's later ID tokens (0 for none), as providers that list a

@@ -72,7 +72,8 @@ struct GatewayServeCommand: HardtackCommand {
         Console.error(said.joined(separator: "\nhardtack: "))
         Console.print("listening on \(server.listeningURL)")
         await termination.wait()
-        // Before the words that say so, so that whoever reads them knows no sweep or revocation starts a send.
+        // Before the words that say so: whoever reads them knows that no sweep or revocation that looks after
+        // this starts a send.
         server.gateway.beginStopping()
         await Self.stop(after: termination, saying: Self.stopping, { await server.stop(grace: .seconds(10)) }) {
             Self.stoppedAtOnce(inFlight: server.requestsInFlight, inHand: server.gateway.requestsInHand)

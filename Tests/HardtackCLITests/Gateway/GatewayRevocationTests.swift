@@ -32,32 +32,51 @@ extension GatewayScenarios {
         }
 
         /// Holds the gateway client's next revocation at `provider` while `body` runs, and releases it after,
-        /// whatever `body` did: a hold left armed would hold a later test's revocation (for up to 30 s).
+        /// whatever `body` did: a hold left armed would hold a later test's revocation (until that gateway's
+        /// call to the issuer times out).
         func holdingTheNextRevocation<T>(_ provider: TestProvider, _ body: () async throws -> T) async throws -> T {
-            let client = ("client_id", CLISandbox.gatewayClient.id)
-            try await provider.control("/test/revocation-hold", [client, ("hold", "next")])
+            try await provider.control(
+                "/test/revocation-hold", [("client_id", CLISandbox.gatewayClient.id), ("hold", "next")])
             do {
                 let value = try await body()
-                try await provider.control("/test/revocation-hold", [client, ("hold", "none")])
+                try await releaseTheRevocation(provider)
                 return value
             } catch {
-                _ = try? await provider.control("/test/revocation-hold", [client, ("hold", "none")])
+                try? await releaseTheRevocation(provider)
                 throw error
             }
         }
 
+        /// Releases (or disarms) the gateway client's held revocation at `provider`, from a task of its own, so
+        /// that a test cancelled at its time limit still does (a cancelled task's HTTP call ends at once).
+        func releaseTheRevocation(_ provider: TestProvider) async throws {
+            try await Task.detached {
+                _ = try await provider.control(
+                    "/test/revocation-hold", [("client_id", CLISandbox.gatewayClient.id), ("hold", "none")])
+            }.value
+        }
+
         /// Stops `gateway` with SIGTERM while `provider` holds its revocation: once it said it stops, gives it
         /// a second in which it must not exit (its stop waits for the revocation), then lets the issuer answer
-        /// and waits for the exit. Whether it exited within that second, and how it ended.
+        /// and waits for the exit (at most 120 s: its stop takes 70 s at most). Whether it exited within that
+        /// second, and how it ended. Releases the revocation whatever happens.
         func stopWhileTheRevocationIsHeld(_ gateway: RunningProcess, _ provider: TestProvider) async throws
             -> (exitedWhileHeld: Bool, result: CLIResult)
         {
             kill(gateway.process.processIdentifier, SIGTERM)
-            // Bounded at 60 s only against a hang.
-            _ = try await gateway.awaitOutput { $0.errorsSoFar.contains("stopping: ") ? true : nil }
-            let exited = try await gateway.awaitOutput(bound: 1) { $0.process.isRunning ? nil : true } != nil
-            try await provider.control(
-                "/test/revocation-hold", [("client_id", CLISandbox.gatewayClient.id), ("hold", "none")])
+            let said: Bool?
+            let exited: Bool
+            do {
+                said = try await gateway.awaitOutput { $0.errorsSoFar.contains("stopping: ") ? true : nil }
+                exited = try await gateway.awaitOutput(bound: 1) { $0.process.isRunning ? nil : true } != nil
+                try await releaseTheRevocation(provider)
+            } catch {
+                try? await releaseTheRevocation(provider)
+                throw error
+            }
+            try #require(said != nil, "the gateway said it stops: \(gateway.errorsSoFar.suffix(600))")
+            let ended = try await gateway.awaitOutput(bound: 120) { $0.process.isRunning ? nil : true }
+            try #require(ended != nil, "the gateway exited within 120 s of its stop: \(gateway.errorsSoFar.suffix(600))")
             return (exited, await gateway.wait())
         }
 
