@@ -137,6 +137,14 @@ enum HostileInputScenario {
                 + "still answering: \(healthy)")
         context.say("  answers: \(shown)")
         for line in (outcome.hangs + outcome.malformed + outcome.unanswered).prefix(5) { context.say("  \(line)") }
+        if alive && (!healthy || !outcome.hangs.isEmpty) {
+            // Seen once on CI (about half the requests hung, as if one of its two loops had stopped): what each
+            // thread was doing, for the next time.
+            let path = context.work + "/serve-threads.txt"
+            for line in ThreadReport.write(pid: server.child.pid, to: path, runner: context.runner) {
+                context.say("  \(line)")
+            }
+        }
         context.check(alive && healthy, "hardtack serve died or stopped answering")
         context.check(outcome.hangs.isEmpty, "\(outcome.hangs.count) requests hung")
         context.check(outcome.malformed.isEmpty, "\(outcome.malformed.count) malformed answers")
