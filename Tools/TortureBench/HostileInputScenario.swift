@@ -141,7 +141,7 @@ enum HostileInputScenario {
             // Seen once on CI (about half the requests hung, as if one of its two loops had stopped): what each
             // thread was doing, for the next time.
             let path = context.work + "/serve-threads.txt"
-            for line in ThreadReport.write(pid: server.child.pid, to: path, runner: context.runner) {
+            for line in ThreadReport.write(pid: server.child.pid, port: port, to: path, runner: context.runner) {
                 context.say("  \(line)")
             }
         }

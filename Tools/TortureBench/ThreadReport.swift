@@ -5,9 +5,11 @@ import Foundation
 /// `/proc`, and, when `gdb` is installed, every thread's stack (written to a file in the scratch directory,
 /// which a failed run keeps).
 enum ThreadReport {
-    /// Writes the report of `pid` to `path` and returns one line per thread (name, state, wait channel,
-    /// CPU seconds), plus where the stacks are or why there are none.
-    static func write(pid: pid_t, to path: String, runner: CommandRunner) -> [String] {
+    /// Writes the report of `pid`, which listens on `port`, to `path` and returns one line per thread (name,
+    /// state, wait channel, CPU seconds), one for its TCP sockets on `port` by state (a listening socket's
+    /// queue of connections not accepted yet is its `Recv-Q`: a loop that stopped accepting has a full one),
+    /// and where the stacks are or why there are none.
+    static func write(pid: pid_t, port: UInt16, to path: String, runner: CommandRunner) -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var lines: [String] = []
@@ -25,6 +27,21 @@ enum ThreadReport {
                 + String(format: "CPU %.2f s", cpu))
         }
         var report = lines.joined(separator: "\n") + "\n"
+        let ss = "/usr/bin/ss"
+        if FileManager.default.isExecutableFile(atPath: ss) {
+            let sockets = runner.run(ss, ["-tanp", "sport = :\(port)"], timeout: 30).out
+            let rows = sockets.split(separator: "\n").dropFirst()
+            var states: [String: Int] = [:]
+            for row in rows { states[String(row.split(separator: " ").first ?? "?"), default: 0] += 1 }
+            let listening = rows.filter { $0.hasPrefix("LISTEN") }.map { row in
+                row.split(separator: " ").dropFirst().first.map { "Recv-Q \($0)" } ?? "?"
+            }
+            lines.append(
+                "sockets on port \(port): "
+                    + states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    + "; listening: " + listening.joined(separator: ", "))
+            report += "\n" + sockets
+        }
         let gdb = "/usr/bin/gdb"
         if FileManager.default.isExecutableFile(atPath: gdb) {
             let stacks = runner.run(
