@@ -52,6 +52,9 @@ final class MicroHTTPConnectionWatch {
     /// A connection is about to be closed (its socket still open).
     func closed(_ connection: OpaquePointer) { connections[connection] = nil }
 
+    /// How many connections are open now (accepted, not yet closed).
+    var count: Int { connections.count }
+
     /// A request on `connection` ended at `now`, answered or not: the next head's time begins.
     func requestEnded(_ connection: OpaquePointer, now: UInt64) { connections[connection]?.since = now }
 

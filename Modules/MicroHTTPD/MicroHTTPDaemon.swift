@@ -35,6 +35,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     let watch: MicroHTTPConnectionWatch
     private var quiesced = false
     private var stopped = false
+    /// The connections it serves at once (set by ``start(flags:limits:connections:)``).
+    private var connectionLimit = Int.max
     private let runPending = Atomic(false)
     /// The requests handed to their handlers and not yet answered, so that a stopping server can answer them.
     private let waiting = Locked<[ObjectIdentifier: MicroHTTPRequestContext]>([:])
@@ -71,6 +73,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         let descriptor = hardtack_mhd_epoll_fd(started)
         // Set before the loop first runs the daemon; the loop's lock hands it over with the work below.
         pointer = started
+        connectionLimit = max(connections, 1)
         let done = DispatchSemaphore(value: 0)
         let registered = Atomic(false)
         loop.execute { [self] in
@@ -124,9 +127,18 @@ final class MicroHTTPDaemon: @unchecked Sendable {
 
     /// Runs the daemon once (accepts, reads, calls the handlers, writes), then asks to run again as soon as
     /// it has work pending or at its next deadline. Loop's thread only.
+    ///
+    /// libmicrohttpd (0.9.75) stops watching the listening socket at the start of a run that finds the
+    /// daemon at its connection limit, and watches it again only at the start of a later run. A run that
+    /// began at the limit and ended every connection (their idle limits struck together, or their clients
+    /// left together) leaves nothing to wake the loop: no connection, no deadline, and a listening socket
+    /// unwatched. So a run that began at the limit and ended below it is followed by another at once, which
+    /// watches the socket again; and ``scheduleSweep()`` runs the daemon every second as well.
     private func run() {
         guard let pointer else { return }
+        let atLimit = watch.count >= connectionLimit
         _ = MHD_run(pointer)
+        if atLimit, watch.count < connectionLimit { return needsRun() }
         var timeout: UInt64 = 0
         guard MHD_get_timeout(pointer, &timeout) == MHD_Result.YES else { return }
         if timeout == 0 { return needsRun() }
@@ -144,13 +156,16 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     }
 
     /// Looks at the connections in a second, and again every second after until ``stopNow()``: one whose head
-    /// is late or whose request its client abandoned is cut, and libmicrohttpd run at once, to see the end and
-    /// close it. Loop's thread only.
+    /// is late or whose request its client abandoned is cut; then libmicrohttpd runs, to see the end and close
+    /// it, and, whatever the sweep found, so that no state of libmicrohttpd's that nothing wakes (such as its
+    /// listening socket left unwatched, see ``run()``) outlasts a second. A run with nothing to do costs a
+    /// look at its epoll descriptor. Loop's thread only.
     private func scheduleSweep() {
         sweeper = loop.schedule(after: .seconds(1)) { [self] in
             sweeper = nil
             guard !stopped else { return }
-            if watch.sweep(now: EpollLoop.now()) > 0 { run() }
+            _ = watch.sweep(now: EpollLoop.now())
+            run()
             scheduleSweep()
         }
     }

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Data
+import Foundation
+import MicroHTTPD
+import TestSupport
+import Testing
+
+/// A daemon at its connection limit, over real sockets: libmicrohttpd stops watching the listening socket at
+/// the start of a run that finds the limit reached and watches it again only at the start of a later run, so a
+/// run that ends every connection must be followed by another, or the daemon never accepts again.
+@Suite(.timeLimit(.minutes(2))) struct MicroHTTPConnectionLimitTests {
+    /// Seen in the hostile fuzz at `hardtack serve`: one of its two loops, its connections all ended together,
+    /// took no connection again, and every one the kernel gave it waited for ever.
+    @Test func aDaemonWhoseConnectionsAllEndTogetherAtItsLimitAcceptsTheNextOnes() async throws {
+        // One loop, four connections at once, and a second of quiet before a kept connection is ended.
+        let limits = MicroHTTPServerLimits(connections: 4, idleSeconds: 1, threads: 1)
+        let server = try MicroHTTPServer(port: 0, limits: limits) { _ in
+            HTTPResponse(status: 200, body: Data("ok".utf8))
+        }
+        // Four fill the limit, are answered, and are kept until the idle limit ends them, together; four more
+        // wait in the kernel's queue meanwhile.
+        let sockets = (0..<8).map { _ in RawSocket.connect(port: server.port) }
+        for socket in sockets { RawSocket.send(socket, Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
+        var answered = 0
+        // Each read ends when the server closes the connection, or after 5 s of silence.
+        for socket in sockets {
+            if await RawSocket.readAll(socket).hasPrefix("HTTP/1.1 200") { answered += 1 }
+            close(socket)
+        }
+        #expect(answered == 8, "the four that waited were accepted and answered too: \(answered) of 8")
+        let next = await RawSocket.exchange(
+            port: server.port, sending: Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(next.hasPrefix("HTTP/1.1 200"), "a connection after them is answered: \(next.prefix(40))")
+        await server.stop(grace: .seconds(1))
+    }
+}
