@@ -16,7 +16,7 @@ import Synchronization
 /// but `MHD_resume_connection`, which libmicrohttpd allows from any thread, followed by ``needsRun()``.
 ///
 /// Safety (`@unchecked Sendable`): `pendingRun` is set in `init`, before the daemon is shared, and only read
-/// after; `pointer`, `timer`, `sweeper`, `watched`, `quiesced`, `stopped` and `watch` (a class of its own,
+/// after; `pointer`, `connectionLimit`, `timer`, `sweeper`, `watched`, `quiesced`, `stopped` and `watch` (a class of its own,
 /// used by libmicrohttpd's callbacks and the sweep) are read and written on the loop's thread only
 /// (``start(flags:limits:connections:)`` sets them before the loop first runs it, handing them over through
 /// the loop's lock); `runPending` is atomic; the rest is immutable.
@@ -133,7 +133,8 @@ final class MicroHTTPDaemon: @unchecked Sendable {
     /// began at the limit and ended every connection (their idle limits struck together, or their clients
     /// left together) leaves nothing to wake the loop: no connection, no deadline, and a listening socket
     /// unwatched. So a run that began at the limit and ended below it is followed by another at once, which
-    /// watches the socket again; and ``scheduleSweep()`` runs the daemon every second as well.
+    /// watches the socket again; and ``scheduleSweep()`` runs the daemon every second as well, for the limit
+    /// libmicrohttpd also sets when an `accept` finds no descriptor left (below the connection limit).
     private func run() {
         guard let pointer else { return }
         let atLimit = watch.count >= connectionLimit
