@@ -58,18 +58,15 @@ final class MicroHTTPConnectionWatch {
     /// A request on `connection` ended at `now`, answered or not: the next head's time begins.
     func requestEnded(_ connection: OpaquePointer, now: UInt64) { connections[connection]?.since = now }
 
-    /// Shuts down the sockets of the connections whose head is late at `now`, or whose request was abandoned,
-    /// and returns how many.
-    func sweep(now: UInt64) -> Int {
-        var cut = 0
+    /// Shuts down the sockets of the connections whose head is late at `now`, or whose request was abandoned
+    /// (the daemon's run that follows every sweep sees their ends and closes them).
+    func sweep(now: UInt64) {
         for (connection, watched) in connections where !watched.cut && watched.socket >= 0 {
             let late = now &- watched.since >= limit && !hardtack_mhd_head_received(connection)
             guard late || abandoned(connection, socket: watched.socket) else { continue }
             shutdown(watched.socket, Int32(SHUT_RDWR))
             connections[connection]?.cut = true
-            cut += 1
         }
-        return cut
     }
 
     /// Whether `connection` is reading a request (not suspended, no answer queued) and its socket holds

@@ -165,7 +165,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         sweeper = loop.schedule(after: .seconds(1)) { [self] in
             sweeper = nil
             guard !stopped else { return }
-            _ = watch.sweep(now: EpollLoop.now())
+            watch.sweep(now: EpollLoop.now())
             run()
             scheduleSweep()
         }
