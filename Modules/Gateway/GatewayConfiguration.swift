@@ -42,6 +42,12 @@ public struct GatewayConfiguration: Sendable {
     /// How many event loops serve, a thread each: every loop accepts its share of the connections, and runs
     /// their requests and the upstream calls they make. One per core (the default) serves the most.
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// How many browser connections are served at once, each event loop its share: a loop at its share
+    /// accepts no more until one of its connections ends, and the kernel's queue holds the ones that wait.
+    public var maxConnections = 1024
+    /// Seconds a browser connection may stay quiet, and may take to send a request's head (counted from its
+    /// start or the end of the request before it on the connection), before it is dropped.
+    public var connectionTimeout = 30
     /// Whether each session's refresh token is also kept under the store's key alone (not only under its
     /// cookie's key), so that a session ended without its cookie (back-channel logout, an operator's
     /// revoke, the idle sweep) has its refresh token revoked at the issuer. Off by default: with it, whoever

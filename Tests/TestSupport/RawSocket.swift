@@ -36,6 +36,15 @@ public enum RawSocket {
         await offThread { readAllBlocking(fd) }
     }
 
+    /// Whether `fd` has something to read (bytes, or the server's close) within `milliseconds`, on a thread
+    /// of its own; nothing is read.
+    public static func hasInput(_ fd: Int32, within milliseconds: Int32) async -> Bool {
+        await offThread {
+            var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&watched, 1, milliseconds) > 0 ? "yes" : ""
+        } == "yes"
+    }
+
     /// Runs blocking `work` on a new thread and returns its result.
     private static func offThread(_ work: @escaping @Sendable () -> String) async -> String {
         await withCheckedContinuation { continuation in

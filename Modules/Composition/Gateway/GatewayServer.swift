@@ -2,7 +2,7 @@ import Data
 import Domain
 import Foundation
 public import Gateway
-public import MicroHTTPD
+import MicroHTTPD
 import OpenSSLCrypto
 import CurlHTTP
 
@@ -25,11 +25,12 @@ public final class GatewayServer: Sendable {
     }
 
     /// Discovers the issuer, opens the store, and starts serving on `host`:`port` (0 for a free port), on
-    /// ``GatewayConfiguration/threads`` event loops (whatever `limits` says of threads).
+    /// ``GatewayConfiguration/threads`` event loops, within its connection limit and timeout (the other
+    /// bounds are ``MicroHTTPServerLimits``' defaults).
     /// - Throws: ``GatewayStartFailure``.
     public init(
         _ configuration: GatewayConfiguration, store: StoreConfiguration, host: String, port: UInt16,
-        limits: MicroHTTPServerLimits = .init(), log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (String) -> Void
     ) async throws(GatewayStartFailure) {
         // The issuer first: a gateway that cannot start makes no store.
         let clients: HTTPClientForOrigin = { AppContainer.remoteHTTPClient($0) }
@@ -89,8 +90,9 @@ public final class GatewayServer: Sendable {
             throw .auth(error)
         }
         self.gateway = gateway
-        var limits = limits
-        limits.threads = configuration.threads
+        let limits = MicroHTTPServerLimits(
+            connections: configuration.maxConnections, idleSeconds: configuration.connectionTimeout,
+            headSeconds: configuration.connectionTimeout, threads: configuration.threads)
         do throws(MicroHTTPServerError) {
             server = try MicroHTTPServer(
                 host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) },

@@ -80,6 +80,20 @@ struct GatewayServeOptions: ParsableArguments {
             + "connections and runs their calls to the end, its upstream calls too.", range: 1...256,
         invalidValue: "--threads takes a whole number from 1 to 256")
     var threads: Int?
+    /// `--max-connections N`.
+    @Option(
+        "--max-connections", value: "N",
+        help: "Serve at most N browser connections at once (default: 1024), each event loop its share; the kernel "
+            + "queues the ones that wait. The gateway raises its descriptor limit to fit them and their upstream calls, "
+            + "up to the hard limit.", range: 1...65_536,
+        invalidValue: "--max-connections takes a whole number from 1 to 65536")
+    var maxConnections: Int?
+    /// `--connection-timeout SECONDS`.
+    @Option(
+        "--connection-timeout", value: "SECONDS",
+        help: "Drop a browser connection quiet for this long, or this late with a request's head (default: 30).",
+        range: 1...3_600, invalidValue: "--connection-timeout takes a whole number of seconds from 1 to 3600")
+    var connectionTimeout: Int?
     /// `--revoke-ended-sessions`.
     @Flag(
         "--revoke-ended-sessions",

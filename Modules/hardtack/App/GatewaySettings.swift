@@ -93,6 +93,12 @@ struct GatewaySettings {
             configuration.storeConnections = connections
         }
         if let threads = try number(command.threads, "THREADS", 1...256, "--threads") { configuration.threads = threads }
+        if let connections = try number(command.maxConnections, "MAX_CONNECTIONS", 1...65_536, "--max-connections") {
+            configuration.maxConnections = connections
+        }
+        if let seconds = try number(command.connectionTimeout, "CONNECTION_TIMEOUT", 1...3_600, "--connection-timeout") {
+            configuration.connectionTimeout = seconds
+        }
         switch command.revokeEndedSessions ? "1" : setting(nil, "REVOKE_ENDED_SESSIONS")?.lowercased() {
         case nil, "0", "no", "false": break
         case "1", "yes", "true": configuration.revokeEndedSessions = true

@@ -23,12 +23,13 @@ extension CLISandbox {
 
     /// Starts `hardtack gateway` against `issuer` on a free port of 127.0.0.1 (or `fixed`), its public
     /// origin `http://127.0.0.1:PORT`, with `routes` and `extra` arguments; returns it and its origin once it
-    /// listens.
+    /// listens. A `launcher` (a program and its arguments, such as `prlimit`) runs it, by exec.
     func startGateway(
         issuer: String, routes: [String], store: String? = nil, port fixed: UInt16? = nil, extra: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], launcher: [String] = []
     ) async throws -> (RunningProcess, String) {
-        let executable = try #require(HardtackExecutable.path)
+        let hardtack = try #require(HardtackExecutable.path)
+        let executable = launcher.first ?? hardtack
         let secret = directory.file("client-secret")
         if !FileManager.default.fileExists(atPath: secret) {
             _ = FileManager.default.createFile(
@@ -38,7 +39,8 @@ extension CLISandbox {
         for _ in 0..<5 {
             let port = fixed ?? Self.freePort()
             let origin = "http://127.0.0.1:\(port)"
-            var arguments = [
+            var arguments: [String] = launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [hardtack]
+            arguments += [
                 "gateway", "--issuer", issuer, "--client-id", Self.gatewayClient.id, "--client-secret-file", secret,
                 "--listen", "127.0.0.1:\(port)", "--public-origin", origin, "--store", store ?? self.store,
             ]

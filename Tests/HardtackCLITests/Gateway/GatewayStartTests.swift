@@ -36,6 +36,14 @@ import Testing
         #expect(threads.status == 2 && threads.stderr.contains("--threads takes a whole number from 1 to 256"))
         let threadsVariable = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_THREADS": "many"])
         #expect(threadsVariable.status == 2 && threadsVariable.stderr.contains("HARDTACK_GATEWAY_THREADS takes what --threads takes"))
+        let most = try await sandbox.run(arguments() + ["--max-connections", "0"])
+        #expect(most.status == 2 && most.stderr.contains("--max-connections takes a whole number from 1 to 65536"))
+        let mostVariable = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_MAX_CONNECTIONS": "65537"])
+        #expect(mostVariable.status == 2 && mostVariable.stderr.contains("HARDTACK_GATEWAY_MAX_CONNECTIONS takes what --max-connections takes"))
+        let quiet = try await sandbox.run(arguments() + ["--connection-timeout", "3601"])
+        #expect(quiet.status == 2 && quiet.stderr.contains("--connection-timeout takes a whole number of seconds from 1 to 3600"))
+        let quietVariable = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_CONNECTION_TIMEOUT": "0"])
+        #expect(quietVariable.status == 2 && quietVariable.stderr.contains("HARDTACK_GATEWAY_CONNECTION_TIMEOUT takes what --connection-timeout takes"))
         let revoke = try await sandbox.run(arguments(), environment: ["HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "maybe"])
         #expect(revoke.status == 2 && revoke.stderr.contains("HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS takes 1 or 0"))
         let scope = try await sandbox.run(arguments() + ["--scope", "profile offline_access"])
@@ -65,7 +73,8 @@ import Testing
                 "HARDTACK_GATEWAY_SCOPE": "openid", "HARDTACK_GATEWAY_UPSTREAM_TIMEOUT": "5",
                 "HARDTACK_GATEWAY_UPSTREAM_RESPONSE_BYTES": "1000", "HARDTACK_GATEWAY_IDLE_TIMEOUT": "0",
                 "HARDTACK_GATEWAY_STORE_CONNECTIONS": "3", "HARDTACK_GATEWAY_REVOKE_ENDED_SESSIONS": "yes",
-                "HARDTACK_GATEWAY_THREADS": "3",
+                "HARDTACK_GATEWAY_THREADS": "3", "HARDTACK_GATEWAY_MAX_CONNECTIONS": "50",
+                "HARDTACK_GATEWAY_CONNECTION_TIMEOUT": "5",
             ])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("http://127.0.0.1:2/.well-known/openid-configuration"), "\(result.stderr)")

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import TestSupport
+import Testing
+
+/// `hardtack gateway`'s bounds on browser connections, over real sockets: `--max-connections` and
+/// `--connection-timeout` hold, a loop whose connections all ended together at its limit accepts again
+/// (a client that filled it and let its connections go quiet would otherwise have silenced it for good), and
+/// the descriptor limit is raised to fit the connections.
+extension GatewayScenarios {
+    @Suite struct GatewayConnectionLimitTests {
+        let sandbox = CLISandbox()
+
+        /// A kept request (HTTP/1.1, no `Connection: close`) to `/healthz`.
+        static let healthz = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+
+        @Test func aGatewayAtItsConnectionLimitAcceptsAgainOnceItsConnectionsAllEndTogether() async throws {
+            let provider = try TestProvider()
+            // One loop, four connections at once, two seconds of quiet before a connection is dropped.
+            let (gateway, origin) = try await sandbox.startGateway(
+                issuer: provider.issuer, routes: [],
+                extra: ["--threads", "1", "--max-connections", "4", "--connection-timeout", "2"])
+            defer { _ = sandbox.stopGatewayNow(gateway) }
+            let port = try #require(origin.split(separator: ":").last.flatMap { UInt16($0) })
+            // Four fill the limit and are answered; then they are kept, quiet, until the timeout ends them
+            // together (their deadlines are milliseconds apart).
+            let first = (0..<4).map { _ in RawSocket.connect(port: port) }
+            for socket in first { RawSocket.send(socket, Self.healthz) }
+            for socket in first { #expect(await RawSocket.hasInput(socket, within: 10_000), "one of the first four") }
+            // Four more wait in the kernel's queue meanwhile: the first of them hears nothing for a second
+            // (the four ahead of it are dropped two seconds after their answers, not before).
+            let next = (0..<4).map { _ in RawSocket.connect(port: port) }
+            for socket in next { RawSocket.send(socket, Self.healthz) }
+            #expect(!(await RawSocket.hasInput(next[0], within: 1_000)), "a fifth connection was served beside four")
+            // The first four are still open at the client's end: the gateway drops them at its timeout, two
+            // seconds (not its default thirty), and then answers the fifth.
+            #expect(await RawSocket.hasInput(next[0], within: 10_000), "the first four were not dropped within 10 s")
+            // Each read ends when the gateway drops the connection (or after 5 s of silence).
+            var answered = 0
+            for socket in first + next {
+                if await RawSocket.readAll(socket).hasPrefix("HTTP/1.1 200") { answered += 1 }
+                close(socket)
+            }
+            #expect(answered == 8, "the four that waited were accepted and answered once the first four ended: \(answered) of 8")
+            // The second four ended together too, at the limit: a connection after them is still answered.
+            let last = await RawSocket.exchange(
+                port: port, sending: Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            #expect(last.hasPrefix("HTTP/1.1 200"), "a connection after them is answered: \(last.prefix(40))")
+            // A request whose body goes quiet is dropped at the timeout as well (libmicrohttpd's own limit on
+            // a quiet connection, where the one above is the server's on a late head).
+            let quietBody = RawSocket.connect(port: port)
+            defer { close(quietBody) }
+            RawSocket.send(quietBody, Array("POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n".utf8))
+            #expect(!(await RawSocket.hasInput(quietBody, within: 1_000)), "a request with its body to come was answered")
+            #expect(await RawSocket.hasInput(quietBody, within: 10_000), "a request whose body went quiet was not dropped within 10 s")
+        }
+
+        /// Under a soft descriptor limit of 64 (a hard one of 4,096), a gateway of 100 connections raises its
+        /// soft limit to the 328 they and their upstream calls may need; under a hard limit of 200 it raises it
+        /// to 200 and says at start that it is short.
+        @Test func theGatewayRaisesItsDescriptorLimitToFitItsConnections() async throws {
+            let provider = try TestProvider()
+            let prlimit = "/usr/bin/prlimit"
+            try #require(FileManager.default.isExecutableFile(atPath: prlimit), "util-linux's prlimit")
+            for (hard, soft) in [(4_096, 328), (200, 200)] {
+                let (gateway, _) = try await sandbox.startGateway(
+                    issuer: provider.issuer, routes: [], extra: ["--max-connections", "100"],
+                    launcher: [prlimit, "--nofile=64:\(hard)", "--"])
+                let limits = try String(contentsOfFile: "/proc/\(gateway.process.processIdentifier)/limits", encoding: .utf8)
+                let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+                let numbers = line.map { $0.split(separator: " ").compactMap { Int($0) } } ?? []
+                #expect(numbers == [soft, hard], "\(line ?? "no line")")
+                let warned = gateway.errorsSoFar.contains("may open 200 files at once (its hard limit), fewer than the 328")
+                #expect(warned == (hard < 328), "\(gateway.errorsSoFar)")
+                #expect(sandbox.stopGatewayNow(gateway).status == 0)
+            }
+        }
+    }
+}
