@@ -25,6 +25,8 @@ public final class CurlHTTPClient: HTTPClient {
     public let responseSizeLimit: Int
     /// The most connections kept open, idle, for the next requests.
     public var idleConnections: Int { handles.capacity }
+    /// The connections a client keeps open for reuse on each loop unless told otherwise: 64.
+    public static let defaultIdleConnections = 64
     /// The idle handles of this client's transfers.
     let handles: CurlHandlePool
     /// The loop of the calls made off any event loop (its thread ends after the linger without a call).
@@ -42,9 +44,11 @@ public final class CurlHTTPClient: HTTPClient {
     ///   - baseURL: the server, such as `https://auth.example.com` or `https://example.com/api`.
     ///   - timeout: the limit for one request, 15 seconds by default.
     ///   - responseSizeLimit: the largest body accepted, 1 MiB by default.
-    ///   - idleConnections: the most connections kept open for reuse, 64 by default.
+    ///   - idleConnections: the most connections kept open for reuse on each loop, 64 by default
+    ///     (``defaultIdleConnections``).
     public convenience init(
-        baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20, idleConnections: Int = 64
+        baseURL: URL, timeout: TimeInterval = 15, responseSizeLimit: Int = 1 << 20,
+        idleConnections: Int = defaultIdleConnections
     ) {
         self.init(
             baseURL: baseURL, timeout: timeout, responseSizeLimit: responseSizeLimit, idleConnections: idleConnections,

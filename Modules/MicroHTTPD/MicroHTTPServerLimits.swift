@@ -4,7 +4,8 @@ public struct MicroHTTPServerLimits: Sendable {
     public var requestHeadBytes: Int
     /// The largest request body, in bytes: a larger one is answered 413 and the connection closed.
     public var requestBodyBytes: Int
-    /// How many connections are served at once (each loop serves its share); more wait in the kernel's queue.
+    /// How many connections are served at once, in all (each loop serves its share, and the shares add up
+    /// to it); more wait in the kernel's queue of the loop they were given to.
     public var connections: Int
     /// Seconds a connection may stay idle (a slow client sending nothing) before it is dropped.
     public var idleSeconds: Int
@@ -18,7 +19,8 @@ public struct MicroHTTPServerLimits: Sendable {
     /// it is always sent.
     public var answerHeadBytes: Int
     /// The event loops, a thread each, that accept connections, read and write them and run their
-    /// handlers and the upstream calls those make (one per core serves the most).
+    /// handlers and the upstream calls those make (one per core serves the most); never more than
+    /// ``connections``.
     public var threads: Int
 
     /// The memory libmicrohttpd gives each connection: room for a head of ``requestHeadBytes`` and a copy as

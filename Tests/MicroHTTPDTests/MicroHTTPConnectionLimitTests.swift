@@ -36,4 +36,30 @@ import Testing
         #expect(next.hasPrefix("HTTP/1.1 200"), "a connection after them is answered: \(next.prefix(40))")
         await server.stop(grace: .seconds(1))
     }
+
+    /// The limit is the whole server's, exactly: three connections on two loops are shares of two and one, not
+    /// two each. Sixteen connections, spread over the loops by the kernel's hash, all send a request and keep
+    /// their connections: three are answered, the others wait in their loop's queue.
+    @Test func theLoopsSharesAddUpToTheLimit() async throws {
+        let limits = MicroHTTPServerLimits(connections: 3, idleSeconds: 30, threads: 2)
+        let server = try MicroHTTPServer(port: 0, limits: limits) { _ in
+            HTTPResponse(status: 200, body: Data("ok".utf8))
+        }
+        let sockets = (0..<16).map { _ in RawSocket.connect(port: server.port) }
+        defer { for socket in sockets { close(socket) } }
+        for socket in sockets { RawSocket.send(socket, Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
+        // Counted until three are answered (5 s at most), and once more half a second later.
+        func answeredNow() async -> Int {
+            var count = 0
+            for socket in sockets where await RawSocket.hasInput(socket, within: 0) { count += 1 }
+            return count
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await answeredNow() < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(500))
+        let answered = await answeredNow()
+        // At most three either way; all three unless the hash gave one loop fewer than its share (about 1 in 3,000).
+        #expect(answered == 3, "\(answered) of 16 answered at once, with a limit of 3")
+        await server.stop(grace: .seconds(1))
+    }
 }

@@ -24,6 +24,18 @@ public final class GatewayServer: Sendable {
         server.host.contains(":") ? "http://[\(server.host)]:\(server.port)" : "http://\(server.host):\(server.port)"
     }
 
+    /// How many open files (descriptors) a gateway of `configuration` may need at once: each browser
+    /// connection and the upstream call it may be waiting on, the connections each loop's HTTP clients keep
+    /// for reuse (one client per upstream origin, one for the issuer), each loop's own few, the store's
+    /// connections, and a margin for the rest (key and store files, standard streams).
+    public static func descriptorsWanted(for configuration: GatewayConfiguration) -> Int {
+        let connections = max(configuration.maxConnections, 1)
+        let loops = min(max(configuration.threads, 1), connections)
+        let clients = Set(configuration.routes.map(\.origin)).count + 1
+        return 2 * connections + loops * (clients * CurlHTTPClient.defaultIdleConnections + 8)
+            + configuration.storeConnections + 64
+    }
+
     /// Discovers the issuer, opens the store, and starts serving on `host`:`port` (0 for a free port), on
     /// ``GatewayConfiguration/threads`` event loops, within its connection limit and timeout (the other
     /// bounds are ``MicroHTTPServerLimits``' defaults).

@@ -22,10 +22,8 @@ struct GatewayServeCommand: HardtackCommand {
         if serve.demo { return try await runDemo() }
         let settings = try GatewaySettings(serve, context)
         let storeConfiguration = try store.configuration(context)
-        // Before the store and the server open theirs: each browser connection may hold an upstream call's
-        // socket too, and the store, the loops and libcurl keep a few of their own.
-        let connections = settings.configuration.maxConnections
-        let descriptorsWanted = 2 * connections + 128
+        // Before the store and the server open theirs.
+        let descriptorsWanted = GatewayServer.descriptorsWanted(for: settings.configuration)
         let descriptors = DescriptorLimit.raise(toFit: descriptorsWanted)
         let server: GatewayServer
         do throws(GatewayStartFailure) {
@@ -71,12 +69,13 @@ struct GatewayServeCommand: HardtackCommand {
                     + "if it then issues no refresh token, sign-ins fail (\"no refresh_token in the reply\"): "
                     + "set --scope to what it asks for refresh tokens")
         }
-        if let descriptors, descriptors < descriptorsWanted {
+        if let descriptors, descriptors.soft < descriptorsWanted {
             said.append(
-                "warning: this process may open \(descriptors) files at once (its hard limit), fewer than the "
-                    + "\(descriptorsWanted) that \(connections) connections and their upstream calls may need: past it, "
-                    + "connections wait and upstream calls fail (502). Raise the hard limit (ulimit -Hn, systemd's "
-                    + "LimitNOFILE=) or lower --max-connections")
+                "warning: this process may open \(descriptors.soft) files at once (hard limit \(descriptors.hard)), fewer "
+                    + "than the \(descriptorsWanted) that \(settings.configuration.maxConnections) connections, their "
+                    + "upstream calls and the connections kept for reuse may need: past it, connections wait and upstream "
+                    + "calls fail (502). Raise the limit (ulimit -n and -Hn, systemd's LimitNOFILE=) or lower "
+                    + "--max-connections")
         }
         // Caught before the ready line, so that a SIGTERM sent on reading it is not lost.
         let termination = Signals.catchTermination()

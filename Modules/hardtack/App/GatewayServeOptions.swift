@@ -76,22 +76,24 @@ struct GatewayServeOptions: ParsableArguments {
     /// `--threads N`.
     @Option(
         "--threads", value: "N",
-        help: "Serve on N event loops, a thread each (default: one per core). Each accepts its share of the "
-            + "connections and runs their calls to the end, its upstream calls too.", range: 1...256,
+        help: "Serve on N event loops, a thread each (default: one per core; never more than --max-connections). Each "
+            + "accepts its share of the connections and runs their calls to the end, its upstream calls too.", range: 1...256,
         invalidValue: "--threads takes a whole number from 1 to 256")
     var threads: Int?
     /// `--max-connections N`.
     @Option(
         "--max-connections", value: "N",
-        help: "Serve at most N browser connections at once (default: 1024), each event loop its share; the kernel "
-            + "queues the ones that wait. The gateway raises its descriptor limit to fit them and their upstream calls, "
-            + "up to the hard limit.", range: 1...65_536,
+        help: "Serve at most N browser connections at once (default: 1024), each event loop its share: one the kernel "
+            + "gives a loop at its share waits in that loop's queue. The gateway raises its soft limit on open files to "
+            + "fit them, their upstream calls and the connections kept for reuse, up to the hard limit.", range: 1...65_536,
         invalidValue: "--max-connections takes a whole number from 1 to 65536")
     var maxConnections: Int?
     /// `--connection-timeout SECONDS`.
     @Option(
         "--connection-timeout", value: "SECONDS",
-        help: "Drop a browser connection quiet for this long, or this late with a request's head (default: 30).",
+        help: "Drop a browser connection quiet for this long, or this late with a request's head (default: 30); a "
+            + "request waiting on its upstream is bounded by --upstream-timeout instead. Keep a proxy's idle "
+            + "connections to the gateway shorter-lived than this.",
         range: 1...3_600, invalidValue: "--connection-timeout takes a whole number of seconds from 1 to 3600")
     var connectionTimeout: Int?
     /// `--revoke-ended-sessions`.
