@@ -185,7 +185,8 @@ public final class Gateway: Sendable {
         case "/healthz":
             return ("healthz", method == "GET" || method == "HEAD" ? await health() : Self.methodNotAllowed("GET, HEAD"))
         case "/metrics":
-            return ("metrics", method == "GET" || method == "HEAD" ? metrics.exposition() : Self.methodNotAllowed("GET, HEAD"))
+            guard method == "GET" || method == "HEAD" else { return ("metrics", Self.methodNotAllowed("GET, HEAD")) }
+            return ("metrics", metrics.exposition(connections: dependencies.connections(), limit: configuration.maxConnections))
         default: break
         }
         if path.hasPrefix("/bff/") { return ("bff", GatewayReply.error(404, "not_found", "no such gateway endpoint")) }

@@ -2,7 +2,8 @@ public import Data
 public import Foundation
 
 /// What the composition root gives a ``Gateway``: the store, the issuer as discovered, the adapters for
-/// signatures, randomness and HTTP, this instance's identity for refresh claims, the clock and the log.
+/// signatures, randomness and HTTP, this instance's identity for refresh claims, the clock, the log, and the
+/// HTTP server's connection figures.
 public struct GatewayDependencies: Sendable {
     /// The store the sessions (and the gateway's key) are kept in.
     public var store: any SecureItemStore
@@ -26,6 +27,8 @@ public struct GatewayDependencies: Sendable {
     public var now: @Sendable () -> Date
     /// Where the one JSON line per request goes.
     public var log: @Sendable (String) -> Void
+    /// The HTTP server's browser connections now (`nil` when none tells them).
+    public var connections: @Sendable () -> GatewayConnections?
 
     /// Creates the dependencies.
     public init(
@@ -33,7 +36,8 @@ public struct GatewayDependencies: Sendable {
         signInCrypto: any SignInCrypto, clients: @escaping HTTPClientForOrigin,
         upstreamClients: @escaping HTTPClientForOrigin, ownerID: String,
         claimantIsGone: @escaping @Sendable (String) -> Bool, storeAnswers: @escaping @Sendable () async -> Bool,
-        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void
+        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void,
+        connections: @escaping @Sendable () -> GatewayConnections? = { nil }
     ) {
         self.store = store
         self.metadata = metadata
@@ -46,5 +50,6 @@ public struct GatewayDependencies: Sendable {
         self.storeAnswers = storeAnswers
         self.now = now
         self.log = log
+        self.connections = connections
     }
 }

@@ -4,7 +4,8 @@ import Locking
 
 /// The gateway's counters, in Prometheus's text format at `/metrics`: requests by route and status,
 /// refreshes and the waits behind them, sessions created and ended, the upstreams' latency (to their
-/// answer's head), and the answers whose stream was cut short.
+/// answer's head), the answers whose stream was cut short, and the browser connections open and the times
+/// a loop was full.
 final class GatewayMetrics: Sendable {
     /// A route and a status, as requests are counted.
     private struct RouteStatus: Hashable {
@@ -90,8 +91,9 @@ final class GatewayMetrics: Sendable {
         }
     }
 
-    /// The exposition: `text/plain; version=0.0.4`.
-    func exposition() -> HTTPResponse {
+    /// The exposition: `text/plain; version=0.0.4`, with the HTTP server's `connections` (if it tells them)
+    /// and the connection `limit`.
+    func exposition(connections: GatewayConnections? = nil, limit: Int? = nil) -> HTTPResponse {
         let snapshot = snapshot()
         let reads = (memory: snapshot.sessionReadsFromMemory, store: snapshot.sessionReadsFromStore)
         var lines = [
@@ -138,6 +140,23 @@ final class GatewayMetrics: Sendable {
             "# TYPE hardtack_gateway_streams_cut_total counter",
             "hardtack_gateway_streams_cut_total \(snapshot.streamsCut)",
         ]
+        if let connections {
+            lines += [
+                "# HELP hardtack_gateway_connections Browser connections open now.",
+                "# TYPE hardtack_gateway_connections gauge",
+                "hardtack_gateway_connections \(connections.open)",
+                "# HELP hardtack_gateway_connection_limit_reached_total Times an event loop reached its share of the connection limit (the connections then given it waited).",
+                "# TYPE hardtack_gateway_connection_limit_reached_total counter",
+                "hardtack_gateway_connection_limit_reached_total \(connections.timesFull)",
+            ]
+        }
+        if let limit {
+            lines += [
+                "# HELP hardtack_gateway_connection_limit The most browser connections served at once.",
+                "# TYPE hardtack_gateway_connection_limit gauge",
+                "hardtack_gateway_connection_limit \(limit)",
+            ]
+        }
         return HTTPResponse(
             status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4")]),
             body: Data((lines.joined(separator: "\n") + "\n").utf8))

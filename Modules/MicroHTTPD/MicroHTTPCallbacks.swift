@@ -23,11 +23,13 @@ enum MicroHTTPCallbacks {
     /// A connection accepted, or about to be closed: the connection watch has it meanwhile.
     static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
         guard let cls, let connection else { return }
-        let watch = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue().watch
+        let daemon = Unmanaged<MicroHTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
         if code == hardtack_mhd_connection_started {
-            watch.opened(connection, now: EpollLoop.now())
+            daemon.watch.opened(connection, now: EpollLoop.now())
+            daemon.state.connections.opened()
         } else {
-            watch.closed(connection)
+            daemon.watch.closed(connection)
+            daemon.state.connections.closed()
         }
     }
 

@@ -139,6 +139,7 @@ final class MicroHTTPDaemon: @unchecked Sendable {
         guard let pointer else { return }
         let atLimit = watch.count >= connectionLimit
         _ = MHD_run(pointer)
+        if !atLimit, watch.count >= connectionLimit { state.connections.reachedLimit() }
         if atLimit, watch.count < connectionLimit { return needsRun() }
         var timeout: UInt64 = 0
         guard MHD_get_timeout(pointer, &timeout) == MHD_Result.YES else { return }

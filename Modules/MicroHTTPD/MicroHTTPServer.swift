@@ -50,18 +50,20 @@ public final class MicroHTTPServer: Sendable {
     }
 
     /// Starts serving on `host`:`port` (0 for a free port); `handler`'s streamed bodies are sent as they
-    /// arrive (chunked), a suspended connection waiting for more holding no thread.
+    /// arrive (chunked), a suspended connection waiting for more holding no thread. The server counts its
+    /// connections in `connections` (one made beforehand lets what the handler needs read them).
     /// - Throws: ``MicroHTTPServerError`` when the address is not an IP address or cannot be bound.
     public init(
         host: String = "127.0.0.1", port: UInt16, limits: MicroHTTPServerLimits = .init(),
-        replying handler: @escaping ReplyHandler, refused: RefusalObserver? = nil
+        replying handler: @escaping ReplyHandler, refused: RefusalObserver? = nil,
+        connections: MicroHTTPConnectionTally = .init()
     ) throws(MicroHTTPServerError) {
         // No more loops than connections: each serves its share of them.
         let count = min(max(limits.threads, 1), max(limits.connections, 1))
         let (sockets, bound) = try ListeningSockets.open(host: host, port: port, count: count)
         var flags = UInt32(MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if host.contains(":") { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        let state = MicroHTTPServerState(handler: handler, limits: limits, refused: refused)
+        let state = MicroHTTPServerState(handler: handler, limits: limits, refused: refused, connections: connections)
         // The connection limit is the whole server's: each loop serves its share, the first ones one more
         // when it does not divide evenly, so that the shares add up to the limit exactly.
         let connections = max(limits.connections, 1)
@@ -88,6 +90,9 @@ public final class MicroHTTPServer: Sendable {
 
     /// Requests in progress now (read, handled or written).
     public var requestsInFlight: Int { state.inFlight }
+
+    /// The connections open now, and how often a loop reached its share of the limit.
+    public var connections: MicroHTTPConnectionTally { state.connections }
 
     /// Stops accepting connections, lets the requests in progress finish for up to `grace`, answers any
     /// still waiting after that with 503, cuts the answers still streaming (their clients see them end

@@ -8,13 +8,15 @@ import Synchronization
 /// answers still streaming, so that a stopping server can wait for the requests and cut the streams. (The
 /// requests waiting for their handlers are each daemon's: ``MicroHTTPDaemon``.)
 ///
-/// Safety (`@unchecked Sendable`): `handler`, `limits` and `refused` are immutable; `count` and `draining` are atomic;
+/// Safety (`@unchecked Sendable`): `handler`, `limits`, `refused` and `connections` (itself `Sendable`) are immutable; `count` and `draining` are atomic;
 /// `streaming` and `cutting` are read and written under `lock` only.
 final class MicroHTTPServerState: @unchecked Sendable {
     let handler: MicroHTTPServer.ReplyHandler
     let limits: MicroHTTPServerLimits
     /// Told of each request answered here, never handed to `handler`.
     let refused: MicroHTTPServer.RefusalObserver?
+    /// The connections open, and how often a loop reached its share of the limit.
+    let connections: MicroHTTPConnectionTally
     private let lock = NSLock()
     private let draining = Atomic(false)
     private var streaming: [ObjectIdentifier: MicroHTTPStreamReader] = [:]
@@ -23,11 +25,12 @@ final class MicroHTTPServerState: @unchecked Sendable {
 
     init(
         handler: @escaping MicroHTTPServer.ReplyHandler, limits: MicroHTTPServerLimits,
-        refused: MicroHTTPServer.RefusalObserver? = nil
+        refused: MicroHTTPServer.RefusalObserver? = nil, connections: MicroHTTPConnectionTally = .init()
     ) {
         self.handler = handler
         self.limits = limits
         self.refused = refused
+        self.connections = connections
     }
 
     /// Requests between their first byte and their last answer byte.

@@ -82,6 +82,8 @@ public final class GatewayServer: Sendable {
                 baseURL: route.origin, timeout: upstreamTimeout, responseSizeLimit: upstreamLimit)
         }
         let upstreamClients = upstreams
+        // Made before the server, so that the gateway's metrics can read what the server counts.
+        let tally = MicroHTTPConnectionTally()
         let dependencies = GatewayDependencies(
             store: items, metadata: metadata, signatures: OpenSSLSignatureVerifier(), signInCrypto: OpenSSLSignInCrypto(),
             clients: clients,
@@ -94,7 +96,7 @@ public final class GatewayServer: Sendable {
                 case .found, .notFound: true
                 case .locked, .damaged: false
                 }
-            }, log: log)
+            }, log: log, connections: { GatewayConnections(open: tally.open, timesFull: tally.timesFull) })
         let gateway: Gateway
         do throws(AuthenticationError) {
             gateway = try await Gateway(configuration, dependencies: dependencies)
@@ -108,7 +110,8 @@ public final class GatewayServer: Sendable {
         do throws(MicroHTTPServerError) {
             server = try MicroHTTPServer(
                 host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) },
-                refused: { method, target, status in gateway.refused(method: method, target: target, status: status) })
+                refused: { method, target, status in gateway.refused(method: method, target: target, status: status) },
+                connections: tally)
         } catch {
             throw .listen(error.description)
         }
