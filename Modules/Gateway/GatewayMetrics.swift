@@ -91,9 +91,9 @@ final class GatewayMetrics: Sendable {
         }
     }
 
-    /// The exposition: `text/plain; version=0.0.4`, with the HTTP server's `connections` (if it tells them)
-    /// and the connection `limit`.
-    func exposition(connections: GatewayConnections? = nil, limit: Int? = nil) -> HTTPResponse {
+    /// The exposition: `text/plain; version=0.0.4`, with the HTTP server's `connections` and their `limit`
+    /// when the server tells them.
+    func exposition(connections: GatewayConnections? = nil, limit: Int = 0) -> HTTPResponse {
         let snapshot = snapshot()
         let reads = (memory: snapshot.sessionReadsFromMemory, store: snapshot.sessionReadsFromStore)
         var lines = [
@@ -142,19 +142,16 @@ final class GatewayMetrics: Sendable {
         ]
         if let connections {
             lines += [
-                "# HELP hardtack_gateway_connections Browser connections open now.",
+                "# HELP hardtack_gateway_connections Client connections open now (browsers', a proxy's, the scraper's).",
                 "# TYPE hardtack_gateway_connections gauge",
                 "hardtack_gateway_connections \(connections.open)",
-                "# HELP hardtack_gateway_connection_limit_reached_total Times an event loop reached its share of the connection limit (the connections then given it waited).",
-                "# TYPE hardtack_gateway_connection_limit_reached_total counter",
-                "hardtack_gateway_connection_limit_reached_total \(connections.timesFull)",
-            ]
-        }
-        if let limit {
-            lines += [
-                "# HELP hardtack_gateway_connection_limit The most browser connections served at once.",
+                "# HELP hardtack_gateway_connection_limit The most client connections served at once, each event loop its share.",
                 "# TYPE hardtack_gateway_connection_limit gauge",
                 "hardtack_gateway_connection_limit \(limit)",
+                "# HELP hardtack_gateway_connection_limit_reached_total Times an event loop's open connections reached its "
+                    + "share of the limit; while a loop is full, connections given it wait in the kernel's queue.",
+                "# TYPE hardtack_gateway_connection_limit_reached_total counter",
+                "hardtack_gateway_connection_limit_reached_total \(connections.timesFull)",
             ]
         }
         return HTTPResponse(

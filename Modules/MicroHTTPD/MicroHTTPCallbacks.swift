@@ -28,8 +28,8 @@ enum MicroHTTPCallbacks {
             daemon.watch.opened(connection, now: EpollLoop.now())
             daemon.state.connections.opened()
         } else {
-            daemon.watch.closed(connection)
-            daemon.state.connections.closed()
+            // Counted off only once counted on: the tally cannot drift from the watch.
+            if daemon.watch.closed(connection) { daemon.state.connections.closed() }
         }
     }
 

@@ -49,8 +49,9 @@ final class MicroHTTPConnectionWatch {
         connections[connection] = Watched(socket: hardtack_mhd_connection_socket(connection), since: now)
     }
 
-    /// A connection is about to be closed (its socket still open).
-    func closed(_ connection: OpaquePointer) { connections[connection] = nil }
+    /// A connection is about to be closed (its socket still open); whether it was watched.
+    @discardableResult
+    func closed(_ connection: OpaquePointer) -> Bool { connections.removeValue(forKey: connection) != nil }
 
     /// How many connections are open now (accepted, not yet closed).
     var count: Int { connections.count }

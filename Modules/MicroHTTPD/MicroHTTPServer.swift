@@ -66,13 +66,13 @@ public final class MicroHTTPServer: Sendable {
         let state = MicroHTTPServerState(handler: handler, limits: limits, refused: refused, connections: connections)
         // The connection limit is the whole server's: each loop serves its share, the first ones one more
         // when it does not divide evenly, so that the shares add up to the limit exactly.
-        let connections = max(limits.connections, 1)
+        let limit = max(limits.connections, 1)
         var daemons: [MicroHTTPDaemon] = []
         for (index, socket) in sockets.enumerated() {
             let loop = EpollLoop(name: "hardtack.http.\(index)", linger: .seconds(1))
             let daemon = MicroHTTPDaemon(loop: loop, state: state, listener: socket)
             do throws(MicroHTTPServerError) {
-                let share = connections / count + (index < connections % count ? 1 : 0)
+                let share = limit / count + (index < limit % count ? 1 : 0)
                 try daemon.start(flags: flags, limits: limits, connections: share)
             } catch {
                 // This daemon's socket is its own now (see `start`); the later ones are still this init's.

@@ -196,6 +196,21 @@ import Testing
         #expect(text.contains(#"hardtack_gateway_upstream_seconds_bucket{le="0.005"} 1000"#))
     }
 
+    /// The HTTP server's connection figures appear when it tells them, and not otherwise.
+    @Test func theConnectionFiguresAreExposedWhenTheServerTellsThem() {
+        let metrics = GatewayMetrics()
+        let told = String(
+            decoding: metrics.exposition(connections: GatewayConnections(open: 7, timesFull: 3), limit: 1024).body, as: UTF8.self)
+        let lines = Set(told.split(separator: "\n").map(String.init))
+        #expect(lines.isSuperset(of: [
+            "hardtack_gateway_connections 7", "hardtack_gateway_connection_limit 1024",
+            "hardtack_gateway_connection_limit_reached_total 3", "# TYPE hardtack_gateway_connections gauge",
+            "# TYPE hardtack_gateway_connection_limit_reached_total counter",
+        ]))
+        let untold = String(decoding: metrics.exposition(connections: nil, limit: 1024).body, as: UTF8.self)
+        #expect(!untold.contains("hardtack_gateway_connection"), "\(untold)")
+    }
+
     @Test func aLogLinesPathIsCutAtTwoHundredFiftySixScalarsAndAtItsFirstQueryByte() throws {
         // 300 two-byte scalars: the line keeps 256 of them, whole, and stays one JSON object.
         let long = "/api/" + String(repeating: "é", count: 300)

@@ -34,9 +34,12 @@ import Testing
         let next = await RawSocket.exchange(
             port: server.port, sending: Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(next.hasPrefix("HTTP/1.1 200"), "a connection after them is answered: \(next.prefix(40))")
-        // The tally saw the loop full twice at least (the first four, the four after), and every connection closed.
-        #expect(server.connections.timesFull >= 2 && server.connections.open == 0, "\(server.connections.timesFull) full, \(server.connections.open) open")
+        // The tally saw the loop full twice at least (the first four, the four after) and five times at most (the
+        // second four accepted one at a time, as the first ones ended), and once stopped, no connection open.
+        let full = server.connections.timesFull
+        #expect((2...5).contains(full), "the loop was counted full \(full) times")
         await server.stop(grace: .seconds(1))
+        #expect(server.connections.open == 0, "\(server.connections.open) connections counted open after the stop")
     }
 
     /// The limit is the whole server's, exactly: three connections on two loops are shares of two and one, not
