@@ -58,8 +58,7 @@ public final class MicroHTTPServer: Sendable {
         replying handler: @escaping ReplyHandler, refused: RefusalObserver? = nil,
         connections: MicroHTTPConnectionTally = .init()
     ) throws(MicroHTTPServerError) {
-        // No more loops than connections: each serves its share of them.
-        let count = min(max(limits.threads, 1), max(limits.connections, 1))
+        let count = limits.loops
         let (sockets, bound) = try ListeningSockets.open(host: host, port: port, count: count)
         var flags = UInt32(MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if host.contains(":") { flags |= UInt32(MHD_USE_IPv6.rawValue) }

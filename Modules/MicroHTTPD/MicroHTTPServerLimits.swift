@@ -23,6 +23,10 @@ public struct MicroHTTPServerLimits: Sendable {
     /// ``connections``.
     public var threads: Int
 
+    /// The event loops a server with these limits runs: ``threads``, but never more than ``connections``
+    /// (each serves its share of them).
+    public var loops: Int { min(max(threads, 1), max(connections, 1)) }
+
     /// The memory libmicrohttpd gives each connection: room for a head of ``requestHeadBytes`` and a copy as
     /// long (its 0.9.75 copies a `Cookie` field into the same memory), for 64 fields and cookies at 64 bytes a
     /// record, and for an answer's head of ``answerHeadBytes`` (and 16 bytes of slack); about 24 KiB with the

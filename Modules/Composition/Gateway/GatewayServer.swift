@@ -29,11 +29,18 @@ public final class GatewayServer: Sendable {
     /// for reuse (one client per upstream origin, one for the issuer), each loop's own few, the store's
     /// connections, and a margin for the rest (key and store files, standard streams).
     public static func descriptorsWanted(for configuration: GatewayConfiguration) -> Int {
-        let connections = max(configuration.maxConnections, 1)
-        let loops = min(max(configuration.threads, 1), connections)
+        let limits = serverLimits(for: configuration)
         let clients = Set(configuration.routes.map(\.origin)).count + 1
-        return 2 * connections + loops * (clients * CurlHTTPClient.defaultIdleConnections + 8)
+        return 2 * max(limits.connections, 1) + limits.loops * (clients * CurlHTTPClient.defaultIdleConnections + 8)
             + configuration.storeConnections + 64
+    }
+
+    /// The HTTP server's bounds for `configuration`: its loops, connection limit and timeout, and
+    /// ``MicroHTTPServerLimits``' defaults for the rest.
+    private static func serverLimits(for configuration: GatewayConfiguration) -> MicroHTTPServerLimits {
+        MicroHTTPServerLimits(
+            connections: configuration.maxConnections, idleSeconds: configuration.connectionTimeout,
+            headSeconds: configuration.connectionTimeout, threads: configuration.threads)
     }
 
     /// Discovers the issuer, opens the store, and starts serving on `host`:`port` (0 for a free port), on
@@ -104,12 +111,9 @@ public final class GatewayServer: Sendable {
             throw .auth(error)
         }
         self.gateway = gateway
-        let limits = MicroHTTPServerLimits(
-            connections: configuration.maxConnections, idleSeconds: configuration.connectionTimeout,
-            headSeconds: configuration.connectionTimeout, threads: configuration.threads)
         do throws(MicroHTTPServerError) {
             server = try MicroHTTPServer(
-                host: host, port: port, limits: limits, replying: { request in await gateway.reply(to: request) },
+                host: host, port: port, limits: Self.serverLimits(for: configuration), replying: { request in await gateway.reply(to: request) },
                 refused: { method, target, status in gateway.refused(method: method, target: target, status: status) },
                 connections: tally)
         } catch {
